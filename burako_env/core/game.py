@@ -1,0 +1,219 @@
+"""The core's Python API: pure functions over a :class:`GameState` (PGX's shape) and
+:class:`Game`, a batch of games with checked steps.
+
+    game = Game("argentine", batch_size=1024, seed=0)
+    mask = game.legal_action_mask()            # bool [B, NUM_ACTIONS]
+    obs = game.observe()                        # int16 [B, obs_size], the acting players
+    game.step(actions)                          # one action per game; raises on illegal
+
+Every array is computed by the numba kernels of :mod:`burako_env.core.kernels`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from burako_env.core import kernels
+from burako_env.core.actions import describe_action
+from burako_env.core.constants import (
+    ERR_OK,
+    ERROR_MESSAGES,
+    NUM_ACTIONS,
+    PHASE_OVER,
+    S_DONE,
+    S_HAND_SCORE0,
+    S_MATCH0,
+    S_PHASE,
+    S_PLAYER,
+    S_WINNER,
+    ObsLayout,
+    obs_layout,
+)
+from burako_env.core.params import variant_params
+from burako_env.core.state import GameState, allocate_state, copy_state
+from burako_env.variants import Variant, load_variant
+
+EPISODES = ("hand", "match")
+
+
+class IllegalActionError(ValueError):
+    """An action the rules do not allow; the game is left as it was."""
+
+    def __init__(self, action: int, code: int, game_index: int = 0):
+        self.action = int(action)
+        self.code = int(code)
+        self.game_index = game_index
+        try:
+            name = describe_action(action)
+        except ValueError:
+            name = "an unknown action"
+        super().__init__(
+            f"illegal action {action} ({name}) in game {game_index}: {ERROR_MESSAGES[code]}"
+        )
+
+
+def game_seeds(seed: int, batch_size: int) -> np.ndarray:
+    """Generator states for ``batch_size`` games from one seed (game b: spawn key b)."""
+    words = np.empty((batch_size, 4), dtype=np.int64)
+    for b in range(batch_size):
+        ss = np.random.SeedSequence(int(seed), spawn_key=(b,))
+        w = ss.generate_state(4, dtype=np.uint32)
+        if not w.any():
+            w[0] = 1
+        words[b] = w
+    return words
+
+
+class Game:
+    """A batch of ``batch_size`` games of one variant, stepped in lockstep.
+
+    ``episode`` is ``"hand"`` (one hand, the default) or ``"match"`` (hands until a team
+    reaches the variant's target). ``num_threads`` caps numba's threads for this process.
+    """
+
+    def __init__(
+        self,
+        variant: str | Path | Variant | None = None,
+        num_players: int | None = None,
+        batch_size: int = 1,
+        episode: str = "hand",
+        seed: int = 0,
+        **overrides,
+    ) -> None:
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive whole number, got {batch_size!r}")
+        self.variant = load_variant(variant, num_players=num_players, **overrides)
+        self.num_players = self.variant.num_players
+        self.batch_size = int(batch_size)
+        self.episode = episode
+        self.params = variant_params(self.variant)
+        self.layout: ObsLayout = obs_layout(self.num_players, self.variant.total_cards)
+        self._lay = tuple(self.layout)
+        self.state: GameState = allocate_state(self.batch_size, self.num_players)
+        self._errors = np.zeros(self.batch_size, dtype=np.int32)
+        self.reset(seed)
+
+    # ------------------------------------------------------------ episode control
+    @property
+    def episode_match(self) -> int:
+        return 1 if self.episode == "match" else 0
+
+    def reset(self, seed: int | None = None, games: np.ndarray | None = None) -> None:
+        """Deal new episodes: all games, or those where ``games`` is true.
+
+        With a seed, game b's generator restarts from (seed, b); without, it continues.
+        """
+        which = np.ones(self.batch_size, bool) if games is None else np.asarray(games, bool)
+        if seed is not None:
+            self.state.rng[which] = game_seeds(seed, self.batch_size)[which]
+        kernels.reset_kernel(self.state, self.params, self.episode_match, which)
+
+    # ------------------------------------------------------------ queries
+    @property
+    def current_player(self) -> np.ndarray:
+        return self.state.scalars[:, S_PLAYER].copy()
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.state.scalars[:, S_DONE].astype(bool)
+
+    @property
+    def phase(self) -> np.ndarray:
+        return self.state.scalars[:, S_PHASE].copy()
+
+    @property
+    def hand_scores(self) -> np.ndarray:
+        """Scores of the last finished hand, [B, 2] (team 0, team 1)."""
+        return self.state.scalars[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2].copy()
+
+    @property
+    def match_scores(self) -> np.ndarray:
+        return self.state.scalars[:, S_MATCH0 : S_MATCH0 + 2].copy()
+
+    @property
+    def winner(self) -> np.ndarray:
+        """Winning team of each finished episode, -1 for a tie or a game still going."""
+        return self.state.scalars[:, S_WINNER].copy()
+
+    @property
+    def score_items(self) -> np.ndarray:
+        """The last finished hand's scoring items, [B, 2, 6] (see SCORE_ITEMS)."""
+        return self.state.score_items.copy()
+
+    def legal_actions(self, b: int = 0) -> np.ndarray:
+        """The legal action ids of game ``b``, ascending."""
+        n = self.state.num_legal[b]
+        return np.sort(self.state.legal[b, :n].astype(np.int64))
+
+    def legal_action_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """bool [B, NUM_ACTIONS]: True exactly where the engine accepts the action."""
+        if out is None:
+            out = np.zeros((self.batch_size, NUM_ACTIONS), dtype=bool)
+        kernels.mask_kernel(self.state, out)
+        return out
+
+    def observe(self, players: np.ndarray | int | None = None, out=None) -> np.ndarray:
+        """int16 [B, obs_size]: each game seen by ``players`` (default: the player to act)."""
+        if players is None:
+            viewers = np.full(self.batch_size, -1, dtype=np.int64)
+        else:
+            viewers = np.broadcast_to(np.asarray(players, dtype=np.int64), (self.batch_size,))
+            if (viewers < 0).any() or (viewers >= self.num_players).any():
+                raise ValueError(f"players must be seats 0..{self.num_players - 1}")
+            viewers = np.ascontiguousarray(viewers)
+        if out is None:
+            out = np.empty((self.batch_size, self.layout.size), dtype=np.int16)
+        kernels.observe_kernel(self.state, self.params, viewers, self._lay, out)
+        return out
+
+    def action_error(self, action: int, b: int = 0) -> int:
+        """The ERR_* code of an action in game ``b`` (ERR_OK when legal)."""
+        return int(kernels.action_error_game(self.state, self.params, b, int(action)))
+
+    def why_illegal(self, action: int, b: int = 0) -> str | None:
+        """None if legal, else the reason in words."""
+        code = self.action_error(action, b)
+        return None if code == ERR_OK else ERROR_MESSAGES[code]
+
+    # ------------------------------------------------------------ stepping
+    def step(self, actions, check: bool = True) -> np.ndarray:
+        """Apply one action per game (-1 skips a game). Returns the ERR_* codes.
+
+        With ``check`` (the default) an illegal action raises :class:`IllegalActionError`
+        naming the action and the reason; the games are then left untouched (the batch is
+        checked before anything moves).
+        """
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if actions.shape != (self.batch_size,):
+            raise ValueError(
+                f"step needs one action per game: shape ({self.batch_size},), got {actions.shape}"
+            )
+        if check:
+            for b in np.flatnonzero(actions >= 0):
+                code = self.action_error(actions[b], b)
+                if code != ERR_OK:
+                    raise IllegalActionError(actions[b], code, int(b))
+        kernels.step_kernel(self.state, self.params, actions, self._errors)
+        return self._errors.copy()
+
+    def step_one(self, action: int, b: int = 0) -> None:
+        """Apply one action to game ``b`` alone; raises IllegalActionError if illegal."""
+        code = kernels.step_game(self.state, self.params, b, int(action))
+        if code != ERR_OK:
+            raise IllegalActionError(action, code, b)
+
+    def observe_one(self, player: int, b: int = 0, out: np.ndarray | None = None) -> np.ndarray:
+        if out is None:
+            out = np.empty(self.layout.size, dtype=np.int16)
+        kernels.observe_game(self.state, self.params, b, int(player), self._lay, out)
+        return out
+
+    def is_over(self, b: int = 0) -> bool:
+        return bool(self.state.scalars[b, S_PHASE] == PHASE_OVER)
+
+    def snapshot(self) -> GameState:
+        return copy_state(self.state)

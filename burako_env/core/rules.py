@@ -1,0 +1,933 @@
+"""The rules of a turn (RULES.md sections 4 to 6) for one game of a batch.
+
+OpenSpiel's shape: one error (legality) function and one apply function per kind of
+action, a dispatcher for each (:func:`action_error`, :func:`apply_action`), and
+:func:`legal_actions` that enumerates candidate actions from the hand and the melds and
+keeps those :func:`action_error` accepts, so the mask and the engine cannot disagree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from burako_env.core.constants import (
+    ADD_BASE,
+    DISCARD_BASE,
+    DRAW_STOCK,
+    END_MAX_TURNS,
+    END_STOCK,
+    END_WENT_OUT,
+    ERR_CANNOT_GO_OUT,
+    ERR_CARDS_NOT_IN_HAND,
+    ERR_CLOSE_WITH_WILD,
+    ERR_GAME_OVER,
+    ERR_GO_OUT_BY_DISCARD,
+    ERR_LAST_CARD_STUCK,
+    ERR_MIN_FIRST_MELD,
+    ERR_NO_MUERTO,
+    ERR_NO_SLOT,
+    ERR_NO_SUCH_MELD,
+    ERR_NOT_ONLY_WILDS,
+    ERR_OK,
+    ERR_OUT_OF_RANGE,
+    ERR_PILE_EMPTY,
+    ERR_PILE_TOO_SMALL,
+    ERR_RANK_TAKEN,
+    ERR_REDISCARD,
+    ERR_VARIANT_OFF,
+    ERR_WILD_DISCARD,
+    ERR_WILD_GROUP_OPEN,
+    ERR_WRONG_PHASE,
+    GROUP_RANKS,
+    HOW_DIRECT,
+    HOW_INDIRECT,
+    HOW_KEPT_WILDS,
+    JOKER,
+    MAX_MELDS,
+    MAX_MUERTOS,
+    MELD_GROUP,
+    MELD_RUN,
+    MELD_WILD_GROUP,
+    MF_GAP,
+    MF_HI,
+    MF_KEY,
+    MF_KIND,
+    MF_LO,
+    MF_N0,
+    MF_NJOKER,
+    MF_SIZE,
+    MF_WILD,
+    MUERTO_PENDING,
+    MUERTO_SIZE,
+    MUERTO_STOCK,
+    MUERTO_TAKEN,
+    MUERTO_UNTAKEN,
+    NUM_ACTIONS,
+    NUM_CARD_TYPES,
+    NUM_RANKS,
+    NUM_WILD_KINDS,
+    OPEN_GROUP_BASE,
+    OPEN_RUN_BASE,
+    OPEN_WILD_GROUP_BASE,
+    PEEK_KEEP,
+    PEEK_REJECT,
+    PHASE_DRAW,
+    PHASE_OVER,
+    PHASE_PEEK,
+    PHASE_PLAY,
+    RANK_TWO,
+    RUN_CLEAN_TEMPLATES,
+    RUN_PAIR_TEMPLATES,
+    RUN_TEMPLATES_PER_SUIT,
+    S_DONE,
+    S_END_REASON,
+    S_EPISODE_MATCH,
+    S_HAND_INDEX,
+    S_HAND_JUST_ENDED,
+    S_HAND_SCORE0,
+    S_HAND_SCORE1,
+    S_HANDS_ENDED,
+    S_LAST_TURN,
+    S_MATCH0,
+    S_MIN_EXTRA0,
+    S_NO_DISCARD,
+    S_OPENED0,
+    S_PEEK_CARD,
+    S_PHASE,
+    S_PLAYER,
+    S_PROV_START,
+    S_STEP,
+    S_TOTAL_STEPS,
+    S_TURN,
+    S_WENT_OUT,
+    S_WINNER,
+    TAKE_MUERTO_KEEP_WILDS,
+    TAKE_PILE,
+)
+from burako_env.core.deal import deal_hand
+from burako_env.core.melds import (
+    WILD_GROUP_COMBOS,
+    add_card,
+    build_group,
+    build_run,
+    build_wild_group,
+    copy_row,
+    is_wild_card,
+    position_card,
+    row_is_canasta,
+    row_is_clean,
+    row_value,
+    wild_of_kind,
+)
+from burako_env.core.nb import njit
+from burako_env.core.params import (
+    CLOSE_ANY_CANASTA,
+    CLOSE_CLEAN_CANASTA,
+    P_CLOSE_DISCARD_NOT_WILD,
+    P_CLOSE_REQUIRES,
+    P_CLOSE_REQUIRES_DISCARD,
+    P_MAX_MELD,
+    P_MAX_TURNS,
+    P_MIN_FIRST_MELD,
+    P_MIN_FIRST_MELD_HIGH,
+    P_MIN_FIRST_MELD_STEP,
+    P_MIN_FIRST_MELD_THRESHOLD,
+    P_MUERTO_KEEP_WILDS,
+    P_MUERTO_REFILLS_STOCK,
+    P_MUERTOS,
+    P_NO_WILD_DISCARD,
+    P_NUM_PLAYERS,
+    P_PEEK_NO_REDISCARD,
+    P_PILE_MIN_TOTAL,
+    P_PILE_NO_REDISCARD,
+    P_STOCK_END,
+    P_TARGET,
+    P_UNIQUE_TABLE,
+    P_WILD_GROUP,
+)
+from burako_env.core.scoring import score_hand
+
+GROUP_RANKS_ARR = np.array(GROUP_RANKS, dtype=np.int64)
+
+# scratch rows of GameState.scratch
+ROW_NEW = 0
+ROW_TRY = 1
+ROW_SUITS = 2  # suits chosen for a group opening (first three fields)
+
+
+# ------------------------------------------------------------------ small queries
+@njit
+def hand_size(st, b, p):
+    n = 0
+    for c in range(NUM_CARD_TYPES):
+        n += st.hands[b, p, c]
+    return n
+
+
+@njit
+def next_muerto(st, b, t, params):
+    """Index of the team's next untaken muerto, or -1."""
+    for m in range(params[P_MUERTOS]):
+        if st.muerto_status[b, t, m] == MUERTO_UNTAKEN:
+            return m
+    return -1
+
+
+@njit
+def team_canastas(st, b, t, skip_slot):
+    """(any canasta, clean canasta) among the team's melds, leaving out ``skip_slot``."""
+    any_c = False
+    clean_c = False
+    for i in range(st.num_melds[b, t]):
+        if i == skip_slot:
+            continue
+        row = st.melds[b, t, i]
+        if row_is_canasta(row):
+            any_c = True
+            if row_is_clean(row):
+                clean_c = True
+    return any_c, clean_c
+
+
+@njit
+def close_allowed(any_c, clean_c, params):
+    req = params[P_CLOSE_REQUIRES]
+    if req == CLOSE_ANY_CANASTA:
+        return any_c
+    if req == CLOSE_CLEAN_CANASTA:
+        return clean_c
+    return True
+
+
+@njit
+def wild_group_open(st, b, t, params):
+    """True while the team has a wild group on the table that has not closed at 7."""
+    if not params[P_WILD_GROUP]:
+        return False
+    limit = params[P_MAX_MELD] if params[P_MAX_MELD] > 0 else 7
+    for i in range(st.num_melds[b, t]):
+        row = st.melds[b, t, i]
+        if row[MF_KIND] == MELD_WILD_GROUP and row[MF_SIZE] < limit:
+            return True
+    return False
+
+
+@njit
+def min_first_meld_active(st, b, t, params):
+    return params[P_MIN_FIRST_MELD] > 0 and st.scalars[b, S_OPENED0 + t] == 0
+
+
+@njit
+def team_minimum(st, b, t, params):
+    base = params[P_MIN_FIRST_MELD]
+    if st.scalars[b, S_MATCH0 + t] >= params[P_MIN_FIRST_MELD_THRESHOLD]:
+        base = params[P_MIN_FIRST_MELD_HIGH]
+    return base + st.scalars[b, S_MIN_EXTRA0 + t]
+
+
+@njit
+def provisional_points(st, b, t, params):
+    total = 0
+    for i in range(st.scalars[b, S_PROV_START], st.num_melds[b, t]):
+        total += row_value(st.melds[b, t, i], params)
+    return total
+
+
+@njit
+def reverting(st, b, t, params):
+    """True if a discard now would send the provisional melds back (below the minimum)."""
+    if not min_first_meld_active(st, b, t, params):
+        return False
+    if st.num_melds[b, t] <= st.scalars[b, S_PROV_START]:
+        return False
+    return provisional_points(st, b, t, params) < team_minimum(st, b, t, params)
+
+
+@njit
+def plain_discard_error(st, b, c, params):
+    """The discard restrictions that the never-stuck rule may lift."""
+    if params[P_NO_WILD_DISCARD] and is_wild_card(c):
+        return ERR_WILD_DISCARD
+    if c == st.scalars[b, S_NO_DISCARD]:
+        return ERR_REDISCARD
+    return ERR_OK
+
+
+@njit
+def _unique_rank_error(st, b, t, rank, params):
+    for tt in range(2):
+        if tt != t and not params[P_UNIQUE_TABLE]:
+            continue
+        for i in range(st.num_melds[b, tt]):
+            row = st.melds[b, tt, i]
+            if row[MF_KIND] == MELD_GROUP and row[MF_KEY] == rank:
+                return ERR_RANK_TAKEN
+    return ERR_OK
+
+
+# ------------------------------------------------------------------ after a meld
+@njit
+def after_meld_error(st, b, p, params, used0, used1, used2, n_used, value_added, row, slot):
+    """Checks on the hand a meld leaves: empty (direct muerto or going out) or one card.
+
+    ``row`` is the meld as it would stand after the move, ``slot`` the slot it replaces
+    (-1 for a new meld).
+    """
+    t = p % 2
+    h_after = hand_size(st, b, p) - n_used
+    if h_after >= 2:
+        return ERR_OK
+    min_ok = True
+    if min_first_meld_active(st, b, t, params):
+        min_ok = provisional_points(st, b, t, params) + value_added >= team_minimum(
+            st, b, t, params
+        )
+    any_c, clean_c = team_canastas(st, b, t, slot)
+    if row_is_canasta(row):
+        any_c = True
+        if row_is_clean(row):
+            clean_c = True
+    has_muerto = next_muerto(st, b, t, params) >= 0
+    if h_after == 0:
+        if not min_ok:
+            return ERR_MIN_FIRST_MELD
+        if has_muerto:
+            return ERR_OK
+        if params[P_CLOSE_REQUIRES_DISCARD]:
+            return ERR_GO_OUT_BY_DISCARD
+        if not close_allowed(any_c, clean_c, params):
+            return ERR_CANNOT_GO_OUT
+        return ERR_OK
+    # one card left: it must be a legal discard in the position the meld leaves
+    last = -1
+    for c in range(NUM_CARD_TYPES):
+        left = st.hands[b, p, c] - (used0 == c) - (used1 == c) - (used2 == c)
+        if left > 0:
+            last = c
+            break
+    if plain_discard_error(st, b, last, params) != ERR_OK:
+        return ERR_LAST_CARD_STUCK
+    if not min_ok or has_muerto:
+        return ERR_OK  # below the minimum the melds come back; else an indirect muerto
+    if not close_allowed(any_c, clean_c, params):
+        return ERR_LAST_CARD_STUCK
+    if params[P_CLOSE_DISCARD_NOT_WILD] and is_wild_card(last):
+        return ERR_LAST_CARD_STUCK
+    return ERR_OK
+
+
+# ------------------------------------------------------------------ openings
+@njit
+def _choose_group_suits(st, b, p, rank, n, suits):
+    """Naturals for a group: each from the suit held most often (duplicates go first)."""
+    taken = st.scratch[b, ROW_TRY]
+    for s in range(4):
+        taken[s] = 0
+    for k in range(n):
+        best = -1
+        best_count = 0
+        for s in range(4):
+            left = st.hands[b, p, s * NUM_RANKS + rank] - taken[s]
+            if left > best_count:
+                best = s
+                best_count = left
+        if best < 0:
+            return False
+        taken[best] += 1
+        suits[k] = best
+    return True
+
+
+@njit
+def open_error(st, b, a, params):
+    """Legality of an opening; on success the new meld is in scratch row ROW_NEW.
+
+    Returns (error, used card 0, 1, 2).
+    """
+    p = st.scalars[b, S_PLAYER]
+    t = p % 2
+    row = st.scratch[b, ROW_NEW]
+    if st.num_melds[b, t] >= MAX_MELDS:
+        return ERR_NO_SLOT, -1, -1, -1
+    u0 = -1
+    u1 = -1
+    u2 = -1
+    wild = -1
+    if a < OPEN_RUN_BASE:
+        idx = a - OPEN_GROUP_BASE
+        rank = GROUP_RANKS_ARR[idx // NUM_WILD_KINDS]
+        kind = idx % NUM_WILD_KINDS
+        n_nat = 3 if kind == 0 else 2
+        suits = st.scratch[b, ROW_SUITS]
+        if not _choose_group_suits(st, b, p, rank, n_nat, suits):
+            return ERR_CARDS_NOT_IN_HAND, -1, -1, -1
+        u0 = suits[0] * NUM_RANKS + rank
+        u1 = suits[1] * NUM_RANKS + rank
+        if kind == 0:
+            u2 = suits[2] * NUM_RANKS + rank
+        else:
+            wild = wild_of_kind(kind)
+            u2 = wild
+            if st.hands[b, p, wild] < 1:
+                return ERR_CARDS_NOT_IN_HAND, -1, -1, -1
+        err = _unique_rank_error(st, b, t, rank, params)
+        if err != ERR_OK:
+            return err, -1, -1, -1
+        build_group(row, rank, suits, n_nat, wild)
+    elif a < OPEN_WILD_GROUP_BASE:
+        idx = a - OPEN_RUN_BASE
+        suit = idx // RUN_TEMPLATES_PER_SUIT
+        tpl = idx % RUN_TEMPLATES_PER_SUIT
+        if tpl < RUN_CLEAN_TEMPLATES:
+            start = tpl + 1
+            u0 = position_card(suit, start)
+            u1 = position_card(suit, start + 1)
+            u2 = position_card(suit, start + 2)
+            build_run(row, suit, start, start + 2, 0, -1)
+        elif tpl < RUN_CLEAN_TEMPLATES + RUN_PAIR_TEMPLATES:
+            k = tpl - RUN_CLEAN_TEMPLATES
+            start = k // 5 + 1
+            wild = wild_of_kind(k % 5 + 1)
+            u0 = position_card(suit, start)
+            u1 = position_card(suit, start + 1)
+            u2 = wild
+            build_run(row, suit, start, start + 1, 0, wild)
+        else:
+            k = tpl - RUN_CLEAN_TEMPLATES - RUN_PAIR_TEMPLATES
+            start = k // 5 + 1
+            wild = wild_of_kind(k % 5 + 1)
+            u0 = position_card(suit, start)
+            u1 = position_card(suit, start + 2)
+            u2 = wild
+            build_run(row, suit, start, start + 2, start + 1, wild)
+    else:
+        if not params[P_WILD_GROUP]:
+            return ERR_VARIANT_OFF, -1, -1, -1
+        combo = WILD_GROUP_COMBOS[a - OPEN_WILD_GROUP_BASE]
+        u0 = wild_of_kind(combo[0])
+        u1 = wild_of_kind(combo[1])
+        u2 = wild_of_kind(combo[2])
+        build_wild_group(row, u0, u1, u2)
+    # the three cards must be in hand, with multiplicity
+    for c in (u0, u1, u2):
+        need = (u0 == c) + (u1 == c) + (u2 == c)
+        if st.hands[b, p, c] < need:
+            return ERR_CARDS_NOT_IN_HAND, -1, -1, -1
+    has_wild = row[MF_KIND] == MELD_WILD_GROUP or row[MF_WILD] >= 0
+    if has_wild and wild_group_open(st, b, t, params):
+        return ERR_WILD_GROUP_OPEN, -1, -1, -1
+    value = row_value(row, params)
+    err = after_meld_error(st, b, p, params, u0, u1, u2, 3, value, row, -1)
+    return err, u0, u1, u2
+
+
+# ------------------------------------------------------------------ adding a card
+@njit
+def add_error(st, b, a, params):
+    """Legality of adding a card; on success the new row is in scratch row ROW_NEW."""
+    p = st.scalars[b, S_PLAYER]
+    t = p % 2
+    idx = a - ADD_BASE
+    slot = idx // NUM_CARD_TYPES
+    c = idx % NUM_CARD_TYPES
+    if slot >= st.num_melds[b, t]:
+        return ERR_NO_SUCH_MELD
+    if st.hands[b, p, c] < 1:
+        return ERR_CARDS_NOT_IN_HAND
+    row = st.melds[b, t, slot]
+    out = st.scratch[b, ROW_NEW]
+    err = add_card(row, c, params[P_MAX_MELD], out)
+    if err != ERR_OK:
+        return err
+    added_wild = row[MF_KIND] != MELD_WILD_GROUP and row[MF_WILD] < 0 and out[MF_WILD] >= 0
+    if added_wild and wild_group_open(st, b, t, params):
+        return ERR_WILD_GROUP_OPEN
+    from_value = row_value(out, params) - row_value(row, params)
+    return after_meld_error(st, b, p, params, c, -1, -1, 1, from_value, out, slot)
+
+
+# ------------------------------------------------------------------ discards
+@njit
+def discard_error(st, b, c, params, lifted):
+    """Legality of discarding ``c``; ``lifted`` drops the restrictions never-stuck lifts."""
+    p = st.scalars[b, S_PLAYER]
+    t = p % 2
+    revert = reverting(st, b, t, params)
+    held = st.hands[b, p, c]
+    h = hand_size(st, b, p)
+    if revert:
+        for i in range(st.scalars[b, S_PROV_START], st.num_melds[b, t]):
+            held += _row_count(st.melds[b, t, i], c)
+            h += st.melds[b, t, i, MF_SIZE]
+    if held < 1:
+        return ERR_CARDS_NOT_IN_HAND
+    if not lifted:
+        err = plain_discard_error(st, b, c, params)
+        if err != ERR_OK:
+            return err
+    if h == 1 and next_muerto(st, b, t, params) < 0:
+        any_c, clean_c = team_canastas(st, b, t, -1)
+        if not close_allowed(any_c, clean_c, params):
+            return ERR_CANNOT_GO_OUT
+        if params[P_CLOSE_DISCARD_NOT_WILD] and is_wild_card(c):
+            return ERR_CLOSE_WITH_WILD
+    return ERR_OK
+
+
+@njit
+def _row_count(row, c):
+    """How many cards of type ``c`` the meld holds."""
+    n = 0
+    kind = row[MF_KIND]
+    if kind != MELD_WILD_GROUP and row[MF_WILD] == c:
+        n += 1
+    if kind == MELD_GROUP:
+        if c != JOKER and c % NUM_RANKS == row[MF_KEY]:
+            n += row[MF_N0 + c // NUM_RANKS]
+    elif kind == MELD_RUN:
+        if c != JOKER and c // NUM_RANKS == row[MF_KEY]:
+            for pos in range(row[MF_LO], row[MF_HI] + 1):
+                if pos != row[MF_GAP] and position_card(row[MF_KEY], pos) == c:
+                    n += 1
+    elif kind == MELD_WILD_GROUP:
+        if c == JOKER:
+            n += row[MF_NJOKER]
+        elif c % NUM_RANKS == RANK_TWO:
+            n += row[MF_N0 + c // NUM_RANKS]
+    return n
+
+
+@njit
+def muerto_keep_error(st, b, params):
+    if not params[P_MUERTO_KEEP_WILDS]:
+        return ERR_VARIANT_OFF
+    p = st.scalars[b, S_PLAYER]
+    t = p % 2
+    if next_muerto(st, b, t, params) < 0:
+        return ERR_NO_MUERTO
+    h = 0
+    for c in range(NUM_CARD_TYPES):
+        if st.hands[b, p, c] > 0:
+            if not is_wild_card(c):
+                return ERR_NOT_ONLY_WILDS
+            h += st.hands[b, p, c]
+    if h < 1 or h > 2:
+        return ERR_NOT_ONLY_WILDS
+    if min_first_meld_active(st, b, t, params):
+        if provisional_points(st, b, t, params) < team_minimum(st, b, t, params):
+            return ERR_MIN_FIRST_MELD
+    return ERR_OK
+
+
+# ------------------------------------------------------------------ dispatcher: legality
+@njit
+def play_action_error(st, b, a, params):
+    """Legality of a meld-phase action other than a discard."""
+    if a == TAKE_MUERTO_KEEP_WILDS:
+        return muerto_keep_error(st, b, params)
+    if a < ADD_BASE:
+        return open_error(st, b, a, params)[0]
+    return add_error(st, b, a, params)
+
+
+@njit
+def action_error(st, b, a, params):
+    """ERR_OK if action ``a`` is legal in game ``b``, else the reason (an ERR_* code)."""
+    if a < 0 or a >= NUM_ACTIONS:
+        return ERR_OUT_OF_RANGE
+    phase = st.scalars[b, S_PHASE]
+    if phase == PHASE_OVER:
+        return ERR_GAME_OVER
+    if a == PEEK_KEEP or a == PEEK_REJECT:
+        return ERR_OK if phase == PHASE_PEEK else ERR_WRONG_PHASE
+    if a == DRAW_STOCK or a == TAKE_PILE:
+        if phase != PHASE_DRAW:
+            return ERR_WRONG_PHASE
+        if a == TAKE_PILE:
+            if st.pile_len[b] == 0:
+                return ERR_PILE_EMPTY
+            p = st.scalars[b, S_PLAYER]
+            if st.pile_len[b] + hand_size(st, b, p) < params[P_PILE_MIN_TOTAL]:
+                return ERR_PILE_TOO_SMALL
+        return ERR_OK
+    if phase != PHASE_PLAY:
+        return ERR_WRONG_PHASE
+    if a >= DISCARD_BASE:
+        c = a - DISCARD_BASE
+        err = discard_error(st, b, c, params, False)
+        if (err == ERR_WILD_DISCARD or err == ERR_REDISCARD) and is_stuck(st, b, params):
+            return discard_error(st, b, c, params, True)
+        return err
+    return play_action_error(st, b, a, params)
+
+
+# ------------------------------------------------------------------ enumeration
+@njit
+def _enumerate_melds(st, b, params, out, n, stop_at_first):
+    """Append the legal open / add / keep-wilds actions to ``out``; returns the new count."""
+    p = st.scalars[b, S_PLAYER]
+    t = p % 2
+    hand = st.hands[b, p]
+    n_wilds = hand[JOKER]
+    for s in range(4):
+        n_wilds += hand[s * NUM_RANKS + RANK_TWO]
+    if st.num_melds[b, t] < MAX_MELDS:
+        # groups
+        for ri in range(GROUP_RANKS_ARR.shape[0]):
+            r = GROUP_RANKS_ARR[ri]
+            nat = hand[r] + hand[NUM_RANKS + r] + hand[2 * NUM_RANKS + r] + hand[3 * NUM_RANKS + r]
+            if nat < 2:
+                continue
+            for kind in range(NUM_WILD_KINDS):
+                if kind == 0 and nat < 3:
+                    continue
+                if kind > 0 and hand[wild_of_kind(kind)] == 0:
+                    continue
+                a = OPEN_GROUP_BASE + ri * NUM_WILD_KINDS + kind
+                if open_error(st, b, a, params)[0] == ERR_OK:
+                    out[n] = a
+                    n += 1
+                    if stop_at_first:
+                        return n
+        # runs
+        for s in range(4):
+            base = OPEN_RUN_BASE + s * RUN_TEMPLATES_PER_SUIT
+            have = 0  # bit ``pos`` set when the natural of that run position is held
+            for pos in range(1, 15):
+                if hand[position_card(s, pos)] > 0:
+                    have |= 1 << pos
+            for start in range(1, 13):
+                if (have >> start) & 7 == 7:
+                    a = base + start - 1
+                    if open_error(st, b, a, params)[0] == ERR_OK:
+                        out[n] = a
+                        n += 1
+                        if stop_at_first:
+                            return n
+            if n_wilds == 0:
+                continue
+            for kind in range(1, 6):
+                if hand[wild_of_kind(kind)] == 0:
+                    continue
+                for start in range(1, 14):
+                    if (have >> start) & 3 == 3:
+                        a = base + RUN_CLEAN_TEMPLATES + (start - 1) * 5 + kind - 1
+                        if open_error(st, b, a, params)[0] == ERR_OK:
+                            out[n] = a
+                            n += 1
+                            if stop_at_first:
+                                return n
+                for start in range(1, 13):
+                    if (have >> start) & 5 == 5:
+                        a = (
+                            base
+                            + RUN_CLEAN_TEMPLATES
+                            + RUN_PAIR_TEMPLATES
+                            + (start - 1) * 5
+                            + kind
+                            - 1
+                        )
+                        if open_error(st, b, a, params)[0] == ERR_OK:
+                            out[n] = a
+                            n += 1
+                            if stop_at_first:
+                                return n
+        # wild groups
+        if params[P_WILD_GROUP] and n_wilds >= 3:
+            for i in range(WILD_GROUP_COMBOS.shape[0]):
+                a = OPEN_WILD_GROUP_BASE + i
+                if open_error(st, b, a, params)[0] == ERR_OK:
+                    out[n] = a
+                    n += 1
+                    if stop_at_first:
+                        return n
+    # adds: only cards that can fit (the meld's rank / suit, or a wild)
+    for slot in range(st.num_melds[b, t]):
+        row = st.melds[b, t, slot]
+        kind = row[MF_KIND]
+        key = row[MF_KEY]
+        for c in range(NUM_CARD_TYPES):
+            if hand[c] == 0:
+                continue
+            wild = c == JOKER or c % NUM_RANKS == RANK_TWO
+            if kind == MELD_WILD_GROUP:
+                fits = wild
+            elif kind == MELD_GROUP:
+                fits = wild or c % NUM_RANKS == key
+            else:
+                fits = wild or c // NUM_RANKS == key
+            if not fits:
+                continue
+            a = ADD_BASE + slot * NUM_CARD_TYPES + c
+            if add_error(st, b, a, params) == ERR_OK:
+                out[n] = a
+                n += 1
+                if stop_at_first:
+                    return n
+    if params[P_MUERTO_KEEP_WILDS] and muerto_keep_error(st, b, params) == ERR_OK:
+        out[n] = TAKE_MUERTO_KEEP_WILDS
+        n += 1
+    return n
+
+
+@njit
+def _enumerate_discards(st, b, params, out, n, lifted):
+    p = st.scalars[b, S_PLAYER]
+    t = p % 2
+    revert = reverting(st, b, t, params)
+    for c in range(NUM_CARD_TYPES):
+        if st.hands[b, p, c] == 0 and not revert:
+            continue
+        if discard_error(st, b, c, params, lifted) == ERR_OK:
+            out[n] = DISCARD_BASE + c
+            n += 1
+    return n
+
+
+@njit
+def is_stuck(st, b, params):
+    """True when no meld and no discard is legal: never-stuck then lifts the restrictions."""
+    buf = np.empty(NUM_ACTIONS, np.int16)  # a rare path: only for a restricted discard
+    n = _enumerate_melds(st, b, params, buf, 0, True)
+    if n == 0:
+        n = _enumerate_discards(st, b, params, buf, 0, False)
+    return n == 0
+
+
+@njit
+def legal_actions(st, b, params, out):
+    """Write the legal action ids of game ``b`` into ``out``; returns how many."""
+    phase = st.scalars[b, S_PHASE]
+    n = 0
+    if phase == PHASE_OVER:
+        return 0
+    if phase == PHASE_PEEK:
+        out[0] = PEEK_KEEP
+        out[1] = PEEK_REJECT
+        return 2
+    if phase == PHASE_DRAW:
+        out[n] = DRAW_STOCK
+        n += 1
+        if action_error(st, b, TAKE_PILE, params) == ERR_OK:
+            out[n] = TAKE_PILE
+            n += 1
+        return n
+    n = _enumerate_melds(st, b, params, out, 0, False)
+    n_before = n
+    n = _enumerate_discards(st, b, params, out, n, False)
+    if n == 0 and n_before == 0:
+        n = _enumerate_discards(st, b, params, out, 0, True)
+    return n
+
+
+# ------------------------------------------------------------------ applying actions
+@njit
+def _forget_played(st, b, p, c):
+    """A card leaves the hand: public knowledge of it can no longer exceed what is held."""
+    if st.known[b, p, c] > st.hands[b, p, c]:
+        st.known[b, p, c] = st.hands[b, p, c]
+
+
+@njit
+def _take_muerto(st, b, p, params, how):
+    t = p % 2
+    m = next_muerto(st, b, t, params)
+    st.muerto_status[b, t, m] = MUERTO_PENDING if how == HOW_INDIRECT else MUERTO_TAKEN
+    st.muerto_how[b, t, m] = how
+    st.muerto_taker[b, t, m] = p
+    for i in range(MUERTO_SIZE):
+        st.hands[b, p, st.muertos[b, t, m, i]] += 1
+
+
+@njit
+def _after_draw_from_stock(st, b, params):
+    if st.stock_len[b] == 0 and params[P_MUERTO_REFILLS_STOCK]:
+        for t in range(2):
+            m = next_muerto(st, b, t, params)
+            if m >= 0:
+                for i in range(MUERTO_SIZE):
+                    st.stock[b, i] = st.muertos[b, t, m, i]
+                st.stock_len[b] = MUERTO_SIZE
+                st.muerto_status[b, t, m] = MUERTO_STOCK
+                break
+    if st.stock_len[b] <= params[P_STOCK_END]:
+        st.scalars[b, S_LAST_TURN] = 1
+
+
+@njit
+def _draw_top(st, b, p):
+    st.stock_len[b] -= 1
+    c = st.stock[b, st.stock_len[b]]
+    st.hands[b, p, c] += 1
+    return c
+
+
+@njit
+def begin_turn(st, b, p, params):
+    s = st.scalars[b]
+    s[S_PLAYER] = p
+    s[S_PHASE] = PHASE_DRAW
+    s[S_NO_DISCARD] = -1
+    s[S_PROV_START] = st.num_melds[b, p % 2]
+    t = p % 2
+    for m in range(MAX_MUERTOS):
+        if st.muerto_status[b, t, m] == MUERTO_PENDING and st.muerto_taker[b, t, m] == p:
+            st.muerto_status[b, t, m] = MUERTO_TAKEN
+
+
+@njit
+def end_hand(st, b, params, reason, went_out):
+    s = st.scalars[b]
+    s[S_END_REASON] = reason
+    s[S_WENT_OUT] = went_out
+    t0, t1 = score_hand(st, b, params, went_out)
+    s[S_HAND_SCORE0] = t0
+    s[S_HAND_SCORE1] = t1
+    s[S_MATCH0] += t0
+    s[S_MATCH0 + 1] += t1
+    s[S_HANDS_ENDED] += 1
+    s[S_HAND_JUST_ENDED] = 1
+    if s[S_EPISODE_MATCH]:
+        m0 = s[S_MATCH0]
+        m1 = s[S_MATCH0 + 1]
+        if (m0 >= params[P_TARGET] or m1 >= params[P_TARGET]) and m0 != m1:
+            s[S_WINNER] = 0 if m0 > m1 else 1
+            s[S_DONE] = 1
+            s[S_PHASE] = PHASE_OVER
+        else:
+            deal_hand(st, b, params, s[S_HAND_INDEX] + 1)
+            begin_turn(st, b, s[S_PLAYER], params)
+            if st.scalars[b, S_PEEK_CARD] >= 0:
+                s[S_PHASE] = PHASE_PEEK
+    else:
+        s[S_WINNER] = -1 if t0 == t1 else (0 if t0 > t1 else 1)
+        s[S_DONE] = 1
+        s[S_PHASE] = PHASE_OVER
+
+
+@njit
+def _after_meld(st, b, p, params):
+    """The hand a meld leaves: empty means a direct muerto or going out."""
+    if hand_size(st, b, p) > 0:
+        return
+    t = p % 2
+    if next_muerto(st, b, t, params) >= 0:
+        _take_muerto(st, b, p, params, HOW_DIRECT)
+    else:
+        end_hand(st, b, params, END_WENT_OUT, t)
+
+
+@njit
+def _discard(st, b, c, params):
+    s = st.scalars[b]
+    p = s[S_PLAYER]
+    t = p % 2
+    if reverting(st, b, t, params):
+        for i in range(s[S_PROV_START], st.num_melds[b, t]):
+            row = st.melds[b, t, i]
+            for cc in range(NUM_CARD_TYPES):
+                k = _row_count(row, cc)
+                if k > 0:
+                    st.hands[b, p, cc] += k
+                    st.known[b, p, cc] += k
+        st.num_melds[b, t] = s[S_PROV_START]
+        s[S_MIN_EXTRA0 + t] += params[P_MIN_FIRST_MELD_STEP]
+    elif st.num_melds[b, t] > 0:
+        s[S_OPENED0 + t] = 1
+    st.hands[b, p, c] -= 1
+    _forget_played(st, b, p, c)
+    st.pile[b, st.pile_len[b]] = c
+    st.pile_len[b] += 1
+    s[S_TURN] += 1
+    if hand_size(st, b, p) == 0:
+        if next_muerto(st, b, t, params) >= 0:
+            _take_muerto(st, b, p, params, HOW_INDIRECT)
+        else:
+            end_hand(st, b, params, END_WENT_OUT, t)
+            return
+    if s[S_LAST_TURN]:
+        end_hand(st, b, params, END_STOCK, -1)
+    elif s[S_TURN] >= params[P_MAX_TURNS]:
+        end_hand(st, b, params, END_MAX_TURNS, -1)
+    else:
+        begin_turn(st, b, (p + 1) % params[P_NUM_PLAYERS], params)
+
+
+@njit
+def apply_action(st, b, a, params):
+    """Apply a legal action (check it with :func:`action_error` first)."""
+    s = st.scalars[b]
+    p = s[S_PLAYER]
+    t = p % 2
+    s[S_STEP] += 1
+    s[S_TOTAL_STEPS] += 1
+    s[S_HAND_JUST_ENDED] = 0
+    if a == DRAW_STOCK:
+        _draw_top(st, b, p)
+        _after_draw_from_stock(st, b, params)
+        s[S_PHASE] = PHASE_PLAY
+    elif a == TAKE_PILE:
+        single = st.pile_len[b] == 1
+        first = st.pile[b, 0]
+        had = st.hands[b, p, first]
+        for i in range(st.pile_len[b]):
+            c = st.pile[b, i]
+            st.hands[b, p, c] += 1
+            st.known[b, p, c] += 1
+        st.pile_len[b] = 0
+        if single and params[P_PILE_NO_REDISCARD] and had == 0:
+            s[S_NO_DISCARD] = first
+        s[S_PHASE] = PHASE_PLAY
+    elif a == PEEK_KEEP or a == PEEK_REJECT:
+        c = s[S_PEEK_CARD]
+        s[S_PEEK_CARD] = -1
+        if a == PEEK_KEEP:
+            had = st.hands[b, p, c]
+            st.hands[b, p, c] += 1
+            if params[P_PEEK_NO_REDISCARD] and had == 0:
+                s[S_NO_DISCARD] = c
+        else:
+            st.pile[b, st.pile_len[b]] = c
+            st.pile_len[b] += 1
+            _draw_top(st, b, p)
+        _after_draw_from_stock(st, b, params)
+        s[S_PHASE] = PHASE_PLAY
+    elif a == TAKE_MUERTO_KEEP_WILDS:
+        for c in range(NUM_CARD_TYPES):
+            st.known[b, p, c] = st.hands[b, p, c]  # the kept wilds are shown
+        _take_muerto(st, b, p, params, HOW_KEPT_WILDS)
+    elif a >= DISCARD_BASE:
+        _discard(st, b, a - DISCARD_BASE, params)
+    elif a >= ADD_BASE:
+        add_error(st, b, a, params)  # builds the new row in scratch
+        idx = a - ADD_BASE
+        slot = idx // NUM_CARD_TYPES
+        c = idx % NUM_CARD_TYPES
+        copy_row(st.scratch[b, ROW_NEW], st.melds[b, t, slot])
+        st.hands[b, p, c] -= 1
+        _forget_played(st, b, p, c)
+        _after_meld(st, b, p, params)
+    else:
+        _, u0, u1, u2 = open_error(st, b, a, params)
+        slot = st.num_melds[b, t]
+        copy_row(st.scratch[b, ROW_NEW], st.melds[b, t, slot])
+        st.num_melds[b, t] = slot + 1
+        for c in (u0, u1, u2):
+            st.hands[b, p, c] -= 1
+        for c in (u0, u1, u2):
+            _forget_played(st, b, p, c)
+        _after_meld(st, b, p, params)
+
+
+@njit
+def reset_game(st, b, params, episode_match):
+    """Start a new episode in game ``b`` (the generator in ``st.rng[b]`` must be seeded)."""
+    s = st.scalars[b]
+    for i in range(s.shape[0]):
+        s[i] = 0
+    s[S_EPISODE_MATCH] = episode_match
+    s[S_WINNER] = -1
+    deal_hand(st, b, params, 0)
+    begin_turn(st, b, s[S_PLAYER], params)
+    if s[S_PEEK_CARD] >= 0:
+        s[S_PHASE] = PHASE_PEEK
