@@ -1,0 +1,47 @@
+"""The agents' interface: every agent acts on a batch, and on one PettingZoo observation.
+
+An agent sees only what a player may see: the observation vector (layout in
+:func:`burako_env.core.constants.obs_layout`) and the legal-action mask.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+
+class Agent(ABC):
+    """Base class. Subclasses implement :meth:`act`; randomness comes from ``seed``."""
+
+    name: str = "agent"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed(seed)
+
+    def seed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    @abstractmethod
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One legal action id per row: ``obs`` int16 [B, O], ``mask`` bool [B, A]."""
+
+    def act_one(self, observation: dict) -> int:
+        """One action for a PettingZoo observation ``{"observation", "action_mask"}``."""
+        obs = np.asarray(observation["observation"])[None]
+        mask = np.asarray(observation["action_mask"]).astype(bool)[None]
+        return int(self.act(obs, mask)[0])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = np.asarray(mask, bool)
+        u = self.rng.random(mask.shape)
+        return np.argmax(np.where(mask, u, -1.0), axis=1).astype(np.int64)

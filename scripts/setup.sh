@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Create .venv and install burako with its dev extras (idempotent).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+# torch is pinned to the CPU build that this machine keeps on disk
+.venv/bin/python -m pip install --quiet -e ".[dev]"
