@@ -84,4 +84,10 @@ def take_games(state: GameState, index) -> GameState:
 
 
 def states_equal(a: GameState, b: GameState) -> bool:
-    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    """True when both hold the same games. ``scratch`` is left out: it is the kernels' work
+    space (an action_error call writes its trial meld there), not part of the game."""
+    return all(
+        np.array_equal(x, y)
+        for name, x, y in zip(GameState._fields, a, b, strict=True)
+        if name != "scratch"
+    )
