@@ -1,0 +1,53 @@
+"""Agents that play Burako from an observation and a legal-action mask.
+
+``make_agent(name, seed=0, **kw)`` builds one by name: ``random``, ``greedy``,
+``discard_table`` (and whatever :func:`register_agent` adds, e.g. ``ppo:PATH``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agents.base import Agent, RandomAgent
+from agents.heuristic import CompiledPolicyAgent, DiscardTableAgent, GreedyAgent
+
+_REGISTRY: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "discard_table": DiscardTableAgent,
+}
+#: prefixes such as "ppo" whose factory takes the rest of the name: ``ppo:PATH``
+_PREFIXES: dict[str, Callable[..., Agent]] = {}
+
+
+def register_agent(name: str, factory: Callable[..., Agent], prefix: bool = False) -> None:
+    """Add an agent factory; with ``prefix``, ``name:ARG`` calls ``factory(ARG, seed=..)``."""
+    (_PREFIXES if prefix else _REGISTRY)[name] = factory
+
+
+def agent_names() -> list[str]:
+    return sorted(_REGISTRY) + [f"{p}:..." for p in sorted(_PREFIXES)]
+
+
+def make_agent(name: str, seed: int = 0, **kw) -> Agent:
+    """An agent by name, seeded. Unknown names raise ValueError listing the known ones."""
+    if name in _REGISTRY:
+        agent = _REGISTRY[name](seed=seed, **kw)
+    elif ":" in name and name.split(":", 1)[0] in _PREFIXES:
+        prefix, arg = name.split(":", 1)
+        agent = _PREFIXES[prefix](arg, seed=seed, **kw)
+    else:
+        raise ValueError(f"unknown agent {name!r}; known: {', '.join(agent_names())}")
+    return agent
+
+
+__all__ = [
+    "Agent",
+    "CompiledPolicyAgent",
+    "DiscardTableAgent",
+    "GreedyAgent",
+    "RandomAgent",
+    "agent_names",
+    "make_agent",
+    "register_agent",
+]

@@ -26,6 +26,12 @@ class Agent(ABC):
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One legal action id per row: ``obs`` int16 [B, O], ``mask`` bool [B, A]."""
 
+    def compiled_policy(self) -> tuple[int, np.ndarray] | None:
+        """``(kind, weights)`` when the agent is one of the numba policies of
+        :mod:`agents.policies` (it then also runs inside compiled kernels, e.g. whole
+        tournament games), else None (a Python agent, stepped one batch at a time)."""
+        return None
+
     def act_one(self, observation: dict) -> int:
         """One action for a PettingZoo observation ``{"observation", "action_mask"}``."""
         obs = np.asarray(observation["observation"])[None]
@@ -45,3 +51,10 @@ class RandomAgent(Agent):
         mask = np.asarray(mask, bool)
         u = self.rng.random(mask.shape)
         return np.argmax(np.where(mask, u, -1.0), axis=1).astype(np.int64)
+
+    def compiled_policy(self) -> tuple[int, np.ndarray]:
+        # inside compiled kernels: uniform over the legal actions, from the kernel's own
+        # per-game generator (the same distribution, another stream than ``act``)
+        from agents.policies import POLICY_RANDOM, default_weights
+
+        return POLICY_RANDOM, default_weights()

@@ -111,6 +111,7 @@ from burako_env.core.melds import (
     build_group,
     build_run,
     build_wild_group,
+    card_value,
     copy_row,
     is_wild_card,
     position_card,
@@ -267,18 +268,23 @@ def _unique_rank_error(st, b, t, rank, params):
 
 # ------------------------------------------------------------------ after a meld
 @njit
-def after_meld_error(st, b, p, params, used0, used1, used2, n_used, value_added, row, slot):
+def after_meld_error(st, b, p, params, used0, used1, used2, n_used, row, slot, h):
     """Checks on the hand a meld leaves: empty (direct muerto or going out) or one card.
 
     ``row`` is the meld as it would stand after the move, ``slot`` the slot it replaces
-    (-1 for a new meld).
+    (-1 for a new meld), ``h`` the hand size before the move. Most moves leave two cards or
+    more and return at once: this sits in the enumeration's inner loop.
     """
     t = p % 2
-    h_after = hand_size(st, b, p) - n_used
+    h_after = h - n_used
     if h_after >= 2:
         return ERR_OK
     min_ok = True
     if min_first_meld_active(st, b, t, params):
+        value_added = 0
+        for c in (used0, used1, used2):
+            if c >= 0:
+                value_added += card_value(c, params)
         min_ok = provisional_points(st, b, t, params) + value_added >= team_minimum(
             st, b, t, params
         )
@@ -339,10 +345,9 @@ def _choose_group_suits(st, b, p, rank, n, suits):
 
 
 @njit
-def open_error(st, b, a, params):
-    """Legality of an opening; on success the new meld is in scratch row ROW_NEW.
-
-    Returns (error, used card 0, 1, 2).
+def open_error(st, b, a, params, h):
+    """Legality of an opening (``h``: the hand size); on success the new meld is in
+    scratch row ROW_NEW. Returns (error, used card 0, 1, 2).
     """
     p = st.scalars[b, S_PLAYER]
     t = p % 2
@@ -416,15 +421,15 @@ def open_error(st, b, a, params):
     has_wild = row[MF_KIND] == MELD_WILD_GROUP or row[MF_WILD] >= 0
     if has_wild and wild_group_open(st, b, t, params):
         return ERR_WILD_GROUP_OPEN, -1, -1, -1
-    value = row_value(row, params)
-    err = after_meld_error(st, b, p, params, u0, u1, u2, 3, value, row, -1)
+    err = after_meld_error(st, b, p, params, u0, u1, u2, 3, row, -1, h)
     return err, u0, u1, u2
 
 
 # ------------------------------------------------------------------ adding a card
 @njit
-def add_error(st, b, a, params):
-    """Legality of adding a card; on success the new row is in scratch row ROW_NEW."""
+def add_error(st, b, a, params, h):
+    """Legality of adding a card (``h``: the hand size); on success the new row is in
+    scratch row ROW_NEW."""
     p = st.scalars[b, S_PLAYER]
     t = p % 2
     idx = a - ADD_BASE
@@ -442,19 +447,19 @@ def add_error(st, b, a, params):
     added_wild = row[MF_KIND] != MELD_WILD_GROUP and row[MF_WILD] < 0 and out[MF_WILD] >= 0
     if added_wild and wild_group_open(st, b, t, params):
         return ERR_WILD_GROUP_OPEN
-    from_value = row_value(out, params) - row_value(row, params)
-    return after_meld_error(st, b, p, params, c, -1, -1, 1, from_value, out, slot)
+    return after_meld_error(st, b, p, params, c, -1, -1, 1, out, slot, h)
 
 
 # ------------------------------------------------------------------ discards
 @njit
-def discard_error(st, b, c, params, lifted):
-    """Legality of discarding ``c``; ``lifted`` drops the restrictions never-stuck lifts."""
+def discard_error(st, b, c, params, lifted, h, revert):
+    """Legality of discarding ``c``; ``lifted`` drops the restrictions never-stuck lifts.
+
+    ``h``: the hand size; ``revert``: whether the discard sends provisional melds back.
+    """
     p = st.scalars[b, S_PLAYER]
     t = p % 2
-    revert = reverting(st, b, t, params)
     held = st.hands[b, p, c]
-    h = hand_size(st, b, p)
     if revert:
         for i in range(st.scalars[b, S_PROV_START], st.num_melds[b, t]):
             held += _row_count(st.melds[b, t, i], c)
@@ -521,13 +526,13 @@ def muerto_keep_error(st, b, params):
 
 # ------------------------------------------------------------------ dispatcher: legality
 @njit
-def play_action_error(st, b, a, params):
+def play_action_error(st, b, a, params, h):
     """Legality of a meld-phase action other than a discard."""
     if a == TAKE_MUERTO_KEEP_WILDS:
         return muerto_keep_error(st, b, params)
     if a < ADD_BASE:
-        return open_error(st, b, a, params)[0]
-    return add_error(st, b, a, params)
+        return open_error(st, b, a, params, h)[0]
+    return add_error(st, b, a, params, h)
 
 
 @njit
@@ -552,13 +557,15 @@ def action_error(st, b, a, params):
         return ERR_OK
     if phase != PHASE_PLAY:
         return ERR_WRONG_PHASE
+    h = hand_size(st, b, st.scalars[b, S_PLAYER])
     if a >= DISCARD_BASE:
         c = a - DISCARD_BASE
-        err = discard_error(st, b, c, params, False)
+        revert = reverting(st, b, st.scalars[b, S_PLAYER] % 2, params)
+        err = discard_error(st, b, c, params, False, h, revert)
         if (err == ERR_WILD_DISCARD or err == ERR_REDISCARD) and is_stuck(st, b, params):
-            return discard_error(st, b, c, params, True)
+            return discard_error(st, b, c, params, True, h, revert)
         return err
-    return play_action_error(st, b, a, params)
+    return play_action_error(st, b, a, params, h)
 
 
 # ------------------------------------------------------------------ enumeration
@@ -568,6 +575,7 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
     p = st.scalars[b, S_PLAYER]
     t = p % 2
     hand = st.hands[b, p]
+    h = hand_size(st, b, p)
     n_wilds = hand[JOKER]
     for s in range(4):
         n_wilds += hand[s * NUM_RANKS + RANK_TWO]
@@ -584,7 +592,7 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
                 if kind > 0 and hand[wild_of_kind(kind)] == 0:
                     continue
                 a = OPEN_GROUP_BASE + ri * NUM_WILD_KINDS + kind
-                if open_error(st, b, a, params)[0] == ERR_OK:
+                if open_error(st, b, a, params, h)[0] == ERR_OK:
                     out[n] = a
                     n += 1
                     if stop_at_first:
@@ -599,7 +607,7 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
             for start in range(1, 13):
                 if (have >> start) & 7 == 7:
                     a = base + start - 1
-                    if open_error(st, b, a, params)[0] == ERR_OK:
+                    if open_error(st, b, a, params, h)[0] == ERR_OK:
                         out[n] = a
                         n += 1
                         if stop_at_first:
@@ -612,7 +620,7 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
                 for start in range(1, 14):
                     if (have >> start) & 3 == 3:
                         a = base + RUN_CLEAN_TEMPLATES + (start - 1) * 5 + kind - 1
-                        if open_error(st, b, a, params)[0] == ERR_OK:
+                        if open_error(st, b, a, params, h)[0] == ERR_OK:
                             out[n] = a
                             n += 1
                             if stop_at_first:
@@ -627,7 +635,7 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
                             + kind
                             - 1
                         )
-                        if open_error(st, b, a, params)[0] == ERR_OK:
+                        if open_error(st, b, a, params, h)[0] == ERR_OK:
                             out[n] = a
                             n += 1
                             if stop_at_first:
@@ -636,7 +644,7 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
         if params[P_WILD_GROUP] and n_wilds >= 3:
             for i in range(WILD_GROUP_COMBOS.shape[0]):
                 a = OPEN_WILD_GROUP_BASE + i
-                if open_error(st, b, a, params)[0] == ERR_OK:
+                if open_error(st, b, a, params, h)[0] == ERR_OK:
                     out[n] = a
                     n += 1
                     if stop_at_first:
@@ -659,7 +667,7 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
             if not fits:
                 continue
             a = ADD_BASE + slot * NUM_CARD_TYPES + c
-            if add_error(st, b, a, params) == ERR_OK:
+            if add_error(st, b, a, params, h) == ERR_OK:
                 out[n] = a
                 n += 1
                 if stop_at_first:
@@ -675,10 +683,11 @@ def _enumerate_discards(st, b, params, out, n, lifted):
     p = st.scalars[b, S_PLAYER]
     t = p % 2
     revert = reverting(st, b, t, params)
+    h = hand_size(st, b, p)
     for c in range(NUM_CARD_TYPES):
         if st.hands[b, p, c] == 0 and not revert:
             continue
-        if discard_error(st, b, c, params, lifted) == ERR_OK:
+        if discard_error(st, b, c, params, lifted, h, revert) == ERR_OK:
             out[n] = DISCARD_BASE + c
             n += 1
     return n
@@ -723,9 +732,10 @@ def legal_actions(st, b, params, out):
 # ------------------------------------------------------------------ applying actions
 @njit
 def _forget_played(st, b, p, c):
-    """A card leaves the hand: public knowledge of it can no longer exceed what is held."""
-    if st.known[b, p, c] > st.hands[b, p, c]:
-        st.known[b, p, c] = st.hands[b, p, c]
+    """A card leaves the hand: nobody can tell which copy went, so one known copy of its
+    type is forgotten (capping at the count held would show a hidden copy)."""
+    if st.known[b, p, c] > 0:
+        st.known[b, p, c] -= 1
 
 
 @njit
@@ -899,7 +909,7 @@ def apply_action(st, b, a, params):
     elif a >= DISCARD_BASE:
         _discard(st, b, a - DISCARD_BASE, params)
     elif a >= ADD_BASE:
-        add_error(st, b, a, params)  # builds the new row in scratch
+        add_error(st, b, a, params, hand_size(st, b, p))  # builds the new row in scratch
         idx = a - ADD_BASE
         slot = idx // NUM_CARD_TYPES
         c = idx % NUM_CARD_TYPES
@@ -908,7 +918,7 @@ def apply_action(st, b, a, params):
         _forget_played(st, b, p, c)
         _after_meld(st, b, p, params)
     else:
-        _, u0, u1, u2 = open_error(st, b, a, params)
+        _, u0, u1, u2 = open_error(st, b, a, params, hand_size(st, b, p))
         slot = st.num_melds[b, t]
         copy_row(st.scratch[b, ROW_NEW], st.melds[b, t, slot])
         st.num_melds[b, t] = slot + 1

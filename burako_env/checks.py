@@ -1,0 +1,930 @@
+"""The library's self-test: :func:`api_test` plays uniformly random legal games through the
+Python API and checks the core's invariants at every step (PGX's ``api_test`` spirit).
+Every variant and player count must pass it; ``tests/test_core_random.py`` runs it for all.
+
+    from burako_env.checks import api_test
+    report = api_test("colombian", num_players=6, num_games=20, seed=1)
+    print(report)
+
+Checks, at every step of every game (:class:`ApiTestError` names the game, the step and
+the failing check):
+
+(a) **cards**: hands + melds + pile + stock + untaken muertos + the peeked card hold
+    exactly the variant's decks (:func:`check_cards`); also ``known <= hands``.
+(b) **liveness**: a live game has a legal action; a finished one has none.
+(c) **mask**: ``action_error(a) == ERR_OK`` iff ``a`` is in ``legal_actions``: every id
+    on a full scan (every step of the first ``full_scan_games`` games, every
+    ``full_mask_scan_every``-th step of the others), a random sample of ids through
+    :meth:`Game.action_error` otherwise; ``legal_action_mask`` agrees. Illegal ids tried
+    through :meth:`Game.step_one` raise :class:`IllegalActionError` naming the action and
+    leave the state identical (:func:`states_equal`).
+(d) **melds**: the referee reads every meld on the table as the core does (kind, rank /
+    suit, size, cleanliness, canasta; a clean run's positions); no duplicate group rank
+    (``unique_group_rank``); no wild added next to an open wild group.
+(e) **scores**: when a hand ends, ``score_items`` and the hand scores equal the referee's
+    :func:`~burako_env.referee.score_hand` for the final table (in a match, the table
+    before the next deal), and the end is consistent (who went out, stock, turns).
+(f) **length**: no hand takes more than :func:`max_steps` actions.
+(g) **hidden information** (``check_hidden``): a player's observation does not change
+    when the cards hidden from them are dealt again (:func:`shuffle_hidden`: stock order,
+    untaken muertos, a peeked card not theirs, the unknown cards of the other hands, sizes
+    and ``known`` kept); and it still does not after the next action is applied to both
+    states, when that action moves only cards its id names (:func:`check_hidden`).
+(h) **determinism**: replaying the recorded actions one game at a time (``step_one``) on
+    a new :class:`Game` with the same seed gives bit-for-bit the states the batched run
+    (``step``) went through.
+
+The report also records the largest number of melds a team ever had (the evidence for
+``MAX_MELDS``) and the longest hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from burako_env.core.actions import decode_action, describe_action
+from burako_env.core.constants import (
+    ADD_BASE,
+    DISCARD_BASE,
+    END_MAX_TURNS,
+    END_NONE,
+    END_STOCK,
+    END_WENT_OUT,
+    ERR_GAME_OVER,
+    ERR_OK,
+    JOKER,
+    MAX_MELDS,
+    MAX_MUERTOS,
+    MELD_GROUP,
+    MELD_RUN,
+    MELD_WILD_GROUP,
+    MF_GAP,
+    MF_HI,
+    MF_KEY,
+    MF_KIND,
+    MF_LO,
+    MF_SIZE,
+    MF_WILD,
+    MUERTO_ABSENT,
+    MUERTO_PENDING,
+    MUERTO_SIZE,
+    MUERTO_STOCK,
+    MUERTO_TAKEN,
+    MUERTO_UNTAKEN,
+    NUM_ACTIONS,
+    NUM_CARD_TYPES,
+    PHASE_OVER,
+    PHASE_PEEK,
+    S_DONE,
+    S_END_REASON,
+    S_EPISODE_MATCH,
+    S_HAND_JUST_ENDED,
+    S_HAND_SCORE0,
+    S_MATCH0,
+    S_PEEK_CARD,
+    S_PHASE,
+    S_PLAYER,
+    S_STEP,
+    S_TOTAL_STEPS,
+    S_TURN,
+    S_WENT_OUT,
+    SCORE_ITEMS,
+)
+from burako_env.core.game import Game, IllegalActionError
+from burako_env.core.nb import njit
+from burako_env.core.rules import action_error as _core_action_error
+from burako_env.core.scenario import meld_cards
+from burako_env.core.state import GameState, copy_state, states_equal, take_games
+from burako_env.referee import TeamResult, classify_meld, score_hand
+from burako_env.variants import Variant, load_variant
+
+KIND_NAMES = {MELD_GROUP: "group", MELD_RUN: "run", MELD_WILD_GROUP: "wild_group"}
+
+
+class ApiTestError(AssertionError):
+    """A check of :func:`api_test` failed; the message says which, where and why."""
+
+
+# ------------------------------------------------------------------------ MAX_STEPS
+def max_steps(variant: Variant | str = "argentine", num_players: int | None = None) -> int:
+    """MAX_STEPS: an upper bound on the actions of one hand.
+
+    The argument (RULES.md 4-6 and the engine):
+
+    * a hand has at most ``max_turns`` turns: ``S_TURN`` counts discards and the discard
+      that brings it to ``max_turns`` ends the hand (a stock end or going out ends it
+      sooner);
+    * a turn has exactly one draw (stock, pile, or the peek choice that stands for it) and
+      at most one discard (a turn that goes out by melding has none): ``2 * max_turns``;
+    * every meld action (open or add) moves at least one card from the hand to the table,
+      and a card on the table stays there for the rest of the hand, so a hand has at most
+      ``total_cards`` meld actions. With ``min_first_meld`` the provisional melds of a turn
+      may go back to the hand at its discard; cards then stay on the table only within one
+      turn, so a turn has at most ``total_cards`` meld actions: ``max_turns * total_cards``;
+    * taking a muerto keeping wilds happens at most once per muerto:
+      ``2 * muertos_per_team``.
+
+    ``max_steps = 2 * max_turns + M + 2 * muertos_per_team`` with ``M = total_cards``, or
+    ``max_turns * total_cards`` under ``min_first_meld``. A match has no bound on its
+    number of hands (scores may go down), so a match episode is bounded per hand only.
+    Argentine 4p: 2 * 400 + 106 + 2 = 908; brazilian: 800 + 400 * 108 + 2 = 44002.
+    """
+    v = load_variant(variant, num_players=num_players)
+    melds = v.total_cards if v.min_first_meld == 0 else v.max_turns * v.total_cards
+    return 2 * v.max_turns + melds + 2 * v.muertos_per_team
+
+
+# ------------------------------------------------------------------------ helpers
+def deck_counts(variant: Variant) -> np.ndarray:
+    """How many copies of each card type the variant's decks hold."""
+    counts = np.full(NUM_CARD_TYPES, variant.decks, np.int64)
+    counts[JOKER] = variant.decks * variant.jokers_per_deck
+    return counts
+
+
+def _bincount(cards) -> np.ndarray:
+    return np.bincount(np.asarray(cards, np.int64), minlength=NUM_CARD_TYPES)
+
+
+def _cards(counts) -> list[int]:
+    counts = np.asarray(counts, np.int64)
+    return np.repeat(np.arange(NUM_CARD_TYPES), counts).tolist()
+
+
+def state_digest(state: GameState) -> str:
+    """A hash of every array of the state but the kernels' ``scratch`` work rows."""
+    h = hashlib.blake2b(digest_size=16)
+    for name, arr in zip(GameState._fields, state, strict=True):
+        if name == "scratch":
+            continue
+        h.update(name.encode())
+        h.update(str(arr.shape).encode())
+        h.update(np.ascontiguousarray(arr).tobytes())
+    return h.hexdigest()
+
+
+@njit
+def _scan_errors(st, params, b, out):
+    """``action_error`` of every action id (the full scan of check (c))."""
+    for a in range(out.shape[0]):
+        out[a] = _core_action_error(st, b, a, params)
+
+
+def action_errors(game: Game, b: int = 0) -> np.ndarray:
+    """The ERR_* code of every action id in game ``b`` (what :meth:`Game.action_error`
+    returns, for all ids at once)."""
+    out = np.empty(NUM_ACTIONS, np.int64)
+    _scan_errors(game.state, game.params, b, out)
+    return out
+
+
+def _observe(game: Game, state: GameState, b: int, viewer: int) -> np.ndarray:
+    """:meth:`Game.observe_one` of another state (the game's state is put back)."""
+    saved = game.state
+    game.state = state
+    try:
+        return game.observe_one(viewer, b).copy()
+    finally:
+        game.state = saved
+
+
+def _step_state(game: Game, state: GameState, b: int, action: int) -> int:
+    """:meth:`Game.step_one` on another state; the ERR_* code (the state moves if OK)."""
+    saved = game.state
+    game.state = state
+    try:
+        game.step_one(action, b)
+        return ERR_OK
+    except IllegalActionError as e:
+        return e.code
+    finally:
+        game.state = saved
+
+
+# ------------------------------------------------------------------------ (a) cards
+class _MeldCache:
+    """meld_cards and the referee's reading, per distinct row (rows repeat a lot)."""
+
+    def __init__(self, variant: Variant):
+        self.variant = variant
+        self.cards: dict[bytes, list[int]] = {}
+        self.counts: dict[bytes, np.ndarray] = {}
+        self.checked: set[bytes] = set()
+
+    def row_cards(self, row) -> list[int]:
+        key = row.tobytes()
+        if key not in self.cards:
+            self.cards[key] = meld_cards(row)
+            self.counts[key] = _bincount(self.cards[key])
+        return self.cards[key]
+
+    def row_counts(self, row) -> np.ndarray:
+        self.row_cards(row)
+        return self.counts[row.tobytes()]
+
+
+def table_counts(state: GameState, b: int, variant: Variant, cache: _MeldCache | None = None):
+    """Counts of every card of game ``b`` by where it lies (hands, melds, pile, stock,
+    untaken muertos, peek card), as a dict of 53-vectors."""
+    cache = cache or _MeldCache(variant)
+    n = variant.num_players
+    melds = np.zeros(NUM_CARD_TYPES, np.int64)
+    for t in range(2):
+        for i in range(state.num_melds[b, t]):
+            melds += cache.row_counts(state.melds[b, t, i])
+    muertos = np.zeros(NUM_CARD_TYPES, np.int64)
+    for t in range(2):
+        for m in range(MAX_MUERTOS):
+            if state.muerto_status[b, t, m] == MUERTO_UNTAKEN:
+                muertos += _bincount(state.muertos[b, t, m])
+    peek = np.zeros(NUM_CARD_TYPES, np.int64)
+    if state.scalars[b, S_PEEK_CARD] >= 0:
+        peek[state.scalars[b, S_PEEK_CARD]] += 1
+    return {
+        "hands": state.hands[b, :n].astype(np.int64).sum(axis=0),
+        "melds": melds,
+        "pile": _bincount(state.pile[b, : state.pile_len[b]]),
+        "stock": _bincount(state.stock[b, : state.stock_len[b]]),
+        "muertos": muertos,
+        "peek": peek,
+    }
+
+
+def check_cards(state: GameState, b: int, variant: Variant, cache: _MeldCache | None = None):
+    """(a): every card is somewhere, once; ``known`` never claims more than a hand holds."""
+    n = variant.num_players
+    hands = state.hands[b, :n].astype(np.int64)
+    known = state.known[b, :n].astype(np.int64)
+    if (hands < 0).any():
+        raise ApiTestError("a hand holds a negative count")
+    if (known < 0).any() or (known > hands).any():
+        p, c = np.argwhere((known < 0) | (known > hands))[0]
+        raise ApiTestError(
+            f"known[{p}][{c}] = {known[p, c]} but player {p} holds {hands[p, c]} of card {c}"
+        )
+    if not 0 <= state.stock_len[b] <= state.stock.shape[1]:
+        raise ApiTestError(f"stock_len {state.stock_len[b]} out of range")
+    if not 0 <= state.pile_len[b] <= state.pile.shape[1]:
+        raise ApiTestError(f"pile_len {state.pile_len[b]} out of range")
+    where = table_counts(state, b, variant, cache)
+    total = sum(where.values())
+    expected = deck_counts(variant)
+    if not np.array_equal(total, expected):
+        bad = np.flatnonzero(total != expected)
+        parts = {k: v[bad].tolist() for k, v in where.items()}
+        raise ApiTestError(
+            f"cards not accounted for: types {bad.tolist()} counted {total[bad].tolist()}, "
+            f"decks hold {expected[bad].tolist()}; by place {parts}"
+        )
+
+
+# ------------------------------------------------------------------------ (d) melds
+def check_meld_row(row, variant: Variant, cache: _MeldCache | None = None) -> None:
+    """(d) for one row: the referee reads the row's cards as the core does."""
+    cache = cache or _MeldCache(variant)
+    key = row.tobytes()
+    if key in cache.checked:
+        return
+    kind = int(row[MF_KIND])
+    if kind not in KIND_NAMES:
+        raise ApiTestError(f"meld row {row.tolist()} has no kind")
+    cards = cache.row_cards(row)
+    info = classify_meld(cards, variant)
+    where = f"meld {row.tolist()} = {cards}"
+    if info is None:
+        raise ApiTestError(f"{where}: the referee says it is no meld")
+    clean = kind != MELD_WILD_GROUP and row[MF_WILD] < 0
+    size = int(row[MF_SIZE])
+    problems = []
+    if info.kind != KIND_NAMES[kind]:
+        problems.append(f"kind {KIND_NAMES[kind]} vs referee {info.kind}")
+    if size != len(cards) or info.size != size:
+        problems.append(f"size {size} vs {len(cards)} cards")
+    if info.clean != clean:
+        problems.append(f"clean {clean} vs referee {info.clean}")
+    if info.canasta != (size >= 7):
+        problems.append(f"canasta {size >= 7} vs referee {info.canasta}")
+    if kind == MELD_GROUP and info.rank != row[MF_KEY]:
+        problems.append(f"rank {row[MF_KEY]} vs referee {info.rank}")
+    if kind == MELD_RUN:
+        lo, hi, gap = int(row[MF_LO]), int(row[MF_HI]), int(row[MF_GAP])
+        if info.suit != row[MF_KEY]:
+            problems.append(f"suit {row[MF_KEY]} vs referee {info.suit}")
+        if clean and info.positions != tuple(range(lo, hi + 1)):
+            problems.append(f"positions {lo}..{hi} vs referee {info.positions}")
+        if gap and not (clean is False and lo < gap < hi):
+            problems.append(f"gap {gap} outside {lo}..{hi} or without a wild")
+        if not clean and not gap and hi - lo + 1 > 13:
+            problems.append("a wild at an end of a run with no free end")
+    if problems:
+        raise ApiTestError(f"{where}: " + "; ".join(problems))
+    cache.checked.add(key)
+
+
+def check_melds(state: GameState, b: int, variant: Variant, cache: _MeldCache | None = None):
+    """(d) for every meld of game ``b``, and the unique group rank rule."""
+    cache = cache or _MeldCache(variant)
+    ranks: list[list[int]] = [[], []]
+    for t in range(2):
+        n = int(state.num_melds[b, t])
+        if not 0 <= n <= MAX_MELDS:
+            raise ApiTestError(f"team {t} has {n} melds")
+        for i in range(n):
+            row = state.melds[b, t, i]
+            try:
+                check_meld_row(row, variant, cache)
+            except ApiTestError as e:
+                raise ApiTestError(f"team {t} meld {i}: {e}") from None
+            if row[MF_KIND] == MELD_GROUP:
+                ranks[t].append(int(row[MF_KEY]))
+    pools = ranks if variant.unique_group_rank == "team" else [ranks[0] + ranks[1]]
+    for pool in pools:
+        dup = [r for r, k in Counter(pool).items() if k > 1]
+        if dup:
+            raise ApiTestError(f"two groups of rank index {dup} ({variant.unique_group_rank})")
+
+
+def _open_wild_group(state: GameState, b: int, t: int, variant: Variant) -> bool:
+    limit = variant.max_meld_size or 7
+    return any(
+        state.melds[b, t, i, MF_KIND] == MELD_WILD_GROUP and state.melds[b, t, i, MF_SIZE] < limit
+        for i in range(state.num_melds[b, t])
+    )
+
+
+def check_wild_group_rule(before: GameState, after: GameState, b: int, variant: Variant):
+    """(d): no wild joins another meld of a team whose wild group is open (RULES.md 2.4)."""
+    if not variant.wild_group:
+        return
+    t = int(before.scalars[b, S_PLAYER]) % 2
+    if not _open_wild_group(before, b, t, variant):
+        return
+    for i in range(after.num_melds[b, t]):
+        row = after.melds[b, t, i]
+        if row[MF_KIND] == MELD_WILD_GROUP or row[MF_WILD] < 0:
+            continue
+        if i >= before.num_melds[b, t] or before.melds[b, t, i, MF_WILD] < 0:
+            raise ApiTestError(f"team {t} put a wild in meld {i} while its wild group is open")
+
+
+# ------------------------------------------------------------------------ (e) scores
+def team_results(state: GameState, b: int, variant: Variant) -> list[TeamResult]:
+    """The referee's view of game ``b``'s table: melds, hand cards, muertos by status."""
+    results = []
+    for t in range(2):
+        melds = [meld_cards(state.melds[b, t, i]) for i in range(state.num_melds[b, t])]
+        hand = np.zeros(NUM_CARD_TYPES, np.int64)
+        for p in range(t, variant.num_players, 2):
+            hand += state.hands[b, p]
+        r = TeamResult(melds=melds, hand_cards=_cards(hand))
+        for m in range(MAX_MUERTOS):
+            status = state.muerto_status[b, t, m]
+            if status == MUERTO_TAKEN:
+                r.muertos_taken += 1
+            elif status in (MUERTO_UNTAKEN, MUERTO_STOCK):
+                r.muertos_not_taken += 1
+            elif status == MUERTO_PENDING:
+                r.unplayed_muertos.append(state.muertos[b, t, m].tolist())
+            elif status != MUERTO_ABSENT:
+                raise ApiTestError(f"team {t} muerto {m} has status {status}")
+        results.append(r)
+    return results
+
+
+def check_hand_end(state: GameState, b: int, variant: Variant) -> tuple[int, int]:
+    """(e): game ``b`` holds a hand that just ended; its scores and end are the referee's.
+
+    Returns the referee's totals."""
+    s = state.scalars[b]
+    reason = int(s[S_END_REASON])
+    went_out = int(s[S_WENT_OUT])
+    n = variant.num_players
+    if reason == END_WENT_OUT:
+        if went_out not in (0, 1):
+            raise ApiTestError(f"the hand ended by going out but S_WENT_OUT = {went_out}")
+        emptied = [p for p in range(went_out, n, 2) if state.hands[b, p].sum() == 0]
+        if not emptied:
+            raise ApiTestError(f"team {went_out} went out but no hand of it is empty")
+        if (state.muerto_status[b, went_out] == MUERTO_UNTAKEN).any():
+            raise ApiTestError(f"team {went_out} went out with a muerto untaken")
+        rows = [state.melds[b, went_out, i] for i in range(state.num_melds[b, went_out])]
+        canastas = [r for r in rows if r[MF_SIZE] >= 7]
+        clean = [r for r in canastas if r[MF_KIND] != MELD_WILD_GROUP and r[MF_WILD] < 0]
+        if variant.close_requires == "any_canasta" and not canastas:
+            raise ApiTestError(f"team {went_out} went out with no canasta")
+        if variant.close_requires == "clean_canasta" and not clean:
+            raise ApiTestError(f"team {went_out} went out with no clean canasta")
+    elif went_out != -1:
+        raise ApiTestError(f"end reason {reason} but S_WENT_OUT = {went_out}")
+    elif reason == END_STOCK:
+        if state.stock_len[b] > variant.stock_end:
+            raise ApiTestError(f"stock end with {state.stock_len[b]} cards in the stock")
+    elif reason == END_MAX_TURNS:
+        if s[S_TURN] < variant.max_turns:
+            raise ApiTestError(f"turn-limit end after {s[S_TURN]} turns")
+    else:
+        raise ApiTestError(f"a hand ended with end reason {reason}")
+    ref = score_hand(variant, team_results(state, b, variant), None if went_out < 0 else went_out)
+    core = state.score_items[b]
+    for t in range(2):
+        want = [ref.teams[t].items[k] for k in SCORE_ITEMS]
+        if core[t].tolist() != want:
+            raise ApiTestError(
+                f"team {t} score items {dict(zip(SCORE_ITEMS, core[t].tolist(), strict=True))}"
+                f" but the referee says {ref.teams[t].items} (end reason {reason}, "
+                f"went out {went_out})"
+            )
+    totals = ref.totals
+    if (s[S_HAND_SCORE0], s[S_HAND_SCORE0 + 1]) != totals:
+        raise ApiTestError(
+            f"hand scores {s[S_HAND_SCORE0]}, {s[S_HAND_SCORE0 + 1]} but the referee's totals "
+            f"are {totals}"
+        )
+    return totals
+
+
+# ------------------------------------------------------------------------ (c) mask
+def check_mask(game: Game, b: int, rng: np.random.Generator, full: bool, sample: int = 8):
+    """(c): the legal list against action_error. Returns the illegal ids seen."""
+    legal = game.legal_actions(b)
+    legal_set = set(legal.tolist())
+    if len(legal_set) != len(legal):
+        raise ApiTestError(f"legal_actions lists an action twice: {legal.tolist()}")
+    if full:
+        errors = action_errors(game, b)
+        ok = np.flatnonzero(errors == ERR_OK)
+        if not np.array_equal(ok, legal):
+            extra = sorted(set(ok.tolist()) - legal_set)
+            missing = sorted(legal_set - set(ok.tolist()))
+            raise ApiTestError(
+                "the mask is not exact: "
+                + "; ".join(
+                    [f"accepted but not listed: {a} ({describe_action(a)})" for a in extra[:5]]
+                    + [
+                        f"listed but refused: {a} ({describe_action(a)}, error {errors[a]})"
+                        for a in missing[:5]
+                    ]
+                )
+            )
+        return np.flatnonzero(errors != ERR_OK)
+    ids = rng.integers(0, NUM_ACTIONS, sample)
+    if len(legal):
+        ids = np.concatenate([ids, rng.choice(legal, min(2, len(legal)), replace=False)])
+    illegal = []
+    for a in ids.tolist():
+        code = game.action_error(a, b)
+        if (code == ERR_OK) != (a in legal_set):
+            raise ApiTestError(
+                f"action {a} ({describe_action(a)}): action_error {code} but "
+                f"{'listed' if a in legal_set else 'not listed'} as legal"
+            )
+        if code != ERR_OK:
+            illegal.append(a)
+    return np.array(illegal, np.int64)
+
+
+def check_illegal(game: Game, b: int, actions) -> int:
+    """(c): each illegal id raises IllegalActionError through step_one and changes nothing."""
+    tried = 0
+    for a in actions:
+        a = int(a)
+        code = game.action_error(a, b)
+        if code == ERR_OK:
+            raise ApiTestError(f"action {a} was given as illegal but action_error accepts it")
+        before = copy_state(game.state)
+        try:
+            game.step_one(a, b)
+        except IllegalActionError as e:
+            try:
+                name = describe_action(a)
+            except ValueError:
+                name = "an unknown action"
+            if f"illegal action {a} ({name})" not in str(e) or e.code != code:
+                raise ApiTestError(f"the error for action {a} does not name it: {e}") from None
+        else:
+            raise ApiTestError(f"step_one accepted illegal action {a} ({describe_action(a)})")
+        if not states_equal(before, game.state):
+            diff = [
+                f
+                for f, x, y in zip(GameState._fields, before, game.state, strict=True)
+                if f != "scratch" and not np.array_equal(x, y)
+            ]
+            raise ApiTestError(f"illegal action {a} changed the state: {diff}")
+        tried += 1
+    return tried
+
+
+def _near_illegal(game: Game, b: int, rng: np.random.Generator) -> list[int]:
+    """Illegal ids close to legal ones: discards of cards not held, adds to empty slots."""
+    st = game.state
+    p = int(st.scalars[b, S_PLAYER])
+    out = []
+    missing = np.flatnonzero(st.hands[b, p] == 0)
+    if len(missing):
+        out.append(DISCARD_BASE + int(rng.choice(missing)))
+    t = p % 2
+    slot = int(st.num_melds[b, t])
+    if slot < MAX_MELDS:
+        out.append(ADD_BASE + slot * NUM_CARD_TYPES + int(rng.integers(NUM_CARD_TYPES)))
+    return [a for a in out if game.action_error(a, b) != ERR_OK]
+
+
+# ------------------------------------------------------------------------ (g) hidden info
+def shuffle_hidden(
+    state: GameState, b: int, viewer: int, variant: Variant, rng: np.random.Generator
+) -> GameState:
+    """A copy of game ``b`` (a batch of one) in which every card hidden from ``viewer`` is
+    dealt again at random: the stock's cards and order, the untaken muertos, a peeked card
+    that is not theirs, and the other players' cards not in their ``known`` counts (every
+    hand keeps its size and its known cards)."""
+    st = take_games(state, b)
+    s = st.scalars[0]
+    n = variant.num_players
+    pool: list[int] = st.stock[0, : st.stock_len[0]].tolist()
+    untaken = [
+        (t, m)
+        for t in range(2)
+        for m in range(MAX_MUERTOS)
+        if st.muerto_status[0, t, m] == MUERTO_UNTAKEN
+    ]
+    for t, m in untaken:
+        pool += st.muertos[0, t, m].tolist()
+    peek_hidden = s[S_PEEK_CARD] >= 0 and not (s[S_PHASE] == PHASE_PEEK and s[S_PLAYER] == viewer)
+    if peek_hidden:
+        pool.append(int(s[S_PEEK_CARD]))
+    others = [q for q in range(n) if q != viewer]
+    unknown = {}
+    for q in others:
+        u = st.hands[0, q].astype(np.int64) - st.known[0, q]
+        unknown[q] = int(u.sum())
+        pool += _cards(u)
+    order = rng.permutation(len(pool))
+    pool = [pool[i] for i in order]
+    k = 0
+    size = int(st.stock_len[0])
+    st.stock[0, :size] = pool[k : k + size]
+    k += size
+    for t, m in untaken:
+        st.muertos[0, t, m] = pool[k : k + MUERTO_SIZE]
+        k += MUERTO_SIZE
+    if peek_hidden:
+        s[S_PEEK_CARD] = pool[k]
+        k += 1
+    for q in others:
+        hand = st.known[0, q].astype(np.int64) + _bincount(pool[k : k + unknown[q]])
+        st.hands[0, q] = hand
+        k += unknown[q]
+    assert k == len(pool)
+    return st
+
+
+#: actions whose effect on the table shows only the cards the id names: the trajectory
+#: part of check (g) applies them to both states (a group opening picks its suits from
+#: the hand, a rejected peek shows the peeked card: both reveal by design)
+_TRAJECTORY_KINDS = {"draw", "take_pile", "peek_keep", "add", "discard", "open_run"}
+_TRAJECTORY_KINDS.add("open_wild_group")
+
+
+def check_hidden(
+    game: Game, b: int, viewer: int, rng: np.random.Generator, next_action: int | None = None
+) -> int:
+    """(g) for one viewer: the observation is the same in a state with the hidden cards
+    dealt again; and, when another player acts next with an action that moves only named
+    cards and does not end the hand, the same after it in both states. Returns the number
+    of comparisons made."""
+    v = game.variant
+    base = take_games(game.state, b)
+    other = shuffle_hidden(game.state, b, viewer, v, rng)
+    obs = _observe(game, base, 0, viewer)
+    obs2 = _observe(game, other, 0, viewer)
+    if not np.array_equal(obs, obs2):
+        raise ApiTestError(
+            f"player {viewer}'s observation changes with hidden cards at offsets "
+            f"{_where(game, obs, obs2)}"
+        )
+    done = 1
+    if next_action is None:
+        return done
+    actor = int(base.scalars[0, S_PLAYER])
+    if actor == viewer or decode_action(next_action).kind not in _TRAJECTORY_KINDS:
+        return done
+    if _step_state(game, base, 0, next_action) != ERR_OK:
+        raise ApiTestError(f"the chosen action {next_action} is illegal on a copy")
+    if _step_state(game, other, 0, next_action) != ERR_OK:
+        return done  # the reshuffle took a card the action needs
+    if base.scalars[0, S_HAND_JUST_ENDED] or other.scalars[0, S_HAND_JUST_ENDED]:
+        return done  # the end of a hand shows the hands in its scores
+    obs = _observe(game, base, 0, viewer)
+    obs2 = _observe(game, other, 0, viewer)
+    if not np.array_equal(obs, obs2):
+        raise ApiTestError(
+            f"after player {actor}'s action {next_action} ({describe_action(next_action)}), "
+            f"player {viewer}'s observation depends on hidden cards at offsets "
+            f"{_where(game, obs, obs2)}"
+        )
+    return done + 1
+
+
+def _where(game: Game, a: np.ndarray, b: np.ndarray) -> list[str]:
+    """Differing observation offsets, named by their layout block."""
+    lay = game.layout._asdict()
+    size = lay.pop("size")
+    starts = sorted(lay.items(), key=lambda kv: kv[1])
+    names = []
+    for i in np.flatnonzero(a != b)[:8].tolist():
+        block = max((kv for kv in starts if kv[1] <= i), key=lambda kv: kv[1])
+        names.append(f"{block[0]}+{i - block[1]} ({a[i]} vs {b[i]})")
+    assert size == len(a)
+    return names
+
+
+# ------------------------------------------------------------------------ the API test
+@dataclass
+class ApiTestReport:
+    """What :func:`api_test` saw."""
+
+    variant: str
+    num_players: int
+    episode: str
+    games: int = 0
+    steps: int = 0
+    hands: int = 0
+    max_melds: int = 0  # the largest number of melds a team ever had
+    max_hand_steps: int = 0
+    max_episode_steps: int = 0
+    max_steps_bound: int = 0
+    full_scans: int = 0
+    sampled_ids: int = 0
+    illegal_tried: int = 0
+    hidden_checks: int = 0
+    replayed_steps: int = 0
+    end_reasons: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        ends = {
+            {END_WENT_OUT: "went_out", END_STOCK: "stock", END_MAX_TURNS: "max_turns"}.get(
+                k, str(k)
+            ): v
+            for k, v in sorted(self.end_reasons.items())
+        }
+        return (
+            f"api_test {self.variant} {self.num_players}p {self.episode}: {self.games} games, "
+            f"{self.hands} hands, {self.steps} steps in {self.seconds:.1f}s; ends {ends}; "
+            f"longest hand {self.max_hand_steps} steps (bound {self.max_steps_bound}); "
+            f"most melds of a team {self.max_melds} (MAX_MELDS {MAX_MELDS}); "
+            f"{self.full_scans} full mask scans, {self.sampled_ids} sampled ids, "
+            f"{self.illegal_tried} illegal tries, {self.hidden_checks} hidden-info checks, "
+            f"{self.replayed_steps} replayed steps"
+        )
+
+
+def api_test(
+    variant: str | Variant = "argentine",
+    num_players: int | None = None,
+    num_games: int = 20,
+    seed: int = 0,
+    full_mask_scan_every: int = 10,
+    check_hidden: bool = True,
+    *,
+    episode: str = "hand",
+    batch_size: int = 4,
+    full_scan_games: int = 2,
+    hidden_every: int = 3,
+    illegal_per_step: int = 2,
+    check_determinism: bool = True,
+    **overrides,
+) -> ApiTestReport:
+    """Play ``num_games`` uniformly random legal episodes and check (a)-(h) of the module
+    doc at every step; raises :class:`ApiTestError` (an AssertionError) on the first
+    failure, else returns an :class:`ApiTestReport`.
+
+    Games run in batches of ``batch_size`` (batch k dealt from ``seed + k``) and are
+    stepped together with :meth:`Game.step`. The first ``full_scan_games`` games get a
+    full mask scan at every step, the others every ``full_mask_scan_every`` steps (and a
+    random sample of ids at every step). ``check_hidden`` runs (g) every ``hidden_every``
+    steps of each game for every viewer.
+    """
+    probe = Game(variant, num_players=num_players, batch_size=1, episode=episode, **overrides)
+    v = probe.variant
+    bound = max_steps(v)
+    report = ApiTestReport(v.name, v.num_players, episode, max_steps_bound=bound)
+    cache = _MeldCache(v)
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    game_index = 0
+    batch_no = 0
+    while game_index < num_games:
+        k = min(batch_size, num_games - game_index)
+        game_seed = seed + batch_no
+        game = Game(v, batch_size=k, episode=episode, seed=game_seed)
+        try:
+            history, digests = _play_batch(
+                game,
+                rng,
+                report,
+                cache,
+                bound,
+                full_games=max(0, full_scan_games - game_index),
+                full_every=full_mask_scan_every,
+                hidden_every=hidden_every if check_hidden else 0,
+                illegal_per_step=illegal_per_step,
+            )
+        except ApiTestError as e:
+            raise ApiTestError(
+                f"{v.name} {v.num_players}p {episode}, batch seed {game_seed}: {e}"
+            ) from None
+        if check_determinism:
+            _replay(v, episode, k, game_seed, history, digests, game.state)
+            report.replayed_steps += sum(int((a >= 0).sum()) for a in history)
+        game_index += k
+        batch_no += 1
+    report.games = num_games
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _play_batch(
+    game: Game,
+    rng: np.random.Generator,
+    report: ApiTestReport,
+    cache: _MeldCache,
+    bound: int,
+    full_games: int,
+    full_every: int,
+    hidden_every: int,
+    illegal_per_step: int,
+):
+    """Play one batch to the end with all checks; returns the actions and state digests."""
+    v = game.variant
+    st = game.state
+    k = game.batch_size
+    history: list[np.ndarray] = []
+    digests = [state_digest(st)]
+    game_steps = np.zeros(k, np.int64)
+    for b in range(k):
+        check_cards(st, b, v, cache)
+        check_melds(st, b, v, cache)
+    mask = np.zeros((k, NUM_ACTIONS), bool)
+    while not game.done.all():
+        game.legal_action_mask(mask)
+        actions = np.full(k, -1, np.int64)
+        for b in range(k):
+            where = f"game {b}, step {game_steps[b]}"
+            try:
+                _before_step(
+                    game, b, rng, report, mask, actions, full_games, full_every, hidden_every,
+                    illegal_per_step, int(game_steps[b]),
+                )  # fmt: skip
+            except ApiTestError as e:
+                raise ApiTestError(f"{where}: {e}") from None
+        before = copy_state(st)
+        try:
+            game.step(actions)
+        except IllegalActionError as e:
+            raise ApiTestError(f"step refused a legal action: {e}") from None
+        history.append(actions)
+        digests.append(state_digest(st))
+        for b in np.flatnonzero(actions >= 0):
+            game_steps[b] += 1
+            report.steps += 1
+            where = f"game {b}, step {game_steps[b]} (action {actions[b]}: "
+            where += f"{describe_action(actions[b])})"
+            try:
+                _after_step(game, int(b), int(actions[b]), before, report, cache, bound)
+            except ApiTestError as e:
+                raise ApiTestError(f"{where}: {e}") from None
+        report.max_episode_steps = max(report.max_episode_steps, int(game_steps.max()))
+    return history, digests
+
+
+def _before_step(
+    game, b, rng, report, mask, actions, full_games, full_every, hidden_every, illegal_per_step,
+    step,
+):  # fmt: skip
+    st = game.state
+    legal = game.legal_actions(b)
+    if not np.array_equal(np.flatnonzero(mask[b]), legal):
+        raise ApiTestError("legal_action_mask disagrees with legal_actions")
+    if game.done[b]:
+        if len(legal) or st.scalars[b, S_PHASE] != PHASE_OVER:
+            raise ApiTestError("a finished game lists legal actions or is not over")
+        for a in rng.integers(0, NUM_ACTIONS, 2).tolist():
+            if game.action_error(a, b) != ERR_GAME_OVER:
+                raise ApiTestError(f"a finished game answers action {a} with another error")
+        return
+    if len(legal) == 0:
+        raise ApiTestError("a live game has no legal action")
+    full = b < full_games or (full_every > 0 and step % full_every == 0)
+    illegal = check_mask(game, b, rng, full)
+    if full:
+        report.full_scans += 1
+    else:
+        report.sampled_ids += 10
+    tries = []
+    if len(illegal) and illegal_per_step > 0:
+        tries += rng.choice(illegal, min(illegal_per_step, len(illegal)), replace=False).tolist()
+    if step == 0:
+        tries += [-1, NUM_ACTIONS]
+    tries += _near_illegal(game, b, rng)[:1]
+    report.illegal_tried += check_illegal(game, b, tries)
+    a = int(rng.choice(legal))
+    actions[b] = a
+    if hidden_every and step % hidden_every == 0:
+        for viewer in range(game.num_players):
+            report.hidden_checks += check_hidden(game, b, viewer, rng, a)
+
+
+def _after_step(game, b, a, before, report, cache, bound):
+    st = game.state
+    v = game.variant
+    s = st.scalars[b]
+    check_cards(st, b, v, cache)
+    check_melds(st, b, v, cache)
+    check_wild_group_rule(before, st, b, v)
+    report.max_melds = max(report.max_melds, int(st.num_melds[b].max()))
+    if s[S_HAND_JUST_ENDED]:
+        report.hands += 1
+        if s[S_EPISODE_MATCH] and not s[S_DONE]:
+            # the next hand is dealt already: replay the action as a one-hand episode
+            final = take_games(before, b)
+            final.scalars[0, S_EPISODE_MATCH] = 0
+            if _step_state(game, final, 0, a) != ERR_OK:
+                raise ApiTestError("the action is illegal on a copy")
+            if not np.array_equal(final.score_items[0], st.score_items[b]):
+                raise ApiTestError(
+                    f"score_items {st.score_items[b].tolist()} after the redeal, "
+                    f"{final.score_items[0].tolist()} at the end of the hand"
+                )
+            if s[S_STEP] != 0 or s[S_TURN] != 0:
+                raise ApiTestError("the next hand does not start at step 0")
+            fb, final_state = 0, final
+        else:
+            fb, final_state = b, st
+        steps = int(final_state.scalars[fb, S_STEP])
+        report.max_hand_steps = max(report.max_hand_steps, steps)
+        if steps > bound:
+            raise ApiTestError(f"a hand took {steps} steps, more than max_steps {bound}")
+        report.end_reasons[int(final_state.scalars[fb, S_END_REASON])] += 1
+        t0, t1 = check_hand_end(final_state, fb, v)
+        m_before = before.scalars[b, S_MATCH0 : S_MATCH0 + 2]
+        if (s[S_MATCH0] - m_before[0], s[S_MATCH0 + 1] - m_before[1]) != (t0, t1):
+            raise ApiTestError("match points did not grow by the hand scores")
+    else:
+        if s[S_END_REASON] != END_NONE and not s[S_DONE]:
+            raise ApiTestError("an end reason is set in a hand still going")
+        if s[S_STEP] > bound:
+            raise ApiTestError(f"the hand is at step {s[S_STEP]}, past max_steps {bound}")
+    if not s[S_EPISODE_MATCH] and s[S_TOTAL_STEPS] > bound:
+        raise ApiTestError(f"the episode is at step {s[S_TOTAL_STEPS]}, past max_steps {bound}")
+    if s[S_DONE] and (st.num_legal[b] != 0 or s[S_PHASE] != PHASE_OVER):
+        raise ApiTestError("a finished game is not in PHASE_OVER with no legal action")
+
+
+def _replay(v, episode, k, seed, history, digests, final_state):
+    """(h): the recorded actions, one game at a time, give the same states."""
+    game = Game(v, batch_size=k, episode=episode, seed=seed)
+    if state_digest(game.state) != digests[0]:
+        raise ApiTestError(f"{v.name} seed {seed}: the same seed deals different games")
+    for i, actions in enumerate(history):
+        for b in np.flatnonzero(actions >= 0):
+            game.step_one(int(actions[b]), int(b))
+        if state_digest(game.state) != digests[i + 1]:
+            raise ApiTestError(
+                f"{v.name} seed {seed}: the replay differs from the batched run at step {i + 1}"
+            )
+    if not states_equal(game.state, final_state):
+        raise ApiTestError(f"{v.name} seed {seed}: the replay ends in another state")
+
+
+# ------------------------------------------------------------------------ seeded play
+def random_play(
+    variant: str | Variant = "argentine",
+    num_players: int | None = None,
+    batch_size: int = 4,
+    seed: int = 0,
+    action_seed: int = 0,
+    episode: str = "hand",
+    max_batch_steps: int = 100_000,
+) -> tuple[np.ndarray, str, int]:
+    """Play a batch of seeded random games with a seeded action choice (no checks).
+
+    Returns (final hand scores [B, 2], digest of the final state, batch steps). The same
+    arguments give the same result with and without the JIT and on any thread count."""
+    game = Game(variant, num_players=num_players, batch_size=batch_size, episode=episode, seed=seed)
+    rng = np.random.default_rng(action_seed)
+    steps = 0
+    while not game.done.all() and steps < max_batch_steps:
+        actions = np.full(batch_size, -1, np.int64)
+        for b in range(batch_size):
+            n = int(game.state.num_legal[b])
+            if n:
+                actions[b] = game.legal_actions(b)[int(rng.integers(n))]
+        game.step(actions)
+        steps += 1
+    return game.hand_scores, state_digest(game.state), steps

@@ -1,0 +1,479 @@
+# noqa: D212, D415
+"""
+# Burako
+
+A PettingZoo AEC environment for Burako (Buraco, Burraco), the rummy-family game of
+melds, canastas and *muertos*, in four rule variants (``argentine``, ``italian``,
+``brazilian``, ``colombian``; RULES.md) or one's own YAML of house rules.
+
+| Import             | `from burako_env import burako_v0`                         |
+|--------------------|------------------------------------------------------------|
+| Actions            | Discrete                                                   |
+| Parallel API       | No                                                         |
+| Manual Control     | No (the `burako play` CLI is the human interface)          |
+| Agents             | `agents= ['player_0', 'player_1', ...]`                    |
+| Agents             | 2, 4 (all variants), 6 or 8 (colombian)                    |
+| Action Shape       | Discrete(NUM_ACTIONS) = Discrete(1773)                     |
+| Observation Shape  | `{"observation": (obs_size,) int16, "action_mask": (1773,) int8}` |
+| Observation Values | int16: counts, table fields, sizes and scores (some negative) |
+
+    from burako_env import burako_v0
+
+    env = burako_v0.env(variant="argentine", num_players=4, render_mode="ansi")
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            action = env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
+
+Players sit in order; player `p` is on team `p % 2` and partners share every reward.
+The environment is the core's :class:`~burako_env.core.game.Game` with a batch of one:
+no rule is written twice. The player to act (``agent_selection``) follows the game: a
+turn is several decisions (draw, any number of melds, the discard) by the same player.
+
+## Arguments
+
+``burako_v0.env(variant="argentine", num_players=None, episode="hand", reward="score",
+render_mode=None, copy_observations=False, render_viewer=None, **overrides)``
+
+* ``variant``: a variant name, a YAML path or a :class:`~burako_env.variants.Variant`.
+* ``num_players``: the table size (the variant's default when None).
+* ``episode``: ``"hand"`` (one hand, the default) or ``"match"`` (hands until a team
+  reaches the variant's target).
+* ``reward``: ``"score"``, ``"win"`` or ``"raw"`` (see Rewards).
+* ``render_mode``: ``"ansi"`` (``render()`` returns the table as text), ``"human"``
+  (prints it after every reset and step) or None.
+* ``copy_observations``: return fresh arrays from ``observe`` (see Observation).
+* ``render_viewer``: the seat whose hand the rendering shows; None shows every hand.
+* ``**overrides``: any variant parameter (``stock_end=2``, ...).
+
+Seeding is through ``reset(seed=...)``: the same seed deals the same cards. A reset
+without a seed continues the game's generator (a fresh environment first draws a seed
+from the operating system).
+
+## Observation Space
+
+A dict: ``"observation"`` is what the observing player may see (RULES.md section 10) as
+one int16 vector, laid out by :func:`burako_env.core.constants.obs_layout` (own hand,
+both teams' melds own team first, the pile in order, cards known in others' hands, hand
+sizes, muertos, phase, counters and scores, the variant's parameters). Seats and teams
+are relative to the viewer. The Box bounds are int16's range.
+
+``"action_mask"`` (int8, NUM_ACTIONS) is 1 exactly where the engine accepts the action;
+all zeros for any agent but the one to act, and for everyone once the game is over.
+
+The observation and mask of the current decision are computed once, by the same numba
+call that applies the action, into buffers the environment reuses: the arrays returned
+by ``observe``/``last`` are overwritten by the next ``step``. Copy what you keep, or
+pass ``copy_observations=True``.
+
+### Legal Actions Mask
+
+``raw_env.legal_actions()`` gives the same legal ids as a short int array (a view of the
+engine's list, in the engine's order), a cheaper way to sample a random legal move than
+a 1773-wide mask.
+
+## Action Space
+
+``Discrete(1773)``: draw from the stock, take the pile, keep or reject a peeked card,
+take the muerto keeping wilds, open a group / run / wild group (templates; the engine
+picks the suits of a group's naturals), add one card to a meld slot, discard a card.
+The table of ranges is docs/ACTIONS.md; ``burako_env.core.actions.describe_action``
+names any id.
+
+``raw_env.step`` with an illegal action raises :class:`IllegalMoveError` (a
+``ValueError``) naming the player, the action and why it is illegal, and leaves the game
+untouched. ``env()`` wraps the raw environment as PettingZoo classic does: an illegal move
+warns (naming the move and the reason) and ends the game with -1 for the offender and 0
+for everyone else; an action outside the space fails an assertion; calls out of order
+raise.
+
+## Rewards
+
+Partners always get the same reward, the opponents its negative.
+
+* ``"score"``: the team's hand score minus the opponents', divided by 1000 and clipped
+  to [-1, 1] (:mod:`burako_env.envs.rewards`).
+* ``"raw"``: the same margin in points.
+* ``"win"``: +1 for the winning team, -1 for the other, 0 for a tie (hand mode: the
+  higher hand score wins; match mode: the match winner).
+
+With ``episode="hand"`` the reward comes once, at the end of the hand. With
+``episode="match"``, ``"score"`` and ``"raw"`` rewards come at the end of **every hand**
+(that hand's margin; the sum over a match of the raw rewards is the margin in match
+points), and ``"win"`` comes once, at the end of the match.
+
+When a hand ends every agent's ``info`` holds ``hand_scores`` (team 0, team 1),
+``match_scores``, ``hands_ended`` and, once the episode is over, ``winner`` (the winning
+team, -1 for a tie). Otherwise infos are empty.
+
+## Episode end
+
+The episode ends when the hand ends (a player goes out, the stock runs down, or the
+400-turn bound of RULES.md section 6 is hit), or in match mode when a team reaches the
+target with more points than the other. Every agent is then terminated (never
+truncated).
+
+## Version History
+
+* v0: Initial version (burako 0.1.0).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from burako_env.core.actions import describe_action
+from burako_env.core.constants import (
+    ERR_OK,
+    ERROR_MESSAGES,
+    NUM_ACTIONS,
+    S_DONE,
+    S_HAND_JUST_ENDED,
+    S_HAND_SCORE0,
+    S_HAND_SCORE1,
+    S_HANDS_ENDED,
+    S_MATCH0,
+    S_MATCH1,
+    S_PLAYER,
+    S_WINNER,
+)
+from burako_env.core.game import Game, IllegalActionError, game_seeds
+from burako_env.core.kernels import refresh_legal
+from burako_env.core.nb import njit
+from burako_env.core.observe import observe_one
+from burako_env.core.rules import action_error, apply_action, reset_game
+from burako_env.envs.rewards import check_reward, team_rewards
+from burako_env.variants import Variant
+
+__all__ = ["IllegalMoveError", "env", "raw_env"]
+
+INT16_MIN = np.iinfo(np.int16).min
+INT16_MAX = np.iinfo(np.int16).max
+
+
+# ------------------------------------------------------------------ fused single-game kernels
+# One numba call per decision: each call pays the dispatcher once (unboxing the state's
+# arrays costs a few microseconds), so applying the action, refreshing the legal list and
+# writing the next decision's observation and mask happen in the same call. Game 0 only.
+@njit
+def write_decision(st, params, lay, obs, mask):
+    """Observation of the player to act and the mask of game 0 into ``obs`` and ``mask``."""
+    for i in range(mask.shape[0]):
+        mask[i] = 0
+    for i in range(st.num_legal[0]):
+        mask[st.legal[0, i]] = 1
+    observe_one(st, 0, st.scalars[0, S_PLAYER], params, lay, obs)
+
+
+@njit
+def step_decision(st, params, a, lay, obs, mask):
+    """Apply action ``a`` to game 0 if legal, then write the next decision; the ERR_* code."""
+    err = action_error(st, 0, a, params)
+    if err != ERR_OK:
+        return err
+    apply_action(st, 0, a, params)
+    refresh_legal(st, 0, params)
+    write_decision(st, params, lay, obs, mask)
+    return ERR_OK
+
+
+@njit
+def reset_decision(st, params, episode_match, lay, obs, mask):
+    """Deal a new episode in game 0 (from its generator) and write the first decision."""
+    reset_game(st, 0, params, episode_match)
+    refresh_legal(st, 0, params)
+    write_decision(st, params, lay, obs, mask)
+
+
+@njit
+def observe_seat(st, params, seat, lay, obs):
+    observe_one(st, 0, seat, params, lay, obs)
+
+
+def entropy_seed() -> int:
+    """A seed from the operating system, for a first reset without one."""
+    return int(np.random.SeedSequence().entropy % (2**63))
+
+
+class IllegalMoveError(IllegalActionError):
+    """An illegal action given to :meth:`raw_env.step`: names the player, the action and
+    why; the game is left as it was. A ``ValueError``."""
+
+    def __init__(self, action: int, code: int, agent: str):
+        super().__init__(action, code, 0)
+        self.agent = agent
+        try:
+            name = describe_action(action)
+        except ValueError:
+            name = "not an action"
+        self.args = (f"{agent} cannot play action {action} ({name}): {ERROR_MESSAGES[code]}",)
+
+
+def env(**kwargs) -> AECEnv:
+    """The Burako AEC environment with PettingZoo's usual wrappers (see the module doc)."""
+    e = raw_env(**kwargs)
+    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's TerminateIllegalWrapper whose warning names the move and the reason."""
+
+    def step(self, action) -> None:
+        current = self.agent_selection
+        if self._prev_obs is None:
+            self.observe(current)
+        mask = self._prev_obs["action_mask"]
+        self._prev_obs = None
+        self._prev_info = None
+        raw = self.env.unwrapped
+        dead = raw.terminations[current] or raw.truncations[current]
+        if self._terminated and dead:
+            raw._was_dead_step(action)
+        elif not dead and not mask[action]:
+            warnings.warn(
+                f"illegal move by {current}: {raw.explain_illegal(action)}; the game ends "
+                f"with {self._illegal_value} for {current}",
+                stacklevel=2,
+            )
+            raw._cumulative_rewards[current] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.agents, 0)
+            raw.rewards[current] = float(self._illegal_value)
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            self.env.step(action)
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
+    """The Burako AEC environment without wrappers (see the module doc)."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "burako_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        variant: str | Path | Variant | None = "argentine",
+        num_players: int | None = None,
+        episode: str = "hand",
+        reward: str = "score",
+        render_mode: str | None = None,
+        copy_observations: bool = False,
+        render_viewer: int | None = None,
+        **overrides,
+    ) -> None:
+        EzPickle.__init__(
+            self,
+            variant=variant,
+            num_players=num_players,
+            episode=episode,
+            reward=reward,
+            render_mode=render_mode,
+            copy_observations=copy_observations,
+            render_viewer=render_viewer,
+            **overrides,
+        )
+        super().__init__()
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        self.reward_kind = check_reward(reward)
+        self.game = Game(variant, num_players, batch_size=1, episode=episode, seed=0, **overrides)
+        self.variant = self.game.variant
+        self.episode = episode
+        self.render_mode = render_mode
+        self.render_viewer = render_viewer
+        self.copy_observations = bool(copy_observations)
+        n = self.game.num_players
+        self.num_players = n
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        size = self.game.layout.size
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(INT16_MIN, INT16_MAX, (size,), np.int16),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+
+        # the engine's arrays and the decision cache (never reallocated)
+        self._st = self.game.state
+        self._params = self.game.params
+        self._lay = self.game._lay
+        self._scalars = self._st.scalars[0]
+        self._episode_match = self.game.episode_match
+        self._obs = np.zeros(size, np.int16)  # the player to act's observation
+        self._mask = np.zeros(NUM_ACTIONS, np.int8)  # ... and mask
+        self._zero_mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._other_obs = np.zeros((n, size), np.int16)  # anyone else asked for
+        self._decision = {"observation": self._obs, "action_mask": self._mask}
+        self._others = [
+            {"observation": self._other_obs[i], "action_mask": self._zero_mask} for i in range(n)
+        ]
+        self._seat = 0  # seat of the player to act
+        self._rewarded = False  # rewards holds nonzero values from the last step
+        self._seeded = False
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode control
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is None and not self._seeded:
+            seed = entropy_seed()
+        if seed is not None:
+            self._st.rng[0] = game_seeds(int(seed), 1)[0]
+            self._seeded = True
+        reset_decision(
+            self._st, self._params, self._episode_match, self._lay, self._obs, self._mask
+        )
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._rewarded = False
+        self._skip_agent_selection = None
+        self._seat = int(self._scalars[S_PLAYER])
+        self.agent_selection = self.possible_agents[self._seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to act: step needs an action, got None")
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS:
+            raise IllegalMoveError(a, 1, agent)  # ERR_OUT_OF_RANGE
+        err = step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
+        if err:
+            raise IllegalMoveError(a, err, agent)
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewarded:
+            for name in self.rewards:
+                self.rewards[name] = 0.0
+            self._rewarded = False
+        s = self._scalars
+        if s[S_HAND_JUST_ENDED]:
+            self._hand_ended()
+        self._seat = seat = int(s[S_PLAYER])
+        self.agent_selection = self.possible_agents[seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def _hand_ended(self) -> None:
+        """Rewards, infos and terminations after an action that ended a hand."""
+        s = self._scalars
+        done = bool(s[S_DONE])
+        scores = (int(s[S_HAND_SCORE0]), int(s[S_HAND_SCORE1]))
+        info = {
+            "hand_scores": scores,
+            "match_scores": (int(s[S_MATCH0]), int(s[S_MATCH1])),
+            "hands_ended": int(s[S_HANDS_ENDED]),
+        }
+        if done:
+            info["winner"] = int(s[S_WINNER])
+        r0 = None
+        if self.reward_kind == "win" or self.episode == "hand":
+            if done:
+                w = int(s[S_WINNER])
+                if self.reward_kind == "win":
+                    r0 = 0.0 if w < 0 else (1.0 if w == 0 else -1.0)
+                else:
+                    r0 = float(team_rewards(np.array(scores), self.reward_kind)[0])
+        else:  # match mode, score or raw: every hand's margin
+            r0 = float(team_rewards(np.array(scores), self.reward_kind)[0])
+        for name in self.agents:
+            seat = self.agent_name_mapping[name]
+            self.infos[name] = dict(info)
+            if r0 is not None:
+                self.rewards[name] = r0 if seat % 2 == 0 else -r0
+        if r0 is not None:
+            self._rewarded = True
+            self._accumulate_rewards()
+        if done:
+            for name in self.agents:
+                self.terminations[name] = True
+
+    # ------------------------------------------------------------------ observing
+    def observe(self, agent: str) -> dict:
+        seat = self.agent_name_mapping[agent]
+        if seat == self._seat:
+            d = self._decision
+        else:
+            observe_seat(self._st, self._params, seat, self._lay, self._other_obs[seat])
+            d = self._others[seat]
+        if self.copy_observations:
+            return {"observation": d["observation"].copy(), "action_mask": d["action_mask"].copy()}
+        return d
+
+    def legal_actions(self) -> np.ndarray:
+        """The legal action ids of the decision (a view, in the engine's order)."""
+        return self._st.legal[0, : self._st.num_legal[0]]
+
+    def explain_illegal(self, action) -> str:
+        """``action N (what it does): why it is illegal`` (or ``... is legal``)."""
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            return f"{action!r} is not an action id"
+        code = self.game.action_error(a) if 0 <= a < NUM_ACTIONS else 1
+        try:
+            name = describe_action(a)
+        except ValueError:
+            name = "not an action"
+        return f"action {a} ({name}): {ERROR_MESSAGES[code]}"
+
+    # ------------------------------------------------------------------ rendering
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn(
+                "render() called without a render_mode; pass render_mode='ansi' or 'human'",
+                stacklevel=2,
+            )
+            return None
+        from burako_env.render import render_table
+
+        text = render_table(self.game, 0, viewer=self.render_viewer)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass
