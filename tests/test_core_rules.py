@@ -363,7 +363,9 @@ def test_opening_overrides():
     assert sc(game, S_PHASE) == PHASE_PEEK and pile(game) == []
 
 
-@pytest.mark.parametrize(("variant", "players"), [("argentine", 2), ("brazilian", 4), ("colombian", 6)])
+@pytest.mark.parametrize(
+    ("variant", "players"), [("argentine", 2), ("brazilian", 4), ("colombian", 6)]
+)
 def test_dealer_and_first_player_rotate_over_a_match(variant, players):
     game = Game(variant, num_players=players, episode="match", seed=8, max_turns=1)
     for k in range(2 * players + 1):
@@ -438,6 +440,46 @@ def test_cutter_keeps_wilds_in_the_deal():
         assert np.array_equal(table_counts(game, b), deck_counts(game))
     # the bottom card is a wild about 12 times in 108: both counts occur in 600 deals
     assert kept_seen[1] > 20 and kept_seen[2] > 0
+
+
+def test_cutter_rotates_with_the_dealer_in_a_match():
+    """Hand 1 of a match: dealer 0, so the cutter is seat 3; only it may hold shown wilds."""
+    game = Game("colombian", batch_size=300, episode="match", seed=4, max_turns=1)
+    for _ in range(2):  # keep the peek, then discard: the hand ends at max_turns 1
+        actions = []
+        for b in range(300):
+            n = game.state.num_legal[b]
+            la = sorted(int(a) for a in game.state.legal[b, :n])
+            actions.append(la[0] if la[0] == PEEK_KEEP else la[-1])
+        game.step(actions)
+    st = game.state
+    assert np.all(st.scalars[:, S_HAND_INDEX] == 1) and np.all(st.scalars[:, S_DEALER] == 0)
+    assert st.known[:, (0, 1, 2)].sum() == 0
+    kept = st.known[:, 3].sum(axis=1)
+    assert (kept == 1).sum() > 10 and (kept == 2).sum() > 0
+    assert np.all(st.hands.sum(axis=2) == 11)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "hand_size", "jokers", "muertos"),
+    [
+        ({"hand_size": 9}, 9, 2, 1),
+        ({"jokers_per_deck": 0}, 11, 0, 1),
+        ({"jokers_per_deck": 2}, 11, 4, 1),
+        ({"muertos_per_team": 2}, 11, 2, 2),
+        ({"decks": 3}, 11, 3, 1),
+    ],
+)
+def test_deal_parameters(overrides, hand_size, jokers, muertos):
+    game = Game("argentine", batch_size=16, seed=2, **overrides)
+    st = game.state
+    assert deck_counts(game)[JOKER] == jokers
+    for b in range(16):
+        assert np.array_equal(table_counts(game, b), deck_counts(game))
+        assert np.all(st.hands[b].sum(axis=1) == hand_size)
+        assert list(st.muerto_status[b, 0]) == [MUERTO_UNTAKEN] * muertos + [MUERTO_ABSENT] * (
+            3 - muertos
+        )
 
 
 def test_cutter_keeps_wilds_off():

@@ -115,7 +115,8 @@ def deal_hand(st, b, params, hand_index):
     st.num_melds[b, 1] = 0
     for t in range(2):
         for i in range(NUM_SCORE_ITEMS):
-            st.score_items[b, t, i] = 0
+            if hand_index == 0:  # later hands keep the last finished hand's items
+                st.score_items[b, t, i] = 0
     s = st.scalars[b]
     s[S_DEALER] = dealer
     s[S_FIRST_PLAYER] = first

@@ -116,7 +116,8 @@ def observe_one(st, b, v, params, lay, out):
     out[m + 4] = v
     out[m + 5] = (s[S_DEALER] - v) % n
     out[m + 6] = (s[S_FIRST_PLAYER] - v) % n
-    out[m + 7] = s[S_NO_DISCARD] + 1
+    if v == s[S_PLAYER]:  # the bar shows whether the player held the card: private
+        out[m + 7] = s[S_NO_DISCARD] + 1
     if min_first_meld_active(st, b, my_team, params):
         out[m + 8] = team_minimum(st, b, my_team, params)
     out[m + 9] = s[S_OPENED0 + my_team]

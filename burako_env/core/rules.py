@@ -312,7 +312,10 @@ def after_meld_error(st, b, p, params, used0, used1, used2, n_used, row, slot, h
             last = c
             break
     if plain_discard_error(st, b, last, params) != ERR_OK:
-        return ERR_LAST_CARD_STUCK
+        # muerto_keep_wilds: a lone wild left is not stuck, it may take the muerto
+        keep = params[P_MUERTO_KEEP_WILDS] and has_muerto and min_ok and is_wild_card(last)
+        if not keep:
+            return ERR_LAST_CARD_STUCK
     if not min_ok or has_muerto:
         return ERR_OK  # below the minimum the melds come back; else an indirect muerto
     if not close_allowed(any_c, clean_c, params):
