@@ -141,6 +141,9 @@ class Variant:
         default=False, metadata=_doc("a team without a canasta scores its table negative (7)")
     )
     max_turns: int = field(default=400, metadata=_doc("turns after which a hand ends (6)"))
+    max_hands: int = field(
+        default=100, metadata=_doc("hands after which a match ends, higher total winning (8)")
+    )
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -233,6 +236,8 @@ def _validate(v: Variant) -> None:
             raise VariantError(f"{src}: {name} cannot be negative, got {getattr(v, name)}")
     if v.max_turns < 1:
         raise VariantError(f"{src}: max_turns must be at least 1, got {v.max_turns}")
+    if v.max_hands < 1:
+        raise VariantError(f"{src}: max_hands must be at least 1, got {v.max_hands}")
     # a hand needs its deal, the muertos, an up-card or a peek, and a stock above stock_end
     needed = v.num_players * v.hand_size + 2 * v.muertos_per_team * MUERTO_SIZE + 2 + v.stock_end
     if v.total_cards < needed:

@@ -299,3 +299,19 @@ def test_hand_episode_winner():
     assert list(game.hand_scores[0]) == [355, 25]
     assert np.array_equal(game.match_scores[0], game.hand_scores[0])
     assert sc(game, S_END_REASON) == END_WENT_OUT and sc(game, S_HAND_INDEX) == 0
+
+
+@pytest.mark.parametrize(("max_hands", "done"), [(1, True), (2, False)])
+def test_match_max_hands(max_hands, done):
+    # (choice) a match also ends after max_hands hands: the higher total wins
+    game = build_game(
+        "argentine",
+        hands={0: "Kh", 1: "5d"},
+        melds={0: [CLEAN], 1: ["Qs Qd Qh"]},
+        muertos_taken={0: 1, 1: 1},
+        episode="match",
+        max_hands=max_hands,
+    )
+    do_discard(game, "Kh")
+    assert list(game.match_scores[0]) == [355, 25]
+    assert game.done[0] == done and game.winner[0] == (0 if done else -1)

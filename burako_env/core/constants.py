@@ -225,7 +225,7 @@ MUERTO_OBS_FIELDS = 3  # status, how it was taken, taker seat relative to the vi
 #: own team opened, other team opened, provisional points, match points (own, other),
 #: last hand scores (own, other), hands ended
 NUM_MISC = 17
-NUM_VARIANT_FEATURES = 43  # every entry of the params array (params.NUM_PARAMS)
+NUM_VARIANT_FEATURES = 44  # every entry of the params array (params.NUM_PARAMS)
 
 
 def obs_layout(num_players: int, total_cards: int) -> ObsLayout:

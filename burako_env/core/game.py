@@ -70,7 +70,7 @@ class Game:
     """A batch of ``batch_size`` games of one variant, stepped in lockstep.
 
     ``episode`` is ``"hand"`` (one hand, the default) or ``"match"`` (hands until a team
-    reaches the variant's target). ``num_threads`` caps numba's threads for this process.
+    reaches the variant's target, or ``max_hands`` hands). Thread count: ``numba.set_num_threads``.
     """
 
     def __init__(

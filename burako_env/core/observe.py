@@ -41,6 +41,11 @@ from burako_env.core.rules import (
 
 
 @njit
+def _clip16(x):
+    return min(max(x, -32768), 32767)
+
+
+@njit
 def observe_one(st, b, v, params, lay, out):
     """Write player ``v``'s observation of game ``b`` into ``out`` (int16, zeroed here)."""
     (
@@ -123,8 +128,8 @@ def observe_one(st, b, v, params, lay, out):
     out[m + 9] = s[S_OPENED0 + my_team]
     out[m + 10] = s[S_OPENED0 + other]
     out[m + 11] = provisional_points(st, b, s[S_PLAYER] % 2, params)
-    out[m + 12] = s[S_MATCH0 + my_team]
-    out[m + 13] = s[S_MATCH0 + other]
+    out[m + 12] = _clip16(s[S_MATCH0 + my_team])
+    out[m + 13] = _clip16(s[S_MATCH0 + other])
     out[m + 14] = s[S_HAND_SCORE0 + my_team]
     out[m + 15] = s[S_HAND_SCORE0 + other]
     out[m + 16] = s[S_HANDS_ENDED]

@@ -53,7 +53,8 @@ P_MUERTO_REFILLS_STOCK = 39
 P_NO_CANASTA_NEGATIVE = 40
 P_MAX_TURNS = 41
 P_TOTAL_CARDS = 42
-NUM_PARAMS = 43
+P_MAX_HANDS = 43
+NUM_PARAMS = 44
 
 CLOSE_ANY_CANASTA = 0
 CLOSE_CLEAN_CANASTA = 1
@@ -111,6 +112,7 @@ def variant_params(v: Variant) -> np.ndarray:
     p[P_NO_CANASTA_NEGATIVE] = v.no_canasta_negative
     p[P_MAX_TURNS] = v.max_turns
     p[P_TOTAL_CARDS] = v.total_cards
+    p[P_MAX_HANDS] = v.max_hands
     return p
 
 

@@ -127,6 +127,7 @@ from burako_env.core.params import (
     P_CLOSE_DISCARD_NOT_WILD,
     P_CLOSE_REQUIRES,
     P_CLOSE_REQUIRES_DISCARD,
+    P_MAX_HANDS,
     P_MAX_MELD,
     P_MAX_TURNS,
     P_MIN_FIRST_MELD,
@@ -803,8 +804,11 @@ def end_hand(st, b, params, reason, went_out):
     if s[S_EPISODE_MATCH]:
         m0 = s[S_MATCH0]
         m1 = s[S_MATCH0 + 1]
-        if (m0 >= params[P_TARGET] or m1 >= params[P_TARGET]) and m0 != m1:
-            s[S_WINNER] = 0 if m0 > m1 else 1
+        reached = (m0 >= params[P_TARGET] or m1 >= params[P_TARGET]) and m0 != m1
+        if reached or s[S_HANDS_ENDED] >= params[P_MAX_HANDS]:
+            # max_hands bounds matches that drift away from the target (colombian random
+            # play scores negative hand after hand); the higher total wins, -1 on a tie
+            s[S_WINNER] = -1 if m0 == m1 else (0 if m0 > m1 else 1)
             s[S_DONE] = 1
             s[S_PHASE] = PHASE_OVER
         else:
