@@ -3,14 +3,19 @@
 :func:`render_table` draws game ``b`` of a :class:`~burako_env.core.game.Game` as one
 player sees it (``viewer``), or with every hand open (``viewer=None``)::
 
-    Burako · argentine · 4 players · hand 1 · turn 3
-    To act: player 1 (team 1) · play: meld or discard
-    Stock 70 · Pile 2, top 7♥ · Muertos: team 0 untaken · team 1 untaken
-    Cards: P0 11 · P1 12 · P2 11 · P3 11
-    Team 0 melds: none
+    Burako · argentine · 4 players · hand 1 · turn 18
+    To act: P1 (you, team 1) · play: meld or discard
+    Stock 30 · Pile 0
+    Muertos: team 0 untaken · team 1 untaken
+    Cards: P0 8 · P1 (you) 5 · P2 10 · P3 16
+    Team 0 melds:
+      [ 0] 6♠ 7♠ 8♠                       run · clean
+      [ 1] 4♠ 5♠ 2♥                       run · dirty
     Team 1 melds:
-      [0] 7♠ 8♠ 9♠ *            run · dirty
-    Hand of player 1 (12): A♣ 4♣ · 9♦ J♦ · 3♥ 5♥ 5♥ · 2♠ K♠ · *
+      [ 0] A♥ 2♣ 3♥                       run · dirty
+      [ 1] 5♠ * 7♠                        run · dirty
+    Hand of P1 (5) ←: T♣ · J♥ · 6♠ J♠ J♠
+    Known in P0's hand: 4♦ · 9♥
 
 Only plain Python reads the state here (no kernels run), so rendering never changes a game.
 """
@@ -174,7 +179,8 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
         lines.append("The episode is over.")
     else:
         lines.append(
-            f"To act: {_seat_name(player, viewer)} (team {player % 2}) · {PHASE_TEXT[phase]}"
+            f"To act: P{player} ({'you, ' if player == viewer else ''}team {player % 2}) · "
+            f"{PHASE_TEXT[phase]}"
         )
 
     # stock, pile, muertos
@@ -236,11 +242,11 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
     match = (int(s[S_MATCH0]), int(s[S_MATCH0 + 1]))
     hands_ended = int(s[S_HANDS_ENDED])
     score = []
-    if episode == "match" or hands_ended:
+    if episode == "match":
         score.append(f"match points {match[0]} – {match[1]}")
     if hands_ended:
         last = (int(s[S_HAND_SCORE0]), int(s[S_HAND_SCORE0 + 1]))
-        score.append(f"last hand {last[0]} – {last[1]}")
+        score.append(f"{'last ' if episode == 'match' else ''}hand {last[0]} – {last[1]}")
     if score:
         lines.append("Scores (team 0 – team 1): " + " · ".join(score))
     if phase == PHASE_OVER:
@@ -248,9 +254,7 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
         if s[S_END_REASON] == END_WENT_OUT:
             reason = f"team {int(s[S_WENT_OUT])} {reason}"
         w = int(s[S_WINNER])
-        lines.append(
-            f"Result: {reason}; " + ("a tie" if w < 0 else f"team {w} wins the {episode}")
-        )
+        lines.append(f"Result: {reason}; " + ("a tie" if w < 0 else f"team {w} wins the {episode}"))
         items = np.asarray(st.score_items[b])
         for t in range(2):
             lines.append(

@@ -136,6 +136,7 @@ from pettingzoo.utils import wrappers
 from burako_env.core.actions import describe_action
 from burako_env.core.constants import (
     ERR_OK,
+    ERR_OUT_OF_RANGE,
     ERROR_MESSAGES,
     NUM_ACTIONS,
     S_DONE,
@@ -201,9 +202,49 @@ def observe_seat(st, params, seat, lay, obs):
     observe_one(st, 0, seat, params, lay, obs)
 
 
+def compiled(kernel, *args):
+    """``kernel``'s machine code for the types of ``args``, compiled or loaded from the
+    cache now. Calling it skips numba's dispatcher, which spends about 2 us a call typing
+    the state's 18 arrays; every later call must pass arguments of the same types. Under
+    ``NUMBA_DISABLE_JIT`` the kernel is a plain function and comes back as it is."""
+    if not hasattr(kernel, "compile"):
+        return kernel
+    from numba import typeof
+
+    return kernel.compile(tuple(typeof(a) for a in args))
+
+
 def entropy_seed() -> int:
     """A seed from the operating system, for a first reset without one."""
     return int(np.random.SeedSequence().entropy % (2**63))
+
+
+def hand_info(scalars) -> dict:
+    """What the infos say after a hand ends: scores, hands ended, the winner once over."""
+    info = {
+        "hand_scores": (int(scalars[S_HAND_SCORE0]), int(scalars[S_HAND_SCORE1])),
+        "match_scores": (int(scalars[S_MATCH0]), int(scalars[S_MATCH1])),
+        "hands_ended": int(scalars[S_HANDS_ENDED]),
+    }
+    if scalars[S_DONE]:
+        info["winner"] = int(scalars[S_WINNER])
+    return info
+
+
+def hand_end_reward(scalars, reward: str, episode: str) -> float | None:
+    """Team 0's reward after an action that ended a hand (``scalars``: the game's S_*
+    row), team 1's being its negative; None when this hand end brings no reward (a hand
+    inside a match with ``reward="win"``). See the module doc, Rewards."""
+    done = scalars[S_DONE]
+    if reward == "win":
+        if not done:
+            return None
+        w = scalars[S_WINNER]
+        return 0.0 if w < 0 else (1.0 if w == 0 else -1.0)
+    if episode == "hand" and not done:  # cannot happen: a hand ends a hand episode
+        return None
+    scores = np.array([scalars[S_HAND_SCORE0], scalars[S_HAND_SCORE1]])
+    return float(team_rewards(scores, reward)[0])
 
 
 class IllegalMoveError(IllegalActionError):
@@ -224,22 +265,47 @@ def env(**kwargs) -> AECEnv:
     """The Burako AEC environment with PettingZoo's usual wrappers (see the module doc)."""
     e = raw_env(**kwargs)
     e = TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
     return e
+
+
+# PettingZoo's wrappers reach the raw environment's attributes through a chain of
+# ``__getattr__`` calls, one per wrapper, and a loop of ``last()`` and ``step()`` reads
+# about thirty of them a step. The subclasses below keep the wrappers' behaviour and read
+# the hot attributes from the raw environment directly.
+def _raw_attribute(name: str) -> property:
+    def get(self):
+        if not self._has_reset:  # as OrderEnforcingWrapper.__getattr__ says
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(get, doc=f"the raw environment's ``{name}``")
 
 
 class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
     """PettingZoo's TerminateIllegalWrapper whose warning names the move and the reason."""
 
+    def __init__(self, env: raw_env, illegal_reward: float):
+        super().__init__(env, illegal_reward)
+        self._raw = env.unwrapped
+
+    def observe(self, agent: str) -> dict:
+        obs = self.env.observe(agent)
+        raw = self._raw
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
     def step(self, action) -> None:
-        current = self.agent_selection
+        raw = self._raw
+        current = raw.agent_selection
         if self._prev_obs is None:
             self.observe(current)
         mask = self._prev_obs["action_mask"]
         self._prev_obs = None
         self._prev_info = None
-        raw = self.env.unwrapped
         dead = raw.terminations[current] or raw.truncations[current]
         if self._terminated and dead:
             raw._was_dead_step(action)
@@ -259,6 +325,43 @@ class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
             self._terminated = True
         else:
             self.env.step(action)
+
+
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's AssertOutOfBoundsWrapper, with a fast path for a plain int."""
+
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def step(self, action) -> None:
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS):
+            raw = self._raw
+            agent = raw.agent_selection
+            assert (
+                action is None and (raw.terminations[agent] or raw.truncations[agent])
+            ) or raw.action_space(agent).contains(action), "action is not in action space"
+        self.env.step(action)
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper; after reset, the hot attributes come straight
+    from the raw environment (before it, they raise AttributeError as PettingZoo's do)."""
+
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+    agent_selection = _raw_attribute("agent_selection")
+    agents = _raw_attribute("agents")
+    rewards = _raw_attribute("rewards")
+    terminations = _raw_attribute("terminations")
+    truncations = _raw_attribute("truncations")
+    infos = _raw_attribute("infos")
+    _cumulative_rewards = _raw_attribute("_cumulative_rewards")
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
@@ -336,6 +439,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         self._others = [
             {"observation": self._other_obs[i], "action_mask": self._zero_mask} for i in range(n)
         ]
+        self._step_decision = compiled(
+            step_decision, self._st, self._params, 0, self._lay, self._obs, self._mask
+        )
+        self._reset_decision = compiled(
+            reset_decision,
+            self._st,
+            self._params,
+            self._episode_match,
+            self._lay,
+            self._obs,
+            self._mask,
+        )
         self._seat = 0  # seat of the player to act
         self._rewarded = False  # rewards holds nonzero values from the last step
         self._seeded = False
@@ -354,7 +469,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         if seed is not None:
             self._st.rng[0] = game_seeds(int(seed), 1)[0]
             self._seeded = True
-        reset_decision(
+        self._reset_decision(
             self._st, self._params, self._episode_match, self._lay, self._obs, self._mask
         )
         self.agents = self.possible_agents[:]
@@ -379,8 +494,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
             raise ValueError(f"{agent} is to act: step needs an action, got None")
         a = int(action)
         if not 0 <= a < NUM_ACTIONS:
-            raise IllegalMoveError(a, 1, agent)  # ERR_OUT_OF_RANGE
-        err = step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
+            raise IllegalMoveError(a, ERR_OUT_OF_RANGE, agent)
+        err = self._step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
         if err:
             raise IllegalMoveError(a, err, agent)
         self._cumulative_rewards[agent] = 0.0
@@ -400,24 +515,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         """Rewards, infos and terminations after an action that ended a hand."""
         s = self._scalars
         done = bool(s[S_DONE])
-        scores = (int(s[S_HAND_SCORE0]), int(s[S_HAND_SCORE1]))
-        info = {
-            "hand_scores": scores,
-            "match_scores": (int(s[S_MATCH0]), int(s[S_MATCH1])),
-            "hands_ended": int(s[S_HANDS_ENDED]),
-        }
-        if done:
-            info["winner"] = int(s[S_WINNER])
-        r0 = None
-        if self.reward_kind == "win" or self.episode == "hand":
-            if done:
-                w = int(s[S_WINNER])
-                if self.reward_kind == "win":
-                    r0 = 0.0 if w < 0 else (1.0 if w == 0 else -1.0)
-                else:
-                    r0 = float(team_rewards(np.array(scores), self.reward_kind)[0])
-        else:  # match mode, score or raw: every hand's margin
-            r0 = float(team_rewards(np.array(scores), self.reward_kind)[0])
+        info = hand_info(s)
+        r0 = hand_end_reward(s, self.reward_kind, self.episode)
         for name in self.agents:
             seat = self.agent_name_mapping[name]
             self.infos[name] = dict(info)
@@ -447,12 +546,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         return self._st.legal[0, : self._st.num_legal[0]]
 
     def explain_illegal(self, action) -> str:
-        """``action N (what it does): why it is illegal`` (or ``... is legal``)."""
+        """``action N (what it does): why it is illegal`` (``...: legal`` if it is)."""
         try:
             a = int(action)
         except (TypeError, ValueError):
             return f"{action!r} is not an action id"
-        code = self.game.action_error(a) if 0 <= a < NUM_ACTIONS else 1
+        code = self.game.action_error(a) if 0 <= a < NUM_ACTIONS else ERR_OUT_OF_RANGE
         try:
             name = describe_action(a)
         except ValueError:

@@ -1,8 +1,9 @@
 """A batch of games for training and tournaments: B games in one object, auto-reset.
 
 Each call returns, for every game, the acting player's observation and mask, its seat
-and team; :meth:`VectorEnv.step` takes one action per game, and a game whose episode
-ends reports its result in the info dict and is dealt a new episode at once.
+and team; :meth:`VectorEnv.step` takes one action per game (every game has a player to
+act at every step: there are no idle games), and a game whose episode ends reports its
+result in the info dict and is dealt a new episode at once, from its own generator.
 
     env = VectorEnv("argentine", num_envs=1024, seed=0)
     obs, mask, info = env.reset()
@@ -11,7 +12,37 @@ ends reports its result in the info dict and is dealt a new episode at once.
         obs, mask, info = env.step(actions)
         info["ended"], info["team_rewards"]    # episodes that just ended, their rewards
 
-The arrays returned are buffers reused by the next call: copy what you keep.
+Returned values (B = ``num_envs``, O = observation size, A = NUM_ACTIONS):
+
+* ``obs`` int16 [B, O]: each game seen by its player to act (after an auto-reset, the
+  new episode's first player).
+* ``mask`` bool [B, A]: that player's legal actions.
+* ``info`` (a dict, same keys at every call):
+  ``seat`` int64 [B] the player to act, ``team`` [B] its team (``seat % 2``),
+  ``legal`` int16 [B, A] / ``num_legal`` int32 [B] the legal ids (row b's first
+  ``num_legal[b]`` entries, in the engine's order: the cheap way to pick a random legal
+  action), ``ended`` bool [B] the episode ended with the last action,
+  ``hand_ended`` bool [B] a hand ended with it (``ended`` included),
+  ``final_scores`` [B, 2] the last hand's scores of an ended episode (team 0, team 1),
+  ``final_match`` [B, 2] its match points, ``winner`` [B] its winning team (-1 tie),
+  ``hand_scores`` [B, 2] the scores of the hand that just ended (wherever
+  ``hand_ended``), ``team_rewards`` float64 [B, 2] the rewards of team 0 and team 1 for
+  the last action (zero except where it ended a hand).
+
+Rewards follow the AEC environment (:mod:`burako_env.envs.aec`, Rewards): in hand mode
+the episode's end carries the hand's reward (``"score"``: margin / 1000 clipped to
+[-1, 1]; ``"raw"``: the margin; ``"win"``: +1 / -1 / 0). In match mode ``"score"`` and
+``"raw"`` rewards come at every hand end (that hand's margin) and ``"win"`` at the
+match's end. A learner credits ``team_rewards[b, t]`` to the decisions its team ``t``
+made in game b since the last reward.
+
+The arrays returned, but ``seat`` and ``team``, are buffers reused by the next call
+(``legal`` and ``num_legal`` are the engine's own): copy what you keep.
+
+Seeds: game b of ``VectorEnv(seed=s)`` plays the same episodes as game b of
+``Game(batch_size=B, seed=s)`` given the same actions, a finished game being reset from
+its own generator (``Game.reset(games=done)``). The kernels run on numba's thread pool
+(``numba.set_num_threads`` caps it); the games do not depend on the thread count.
 """
 
 from __future__ import annotations
@@ -21,7 +52,12 @@ from pathlib import Path
 import numpy as np
 
 from burako_env.core import kernels
-from burako_env.core.constants import ERR_OK, NUM_ACTIONS, S_PLAYER
+from burako_env.core.constants import (
+    NUM_ACTIONS,
+    S_HAND_JUST_ENDED,
+    S_HAND_SCORE0,
+    S_PLAYER,
+)
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.variants import Variant
@@ -41,60 +77,106 @@ class VectorEnv:
         **overrides,
     ) -> None:
         self.reward = check_reward(reward)
-        self.game = Game(variant, num_players, batch_size=num_envs, episode=episode, seed=seed,
-                         **overrides)
+        self.game = Game(
+            variant, num_players, batch_size=num_envs, episode=episode, seed=seed, **overrides
+        )
         self.variant = self.game.variant
+        self.episode = episode
         self.num_envs = num_envs
         self.num_players = self.game.num_players
         self.observation_size = self.game.layout.size
         self.num_actions = NUM_ACTIONS
         self._seed = seed
-        self._obs = np.zeros((num_envs, self.observation_size), np.int16)
-        self._mask = np.zeros((num_envs, NUM_ACTIONS), bool)
-        self._errors = np.zeros(num_envs, np.int32)
-        self._ended = np.zeros(num_envs, bool)
-        self._final = np.zeros((num_envs, 5), np.int32)
-        self._viewers = np.full(num_envs, -1, np.int64)
+        b = num_envs
+        st = self.game.state
+        self._obs = np.zeros((b, self.observation_size), np.int16)
+        self._mask = np.zeros((b, NUM_ACTIONS), bool)
+        self._errors = np.zeros(b, np.int32)
+        self._ended = np.zeros(b, bool)
+        self._hand_ended = np.zeros(b, bool)
+        self._final = np.zeros((b, 5), np.int32)
+        self._hand_scores = np.zeros((b, 2), np.int32)
+        self._rewards = np.zeros((b, 2), np.float64)
+        self._viewers = np.full(b, -1, np.int64)
+        self._rows = np.arange(b)
+        self._info = {
+            "seat": None,
+            "team": None,
+            "legal": st.legal,
+            "num_legal": st.num_legal,
+            "ended": self._ended,
+            "hand_ended": self._hand_ended,
+            "final_scores": self._final[:, 0:2],
+            "final_match": self._final[:, 2:4],
+            "winner": self._final[:, 4],
+            "hand_scores": self._hand_scores,
+            "team_rewards": self._rewards,
+        }
+        self._observe()  # the games Game dealt are ready to step
 
     def reset(self, seed: int | None = None):
+        """Deal every game anew (game b from ``(seed, b)``; the constructor's seed when
+        None). Returns ``(obs, mask, info)``."""
         self.game.reset(self._seed if seed is None else seed)
         self._ended[:] = False
+        self._hand_ended[:] = False
+        self._rewards[:] = 0.0
         return self._observe()
 
     def _observe(self):
         st = self.game.state
         kernels.observe_kernel(st, self.game.params, self._viewers, self.game._lay, self._obs)
         kernels.mask_kernel(st, self._mask)
-        seat = st.scalars[:, S_PLAYER].astype(np.int64)
-        scores = self._final[:, 0:2]
-        if self.game.episode == "match":
-            scores = self._final[:, 2:4]
-        rewards = np.where(self._ended[:, None], team_rewards(scores, self.reward), 0.0)
-        info = {
-            "seat": seat,
-            "team": seat % 2,
-            "ended": self._ended,
-            "final_scores": self._final[:, 0:2],
-            "final_match": self._final[:, 2:4],
-            "winner": self._final[:, 4],
-            "team_rewards": rewards,
-        }
+        seat = st.scalars[:, S_PLAYER].astype(np.int64)  # fresh: callers keep the seats
+        info = self._info
+        info["seat"] = seat
+        info["team"] = seat % 2
         return self._obs, self._mask, info
 
+    def _collect_rewards(self) -> None:
+        """Hand ends and team rewards of the last step (see the module doc)."""
+        st = self.game.state
+        ended = self._ended
+        hand_ended = self._hand_ended
+        np.not_equal(st.scalars[:, S_HAND_JUST_ENDED], 0, out=hand_ended)
+        hand_ended |= ended
+        rewards = self._rewards
+        if not hand_ended.any():
+            rewards[:] = 0.0
+            return
+        scores = self._hand_scores
+        np.copyto(scores, st.scalars[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2])
+        np.copyto(scores, self._final[:, 0:2], where=ended[:, None])
+        if self.episode == "match" and self.reward == "win":
+            rewards[:] = np.where(ended[:, None], team_rewards(self._final[:, 2:4], "win"), 0.0)
+        else:
+            rewards[:] = np.where(hand_ended[:, None], team_rewards(scores, self.reward), 0.0)
+
     def step(self, actions: np.ndarray):
-        """One action per game. An illegal action raises IllegalActionError and moves
-        no game."""
-        actions = np.ascontiguousarray(np.asarray(actions, dtype=np.int64).reshape(-1))
+        """One action per game. An illegal action raises IllegalActionError naming the
+        first game, the action and why, and moves no game."""
+        actions = np.ascontiguousarray(np.asarray(actions).reshape(-1), dtype=np.int64)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"step needs {self.num_envs} actions, got shape {actions.shape}")
-        bad = ~self._mask[np.arange(self.num_envs), np.clip(actions, 0, NUM_ACTIONS - 1)]
+        bad = ~self._mask[self._rows, np.clip(actions, 0, NUM_ACTIONS - 1)]
         bad |= (actions < 0) | (actions >= NUM_ACTIONS)
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             raise IllegalActionError(actions[b], self.game.action_error(actions[b], b), b)
         kernels.step_autoreset_kernel(
-            self.game.state, self.game.params, actions, self._errors,
-            self.game.episode_match, self._ended, self._final,
+            self.game.state,
+            self.game.params,
+            actions,
+            self._errors,
+            self.game.episode_match,
+            self._ended,
+            self._final,
         )
-        assert (self._errors == ERR_OK).all()
+        if self._errors.any():  # the mask and the engine disagree: a core bug
+            b = int(np.flatnonzero(self._errors)[0])
+            raise RuntimeError(
+                f"game {b}: action {actions[b]} was in the mask but the engine refused it "
+                f"(error {self._errors[b]})"
+            )
+        self._collect_rewards()
         return self._observe()

@@ -1,0 +1,288 @@
+"""Burako as a single-agent Gymnasium environment: the learner against fixed opponents.
+
+The learner plays one seat (``control="seat"``) or every seat of its team
+(``control="team"``); the other seats are played by opponent agents, any objects with the
+interface of :class:`agents.base.Agent` (``act(obs[B, O], mask[B, A]) -> actions[B]``),
+:class:`~agents.base.RandomAgent` by default. ``step`` applies the learner's action, then
+lets the opponents play until the learner is to act again or the episode ends.
+
+    import gymnasium, burako_env
+    env = gymnasium.make("Burako-v0", variant="italian", num_players=4)
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks().argmax())
+
+With sb3-contrib: ``MaskablePPO("MlpPolicy", BurakoGymEnv())`` finds ``action_masks()``.
+
+* Observation: ``Box(int16, (obs_size,))``, the acting learner seat's view (layout:
+  :func:`burako_env.core.constants.obs_layout`). Returned arrays are fresh copies.
+* Action: ``Discrete(NUM_ACTIONS)``; ``action_masks()`` gives the legal ones (bool).
+* Reward: the learner's team's, as in the AEC environment (:mod:`burako_env.envs.aec`,
+  Rewards): ``"score"`` (hand margin / 1000 clipped to [-1, 1]), ``"raw"`` or ``"win"``;
+  in match mode the score rewards come at every hand end.
+* An illegal action (``illegal_action="terminate"``, the default) ends the episode with
+  reward -1 and ``info["illegal_action"]`` naming it; ``"raise"`` raises
+  :class:`~burako_env.core.game.IllegalActionError` instead. The game is untouched.
+* ``info``: ``seat`` (the learner seat to act), and after a hand ends ``hand_scores``,
+  ``match_scores``, ``hands_ended`` (and ``winner`` at the end), teams in table order.
+* Episodes end (terminated) with the hand or the match; they are never truncated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from burako_env.core.constants import (
+    ERR_OK,
+    ERR_OUT_OF_RANGE,
+    NUM_ACTIONS,
+    S_DONE,
+    S_HAND_JUST_ENDED,
+    S_PLAYER,
+)
+from burako_env.core.game import Game, IllegalActionError, game_seeds
+from burako_env.envs.aec import (
+    INT16_MAX,
+    INT16_MIN,
+    compiled,
+    hand_end_reward,
+    hand_info,
+    observe_seat,
+    reset_decision,
+    step_decision,
+)
+from burako_env.envs.rewards import check_reward
+from burako_env.variants import Variant
+
+CONTROLS = ("seat", "team")
+ILLEGAL = ("terminate", "raise")
+
+
+class BurakoGymEnv(gymnasium.Env):
+    """One learner (a seat or a team) against opponent agents; see the module doc.
+
+    ``seat`` is the learner's seat (its team is ``seat % 2``) or ``"random"`` for a seat
+    drawn at each reset. ``opponents`` is None (random agents), one agent for every other
+    seat, a sequence with one agent per opponent seat (in seat order), or a mapping
+    seat -> agent. Opponents with a ``seed(int)`` method are reseeded by a seeded reset.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        variant: str | Path | Variant | None = "argentine",
+        num_players: int | None = None,
+        episode: str = "hand",
+        reward: str = "score",
+        seat: int | str = 0,
+        control: str = "seat",
+        opponents=None,
+        illegal_action: str = "terminate",
+        render_mode: str | None = None,
+        **overrides,
+    ) -> None:
+        if control not in CONTROLS:
+            raise ValueError(f"control must be one of {CONTROLS}, got {control!r}")
+        if illegal_action not in ILLEGAL:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL}, got {illegal_action!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        self.reward_kind = check_reward(reward)
+        self.game = Game(variant, num_players, batch_size=1, episode=episode, seed=0, **overrides)
+        self.variant = self.game.variant
+        self.episode = episode
+        self.num_players = n = self.game.num_players
+        if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
+            raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
+        self.seat_option = seat
+        self.control = control
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.opponents = opponents
+        if opponents is None:
+            from agents.base import RandomAgent
+
+            self._random_agents = [RandomAgent(seed=p) for p in range(n)]
+
+        size = self.game.layout.size
+        self.observation_space = spaces.Box(INT16_MIN, INT16_MAX, (size,), np.int16)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+
+        self._st = self.game.state
+        self._params = self.game.params
+        self._lay = self.game._lay
+        self._scalars = self._st.scalars[0]
+        self._obs = np.zeros(size, np.int16)
+        self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._mask_bool = self._mask.view(bool)  # the same bytes, for agents
+        self._obs_batch = self._obs[None]
+        self._mask_batch = self._mask_bool[None]
+        self._step_decision = compiled(
+            step_decision, self._st, self._params, 0, self._lay, self._obs, self._mask
+        )
+        self._set_seat(0 if seat == "random" else int(seat))
+        self._over = True
+
+    # ------------------------------------------------------------------ set-up
+    def _check_agent(self, agent):
+        if not callable(getattr(agent, "act", None)):
+            raise TypeError(f"an opponent needs an act(obs, mask) method, got {agent!r}")
+        return agent
+
+    def _seat_agents(self) -> list:
+        """The agent of every seat, None for the learner's seats."""
+        n = self.num_players
+        others = [p for p in range(n) if p not in self._learner]
+        spec = self.opponents
+        agents = [None] * n
+        if spec is None:
+            for p in others:
+                agents[p] = self._random_agents[p]
+        elif isinstance(spec, Mapping):
+            for p in others:
+                if p not in spec:
+                    raise ValueError(f"no opponent agent given for seat {p}")
+                agents[p] = self._check_agent(spec[p])
+        elif isinstance(spec, Sequence) and not isinstance(spec, str):
+            if len(spec) != len(others):
+                raise ValueError(
+                    f"{len(spec)} opponents given for the {len(others)} opponent seats {others}"
+                )
+            for p, agent in zip(others, spec, strict=True):
+                agents[p] = self._check_agent(agent)
+        else:
+            for p in others:
+                agents[p] = self._check_agent(spec)
+        return agents
+
+    def _learner_seats(self, seat: int) -> frozenset:
+        if self.control == "team":
+            return frozenset(range(seat % 2, self.num_players, 2))
+        return frozenset((seat,))
+
+    def _set_seat(self, seat: int) -> None:
+        self.seat = seat
+        self._learner = self._learner_seats(seat)
+        self._agents = self._seat_agents()
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        self._st.rng[0] = game_seeds(int(rng.integers(2**62)), 1)[0]
+        if self.seat_option == "random":
+            self._set_seat(int(rng.integers(self.num_players)))
+        if seed is not None:
+            seen = set()
+            for agent in self._agents:
+                if agent is not None and id(agent) not in seen and hasattr(agent, "seed"):
+                    agent.seed(int(rng.integers(2**62)))
+                    seen.add(id(agent))
+        while True:
+            reset_decision(
+                self._st,
+                self._params,
+                self.game.episode_match,
+                self._lay,
+                self._obs,
+                self._mask,
+            )
+            self._over = False
+            self._play_opponents()
+            if not self._over:
+                break
+            # an episode cannot end before every seat has played in practice; if it
+            # ever does, deal again rather than hand back a finished game
+        if self.render_mode == "human":
+            self.render()
+        return self._obs.copy(), {"seat": int(self._scalars[S_PLAYER])}
+
+    def step(self, action):
+        if self._over:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        a = int(action)
+        err = (
+            self._step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
+            if 0 <= a < NUM_ACTIONS
+            else ERR_OUT_OF_RANGE
+        )
+        if err != ERR_OK:
+            exc = IllegalActionError(a, err)
+            if self.illegal_action == "raise":
+                raise exc
+            self._over = True
+            info = {"seat": int(self._scalars[S_PLAYER]), "illegal_action": str(exc)}
+            return self._obs.copy(), -1.0, True, False, info
+        info = {}
+        reward = self._after_action(info)
+        reward += self._play_opponents(info)
+        if self._over:
+            # the final view is the learner's, not that of whoever ended the hand
+            observe_seat(self._st, self._params, self.seat, self._lay, self._obs)
+            self._mask[:] = 0
+        info["seat"] = int(self._scalars[S_PLAYER]) if not self._over else self.seat
+        if self.render_mode == "human":
+            self.render()
+        return self._obs.copy(), reward, self._over, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """bool [NUM_ACTIONS]: the learner's legal actions now (sb3-contrib's hook)."""
+        return self._mask_bool.copy()
+
+    def legal_actions(self) -> np.ndarray:
+        """The learner's legal action ids now (a view, in the engine's order)."""
+        return self._st.legal[0, : self._st.num_legal[0]]
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        from burako_env.render import render_table
+
+        viewer = self.seat if self.control == "seat" else None
+        text = render_table(self.game, 0, viewer=viewer)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    # ------------------------------------------------------------------ internals
+    def _after_action(self, info: dict | None = None) -> float:
+        """The learner team's reward for the action just applied; marks the episode over."""
+        s = self._scalars
+        if not s[S_HAND_JUST_ENDED]:
+            return 0.0
+        if info is not None:
+            info.update(hand_info(s))
+        if s[S_DONE]:
+            self._over = True
+        r0 = hand_end_reward(s, self.reward_kind, self.episode)
+        if r0 is None:
+            return 0.0
+        return r0 if self.seat % 2 == 0 else -r0
+
+    def _play_opponents(self, info: dict | None = None) -> float:
+        """Opponents act until a learner seat is to act or the episode ends."""
+        reward = 0.0
+        s = self._scalars
+        while not self._over:
+            agent = self._agents[s[S_PLAYER]]
+            if agent is None:  # a learner seat
+                break
+            a = int(agent.act(self._obs_batch, self._mask_batch)[0])
+            err = self._step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
+            if err != ERR_OK:
+                raise IllegalActionError(a, err)  # the opponent agent is broken
+            reward += self._after_action(info)
+        return reward
+
+
+__all__ = ["BurakoGymEnv"]
