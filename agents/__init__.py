@@ -41,6 +41,17 @@ def make_agent(name: str, seed: int = 0, **kw) -> Agent:
     return agent
 
 
+def _ppo_agent(path: str | None = None, seed: int = 0, **kw) -> Agent:
+    """``ppo``: the shipped pretrained policy; ``ppo:PATH``: a checkpoint or policy file
+    (agents.ppo_agent, imported on first use: torch loads only then)."""
+    from agents.ppo_agent import PPOAgent
+
+    return PPOAgent(path, seed=seed, **kw) if path else PPOAgent.pretrained(seed=seed, **kw)
+
+
+register_agent("ppo", _ppo_agent)
+register_agent("ppo", _ppo_agent, prefix=True)
+
 __all__ = [
     "Agent",
     "CompiledPolicyAgent",

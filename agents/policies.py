@@ -19,6 +19,9 @@ observation alone (its variant block holds the player count and the deck size).
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 
 from burako_env.core.constants import (
@@ -33,11 +36,8 @@ from burako_env.core.constants import (
     MELD_OBS_FIELDS,
     MELD_RUN,
     MELD_WILD_GROUP,
-    MF_GAP,
-    MF_HI,
     MF_KEY,
     MF_KIND,
-    MF_LO,
     MF_SIZE,
     MF_WILD,
     MUERTO_OBS_FIELDS,
@@ -75,9 +75,12 @@ from burako_env.core.melds import (
 )
 from burako_env.core.nb import njit, njit_parallel, prange
 from burako_env.core.params import (
+    CLOSE_ANY_CANASTA,
+    CLOSE_CLEAN_CANASTA,
     P_CANASTA_CARD_POINTS,
     P_CLEAN_ACES,
     P_CLEAN_CANASTA,
+    P_CLOSE_REQUIRES,
     P_DECKS,
     P_DIRTY_ACES,
     P_DIRTY_CANASTA,
@@ -97,6 +100,53 @@ from burako_env.core.params import (
     P_WILD_GROUP,
 )
 from burako_env.core.rng import randint
+
+
+def _install_dependency_cache_locator() -> None:
+    """Make numba's on-disk cache of the kernels in ``agents/`` depend on the sources they
+    call: numba only checks a cached function's own file, so a kernel here would keep
+    running stale core rules (or stale policies) after an edit elsewhere. The stamp of a
+    function in this folder becomes its own file's hash plus a hash of every
+    ``burako_env/core`` and ``agents`` source. Private numba API: skipped if it moved."""
+    try:
+        from numba.core import caching
+    except ImportError:  # pragma: no cover
+        return
+    base = getattr(caching, "InTreeCacheLocator", None) or getattr(
+        caching, "_InTreeCacheLocator", None
+    )
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    if base is None or impl is None or not hasattr(impl, "_locator_classes"):
+        return
+    if any(getattr(c, "_burako_deps", False) for c in impl._locator_classes):
+        return
+    here = Path(__file__).resolve().parent
+    core = Path(__file__).resolve().parent.parent / "burako_env" / "core"
+    digest = hashlib.sha256()
+    for path in sorted(core.glob("*.py")) + sorted(here.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    deps = digest.hexdigest()
+
+    class DependencyCacheLocator(base):
+        _burako_deps = True
+
+        def get_source_stamp(self):
+            return (super().get_source_stamp(), deps)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            try:
+                if Path(py_file).resolve().parent != here:
+                    return None
+            except OSError:
+                return None
+            return super().from_function(py_func, py_file)
+
+    impl._locator_classes.insert(0, DependencyCacheLocator)
+
+
+_install_dependency_cache_locator()
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
@@ -124,17 +174,21 @@ W_DEAD_RUN = 14  # 1: refuse dead runs outside the endgame
 W_PILE_MAX_LATE = 15  # late in the hand, do not take a pile larger than this unless meldable
 W_VALUE_DISCARD = 16  # per point of a card's value: discard high-value junk first
 W_CLEAN_ACES = 17  # 1: never open aces with a wild outside the endgame
-NUM_WEIGHTS = 18
+W_THREAT_HAND = 18  # the hand is ending when an opponent who can go out holds this few cards
+W_DUMP_HAND = 19  # with the muerto still to take, a hand this small lays its wilds too
+W_WILD_ADD_MIN_SIZE = 20  # a wild may go onto a meld that it brings to this size
+W_GO_OUT_ENDING = 21  # 1: go out whenever the hand is ending
+NUM_WEIGHTS = 22
 
 
 def default_weights() -> np.ndarray:
     """The tuned defaults of ``discard_table`` (see docs/STRATEGIES.md)."""
     w = np.zeros(NUM_WEIGHTS, dtype=np.float64)
     w[W_TAKE_PILE_USEFUL] = 2
-    w[W_WILD_OPEN_MELDS] = 3
+    w[W_WILD_OPEN_MELDS] = 20
     w[W_ENDGAME_STOCK] = 6
     w[W_GO_OUT_MARGIN] = -60
-    w[W_DANGER_FIT] = 120
+    w[W_DANGER_FIT] = 30
     w[W_DANGER_PILE_PAIR] = 25
     w[W_DANGER_KNOWN] = 40
     w[W_DANGER_OPEN] = 4
@@ -148,6 +202,10 @@ def default_weights() -> np.ndarray:
     w[W_PILE_MAX_LATE] = 8
     w[W_VALUE_DISCARD] = 1.0
     w[W_CLEAN_ACES] = 1
+    w[W_THREAT_HAND] = 5
+    w[W_DUMP_HAND] = 8
+    w[W_WILD_ADD_MIN_SIZE] = 5
+    w[W_GO_OUT_ENDING] = 1
     return w
 
 
@@ -160,7 +218,10 @@ X_PARTK = 159  # cards known to be in the partners' hands
 X_PILE = 212  # pile counts
 X_PARAMS = 265  # the variant's params (NUM_VARIANT_FEATURES)
 X_SC = X_PARAMS + NUM_VARIANT_FEATURES  # scalars below, relative to X_SC
-WORKSPACE = X_SC + 32
+X_FIT_OWN = X_SC + 32  # cached per card: fits an own meld (1), not (0), unknown (-1)
+X_FIT_OWN_NAT = X_FIT_OWN + NUM_CARD_TYPES  # ... as a natural card
+X_FIT_OPP = X_FIT_OWN_NAT + NUM_CARD_TYPES  # ... fits an opponents' meld
+WORKSPACE = X_FIT_OPP + NUM_CARD_TYPES
 S_N_OWN = 0  # own team's melds
 S_N_OPP = 1
 S_HAND_N = 2  # own hand size
@@ -180,6 +241,10 @@ S_OWN_CANASTA = 15  # own team has a canasta (1) / a clean one (2)
 S_PEEK = 16  # peeked card or -1
 S_OWN_WILD_GROUP = 17  # own team has an open (not closed) wild group
 S_NO_DISCARD = 18  # the card barred from discard, or -1
+S_OPP_MIN_N = 19  # the smallest opponent hand
+S_OPP_CANASTA = 20  # opponents have a canasta (1) / a clean one (2)
+S_MIN_NEED = 21  # own team's minimum first meld while it applies, else 0
+S_PROV = 22  # points of the provisional melds laid this turn
 #: meld rows: own team 0..MAX_MELDS-1, opponents MAX_MELDS..2*MAX_MELDS-1, then scratch
 ROWS = 2 * MAX_MELDS + 2
 R_TMP = 2 * MAX_MELDS
@@ -278,6 +343,41 @@ def fits_team_natural(rows, base, n, c, max_meld, out):
 
 
 @njit
+def fit_own(x, rows, c):
+    """Card ``c`` fits one of the own team's melds (cached per decision)."""
+    v = x[X_FIT_OWN + c]
+    if v < 0:
+        sc = x[X_SC : X_SC + 32]
+        mm = x[X_PARAMS + P_MAX_MELD]
+        v = 1 if fits_team(rows, 0, sc[S_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
+        x[X_FIT_OWN + c] = v
+    return v > 0
+
+
+@njit
+def fit_own_natural(x, rows, c):
+    v = x[X_FIT_OWN_NAT + c]
+    if v < 0:
+        sc = x[X_SC : X_SC + 32]
+        mm = x[X_PARAMS + P_MAX_MELD]
+        v = 1 if fits_team_natural(rows, 0, sc[S_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
+        x[X_FIT_OWN_NAT + c] = v
+    return v > 0
+
+
+@njit
+def fit_opp(x, rows, c):
+    """Card ``c`` fits one of the opponents' melds (cached per decision)."""
+    v = x[X_FIT_OPP + c]
+    if v < 0:
+        sc = x[X_SC : X_SC + 32]
+        mm = x[X_PARAMS + P_MAX_MELD]
+        v = 1 if fits_team(rows, MAX_MELDS, sc[S_N_OPP], c, mm, rows[R_TMP]) > 0 else 0
+        x[X_FIT_OPP + c] = v
+    return v > 0
+
+
+@njit
 def run_neighbours(h, c):
     """(cards at distance 1, at distance 2) of the same suit in ``h`` around natural ``c``."""
     s = c // NUM_RANKS
@@ -356,7 +456,11 @@ def read_context(obs, lay, x, rows):
         x[X_PILE + c] = obs[o_pile_counts + c]
         total = decks * params[P_JOKERS_PER_DECK] if c == JOKER else decks
         x[X_UNSEEN + c] = (
-            total - h - obs[o_table + c] - obs[o_table + NUM_CARD_TYPES + c] - obs[o_pile_counts + c]
+            total
+            - h
+            - obs[o_table + c]
+            - obs[o_table + NUM_CARD_TYPES + c]
+            - obs[o_pile_counts + c]
         )
         x[X_OPPK + c] = 0
         x[X_PARTK + c] = 0
@@ -395,9 +499,16 @@ def read_context(obs, lay, x, rows):
             opp += obs[o_sizes + k]
     sc[S_PARTNER_N] = part
     sc[S_OPP_N] = opp
+    opp_min = 1000
+    for k in range(1, n_players, 2):
+        if obs[o_sizes + k] < opp_min:
+            opp_min = obs[o_sizes + k]
+    sc[S_OPP_MIN_N] = opp_min
     sc[S_STOCK] = obs[o_misc + 0]
     sc[S_PILE_N] = obs[o_misc + 1]
     sc[S_NO_DISCARD] = obs[o_misc + 7] - 1
+    sc[S_MIN_NEED] = obs[o_misc + 8]
+    sc[S_PROV] = obs[o_misc + 11]
     sc[S_MATCH_OWN] = obs[o_misc + 12]
     sc[S_MATCH_OPP] = obs[o_misc + 13]
     sc[S_NUM_PLAYERS] = n_players
@@ -422,8 +533,19 @@ def read_context(obs, lay, x, rows):
             peek = c
     sc[S_PILE_TOP] = top
     sc[S_PEEK] = peek
-    _, _, any_c, clean_c = team_estimate(rows, 0, sc[S_N_OWN], params)
-    sc[S_OWN_CANASTA] = 2 if clean_c else (1 if any_c else 0)
+    for t in range(2):
+        flag = 0
+        for i in range(sc[S_N_OWN + t]):
+            row = rows[t * MAX_MELDS + i]
+            if row[MF_SIZE] >= 7:
+                clean = row[MF_KIND] != MELD_WILD_GROUP and row[MF_WILD] < 0
+                if clean:
+                    flag = 2
+                elif flag == 0:
+                    flag = 1
+        sc[S_OWN_CANASTA + 5 * t] = flag
+    for i in range(X_FIT_OWN, WORKSPACE):
+        x[i] = -1
     wg = 0
     if params[P_WILD_GROUP]:
         limit = params[P_MAX_MELD] if params[P_MAX_MELD] > 0 else 7
@@ -510,8 +632,7 @@ def keep_value(x, rows, c, hand_extra):
     if is_wild_card(c):
         return 1000
     v = 0
-    max_meld = params[P_MAX_MELD]
-    if fits_team_natural(rows, 0, sc[S_N_OWN], c, max_meld, rows[R_TMP]) > 0:
+    if fit_own_natural(x, rows, c):
         v += 400
     r = c % NUM_RANKS
     n_r = rank_count(h, r) + hand_extra
@@ -526,13 +647,11 @@ def keep_value(x, rows, c, hand_extra):
 
 @njit
 def greedy_keep_value(x, rows, c):
-    params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
-    sc = x[X_SC : X_SC + 32]
     h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
     if is_wild_card(c):
         return 1000
     v = 0
-    if fits_team(rows, 0, sc[S_N_OWN], c, params[P_MAX_MELD], rows[R_TMP]) > 0:
+    if fit_own(x, rows, c):
         v += 400
     n_r = rank_count(h, c % NUM_RANKS)
     if n_r >= 2:
@@ -551,13 +670,12 @@ def pile_meldable(x, rows):
     sc = x[X_SC : X_SC + 32]
     hand = x[X_HAND : X_HAND + NUM_CARD_TYPES]
     pile = x[X_PILE : X_PILE + NUM_CARD_TYPES]
-    max_meld = params[P_MAX_MELD]
     wilds = wild_count(hand) + wild_count(pile)
     n_own = sc[S_N_OWN]
     for c in range(NUM_CARD_TYPES):
         if pile[c] == 0:
             continue
-        if fits_team(rows, 0, n_own, c, max_meld, rows[R_TMP]) > 0:
+        if fit_own(x, rows, c):
             return True
         if is_wild_card(c):
             # a wild helps open a group from a pair held
@@ -598,8 +716,6 @@ def pile_meldable(x, rows):
 @njit
 def pile_useful_count(x, rows):
     """Pile cards that pair with, extend or fit the hand and the team's melds."""
-    params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
-    sc = x[X_SC : X_SC + 32]
     hand = x[X_HAND : X_HAND + NUM_CARD_TYPES]
     pile = x[X_PILE : X_PILE + NUM_CARD_TYPES]
     k = 0
@@ -609,7 +725,7 @@ def pile_useful_count(x, rows):
         if is_wild_card(c):
             k += 2 * pile[c]
             continue
-        if fits_team(rows, 0, sc[S_N_OWN], c, params[P_MAX_MELD], rows[R_TMP]) > 0:
+        if fit_own(x, rows, c):
             k += pile[c]
             continue
         if rank_count(hand, c % NUM_RANKS) >= 1:
@@ -623,8 +739,8 @@ def pile_useful_count(x, rows):
 
 # ---------------------------------------------------------------- go out?
 @njit
-def margin_if_out(x, rows):
-    """Estimated hand score margin (own minus opponents') if this player went out now."""
+def scores_if_out(x, rows):
+    """Estimated hand scores (own team, opponents) if this player went out now."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
     t0, b0, c0, _ = team_estimate(rows, 0, sc[S_N_OWN], params)
@@ -644,18 +760,44 @@ def margin_if_out(x, rows):
     else:
         own += t0
         opp += t1
-    return own - opp
+    return own, opp
+
+
+@njit
+def can_close(canasta_flag, params):
+    req = params[P_CLOSE_REQUIRES]
+    if req == CLOSE_ANY_CANASTA:
+        return canasta_flag >= 1
+    if req == CLOSE_CLEAN_CANASTA:
+        return canasta_flag >= 2
+    return True
+
+
+@njit
+def hand_ending(x, w):
+    """The stock is nearly out, or an opponent able to go out holds very few cards."""
+    params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
+    sc = x[X_SC : X_SC + 32]
+    if sc[S_STOCK] <= params[P_STOCK_END] + w[W_ENDGAME_STOCK]:
+        return True
+    return (
+        sc[S_OPP_MUERTOS] == 0
+        and can_close(sc[S_OPP_CANASTA], params)
+        and sc[S_OPP_MIN_N] <= w[W_THREAT_HAND]
+    )
 
 
 @njit
 def going_out_ok(x, rows, w):
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
-    m = margin_if_out(x, rows)
-    if sc[S_MATCH_OWN] > 0 and sc[S_MATCH_OWN] + m >= params[P_TARGET]:
-        return True  # near the target: go out and win the match
-    if sc[S_STOCK] <= params[P_STOCK_END] + w[W_ENDGAME_STOCK]:
-        return m > -300  # the hand is ending anyway
+    own, opp = scores_if_out(x, rows)
+    total = sc[S_MATCH_OWN] + own
+    if total >= params[P_TARGET] and total > sc[S_MATCH_OPP] + opp:
+        return True  # near the target: going out wins the match
+    m = own - opp
+    if w[W_GO_OUT_ENDING] > 0 and hand_ending(x, w):
+        return True  # they are about to go out, or the stock is: better us than them
     return m >= w[W_GO_OUT_MARGIN]
 
 
@@ -672,7 +814,7 @@ def run_reach(x, rows, suit, lo, hi, used0, used1, used2, clean):
     p = lo - 1
     while p >= 1:
         c = position_card(suit, p)
-        avail = h[c] - (used0 == c) - (used1 == c) - (used2 == c) + un[c] + pk[c]
+        avail = h[c] - int(used0 == c) - int(used1 == c) - int(used2 == c) + un[c] + pk[c]
         if avail > 0:
             n += 1
         elif gap_left > 0:
@@ -684,7 +826,7 @@ def run_reach(x, rows, suit, lo, hi, used0, used1, used2, clean):
     p = hi + 1
     while p <= 14:
         c = position_card(suit, p)
-        avail = h[c] - (used0 == c) - (used1 == c) - (used2 == c) + un[c] + pk[c]
+        avail = h[c] - int(used0 == c) - int(used1 == c) - int(used2 == c) + un[c] + pk[c]
         if avail > 0:
             n += 1
         elif gap_left > 0:
@@ -801,7 +943,7 @@ def discard_danger(x, rows, c, w):
     pile = x[X_PILE : X_PILE + NUM_CARD_TYPES]
     un = x[X_UNSEEN : X_UNSEEN + NUM_CARD_TYPES]
     ok = x[X_OPPK : X_OPPK + NUM_CARD_TYPES]
-    fits = fits_team(rows, MAX_MELDS, sc[S_N_OPP], c, params[P_MAX_MELD], rows[R_TMP]) > 0
+    fits = fit_opp(x, rows, c)
     cost = 0.0
     if fits:
         cost += w[W_DANGER_FIT]
@@ -848,7 +990,7 @@ def stuck_in_team(x, rows, c):
     h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
     if is_wild_card(c):
         return False
-    if fits_team(rows, 0, sc[S_N_OWN], c, params[P_MAX_MELD], rows[R_TMP]) > 0:
+    if fit_own(x, rows, c):
         return False
     r = c % NUM_RANKS
     if rank_count(h, r) >= 2 and not group_blocked(
@@ -910,15 +1052,20 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
     sc = x[X_SC : X_SC + 32]
     h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
     pk = x[X_PARTK : X_PARTK + NUM_CARD_TYPES]
-    endgame = sc[S_STOCK] <= params[P_STOCK_END] + w[W_ENDGAME_STOCK]
+    endgame = hand_ending(x, w)
+    # with the muerto to take, a small hand lays everything it can to empty itself
+    dumping = sc[S_OWN_MUERTOS] > 0 and sc[S_HAND_N] <= w[W_DUMP_HAND]
+    loose = endgame or dumping
     if a == TAKE_MUERTO_KEEP_WILDS:
         return 5000.0
     k, kind = action_cards(a, cards)
-    empties = sc[S_HAND_N] - k == 0
-    if empties:
-        if sc[S_OWN_MUERTOS] > 0:
-            return 4000.0  # the muerto, at once
+    left = sc[S_HAND_N] - k
+    if left == 0 and sc[S_OWN_MUERTOS] > 0:
+        return 4000.0  # the muerto, at once
+    if left == 0:
         return 4500.0 if go_out_ok else -1.0
+    if left == 1 and sc[S_OWN_MUERTOS] == 0 and not go_out_ok:
+        return -1.0  # the last card's discard would go out
     val = 0
     for i in range(k):
         val += card_value(cards[i], params)
@@ -940,9 +1087,9 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
         # a wild onto a meld: to complete a canasta, or to get rid of it at the end
         if sc[S_OWN_WILD_GROUP]:
             return -1.0
-        if completes and (sc[S_OWN_CANASTA] == 0 or endgame):
+        if completes and (sc[S_OWN_CANASTA] == 0 or loose):
             return 600.0 + val
-        if endgame:
+        if loose or out[MF_SIZE] >= w[W_WILD_ADD_MIN_SIZE]:
             return 300.0 + val + row[MF_SIZE]
         return -1.0
     wild = opening_wild(a)
@@ -953,7 +1100,7 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
         score += w[W_PARTNER_FEED] * rank_count(pk, r)
         if r == RANK_ACE:
             score += 20.0
-            if wild >= 0 and w[W_CLEAN_ACES] > 0 and not endgame:
+            if wild >= 0 and w[W_CLEAN_ACES] > 0 and not loose:
                 return -1.0  # aces are opened clean
         for j in range(n):
             b = legal[j]
@@ -978,7 +1125,7 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
             if 1 <= p <= 14 and p != 2:
                 score += w[W_PARTNER_FEED] * pk[position_card(suit, p)]
         reach = run_reach(x, rows, suit, lo, hi, cards[0], cards[1], cards[2], wild < 0)
-        if reach < 7 and w[W_DEAD_RUN] > 0 and not endgame:
+        if reach < 7 and w[W_DEAD_RUN] > 0 and not loose:
             return -1.0  # a dead run: its missing cards are already on the table
         if wild >= 0:
             if wild != JOKER and wild // NUM_RANKS == suit:
@@ -995,7 +1142,7 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
     if wild >= 0:
         if sc[S_OWN_WILD_GROUP]:
             return -1.0
-        if not endgame and sc[S_N_OWN] >= w[W_WILD_OPEN_MELDS]:
+        if not loose and sc[S_N_OWN] >= w[W_WILD_OPEN_MELDS]:
             return -1.0  # keep wilds for canastas once the team is on the table
         score -= 200.0
         if wild == JOKER:
@@ -1004,9 +1151,35 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
 
 
 @njit
+def meld_potential(x, legal, n, cards):
+    """Points the hand could lay this turn: the provisional melds plus every hand card that
+    some legal meld action uses (an upper bound, for min_first_meld)."""
+    params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
+    sc = x[X_SC : X_SC + 32]
+    h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
+    used = np.zeros(NUM_CARD_TYPES, np.bool_)
+    for j in range(n):
+        a = legal[j]
+        if a >= DISCARD_BASE or a < OPEN_GROUP_BASE:
+            continue
+        k, kind = action_cards(a, cards)
+        for i in range(k):
+            c = cards[i]
+            if kind == 1 and not is_wild_card(c):
+                for s in range(4):
+                    used[s * NUM_RANKS + c % NUM_RANKS] = True
+            else:
+                used[c] = True
+    total = sc[S_PROV]
+    for c in range(NUM_CARD_TYPES):
+        if used[c]:
+            total += h[c] * card_value(c, params)
+    return total
+
+
+@njit
 def table_decide(obs, legal, n, lay, rng, w, x, rows):
     read_context(obs, lay, x, rows)
-    params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
     phase = sc[S_PHASE]
     cards = np.empty(3, np.int64)
@@ -1024,8 +1197,7 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
             return DRAW_STOCK
         if pile_meldable(x, rows):
             return TAKE_PILE
-        endgame = sc[S_STOCK] <= params[P_STOCK_END] + w[W_ENDGAME_STOCK]
-        if endgame and sc[S_PILE_N] > w[W_PILE_MAX_LATE]:
+        if hand_ending(x, w) and sc[S_PILE_N] > w[W_PILE_MAX_LATE]:
             return DRAW_STOCK
         if pile_useful_count(x, rows) >= w[W_TAKE_PILE_USEFUL]:
             return TAKE_PILE
@@ -1033,7 +1205,11 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
     out_ok = going_out_ok(x, rows, w)
     best = -1
     best_score = 0.0
+    # min_first_meld: lay nothing unless this turn can reach the minimum
+    can_meld = sc[S_MIN_NEED] <= 0 or meld_potential(x, legal, n, cards) >= sc[S_MIN_NEED]
     for j in range(n):
+        if not can_meld:
+            break
         a = legal[j]
         if a >= DISCARD_BASE or a < TAKE_MUERTO_KEEP_WILDS:
             continue
@@ -1080,27 +1256,45 @@ def decide(kind, obs, legal, n, lay, rng, w, x, rows):
     return int(legal[randint(rng, n)])
 
 
+@njit
+def act_row(kind, obs, mask, lay, rng, w, x, rows, legal):
+    n = 0
+    for a in range(NUM_ACTIONS):
+        if mask[a]:
+            legal[n] = a
+            n += 1
+    if n == 0:
+        return -1
+    return decide(kind, obs, legal, n, lay, rng, w, x, rows)
+
+
 @njit_parallel
 def act_kernel(kind, obs, mask, lay, rng, w, x, rows, out):
     """:func:`decide` for every row of a batch, from the boolean mask."""
     for b in prange(obs.shape[0]):
         legal = np.empty(NUM_ACTIONS, np.int64)
-        n = 0
-        m = mask[b]
-        for a in range(NUM_ACTIONS):
-            if m[a]:
-                legal[n] = a
-                n += 1
-        if n == 0:
-            out[b] = -1
-            continue
-        out[b] = decide(kind, obs[b], legal, n, lay, rng[b], w, x[b], rows[b])
+        out[b] = act_row(kind, obs[b], mask[b], lay, rng[b], w, x[b], rows[b], legal)
 
 
-def act_batch(kind: int, obs: np.ndarray, mask: np.ndarray, rng: np.ndarray, weights=None,
-              lay: tuple | None = None) -> np.ndarray:
+@njit
+def act_serial(kind, obs, mask, lay, rng, w, x, rows, out):
+    """:func:`act_kernel` on the calling thread (small batches: no thread pool)."""
+    legal = np.empty(NUM_ACTIONS, np.int64)
+    for b in range(obs.shape[0]):
+        out[b] = act_row(kind, obs[b], mask[b], lay, rng[b], w, x[b], rows[b], legal)
+
+
+def act_batch(
+    kind: int,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rng: np.ndarray,
+    weights=None,
+    lay: tuple | None = None,
+) -> np.ndarray:
     """Actions of policy ``kind`` for a batch: ``obs`` int16 [B, O], ``mask`` bool [B, A],
-    ``rng`` int64 [B, 4] generator states (advanced in place)."""
+    ``rng`` int64 [B, 4] generator states (advanced in place). A row whose mask is all
+    false (a finished game) gets -1, which ``Game.step`` reads as "skip"."""
     obs = np.ascontiguousarray(obs, dtype=np.int16)
     mask = np.ascontiguousarray(mask, dtype=np.bool_)
     if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0]:
@@ -1112,7 +1306,6 @@ def act_batch(kind: int, obs: np.ndarray, mask: np.ndarray, rng: np.ndarray, wei
     w = default_weights() if weights is None else np.ascontiguousarray(weights, np.float64)
     x, rows = new_workspace(obs.shape[0])
     out = np.empty(obs.shape[0], np.int64)
-    act_kernel(int(kind), obs, mask, tuple(int(v) for v in lay), rng, w, x, rows, out)
-    if (out < 0).any():
-        raise ValueError(f"no legal action in rows {np.flatnonzero(out < 0).tolist()}")
+    kernel = act_serial if obs.shape[0] < 8 else act_kernel
+    kernel(int(kind), obs, mask, tuple(int(v) for v in lay), rng, w, x, rows, out)
     return out

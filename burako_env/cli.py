@@ -1,8 +1,14 @@
 """``burako``: one command-line tool for the whole project.
 
     burako simulate --variant argentine --players 4 --games 10000
-    burako bench --api core
+    burako bench --api core            # or --api aec, --api vector
     burako rules colombian --players 6
+    burako tournament random greedy discard_table --hands 200 --out results/
+    burako play --bots greedy --seat 1 --save game.jsonl
+    burako replay games.jsonl --check
+    burako train --config configs/train/tiny.yaml
+
+Every command has ``--help``; a bad argument prints ``error: ...`` and exits with code 2.
 """
 
 from __future__ import annotations
@@ -33,15 +39,26 @@ def rules(
     variant: Annotated[str, typer.Argument(help="variant name or YAML path")] = "argentine",
     players: PlayersOpt = None,
     table: Annotated[bool, typer.Option(help="print the four named variants side by side")] = False,
+    params_only: Annotated[
+        bool, typer.Option("--params-only", help="print the parameters without the summary")
+    ] = False,
 ) -> None:
-    """Print a variant's rule parameters (or the table of the four named variants)."""
+    """Print a variant's rules in words and its parameters.
+
+    With --table, the four named variants side by side. The full rule book is RULES.md.
+    """
+    from burako_env.rules_text import rules_summary
     from burako_env.variants import VariantError, load_variant, variant_table
 
     try:
         if table:
             typer.echo(variant_table())
         else:
-            typer.echo(load_variant(variant, num_players=players).describe())
+            v = load_variant(variant, num_players=players)
+            if not params_only:
+                typer.echo(rules_summary(v))
+                typer.echo("")
+            typer.echo(v.describe())
     except VariantError as exc:
         _fail(str(exc))
 
@@ -67,22 +84,417 @@ def simulate(
 
 @app.command()
 def bench(
-    api: Annotated[str, typer.Option(help="core, aec or vector")] = "core",
+    api: Annotated[str, typer.Option(help="core, aec, vector or all")] = "core",
     variant: VariantOpt = "argentine",
     players: PlayersOpt = None,
     min_games: Annotated[int, typer.Option(help="games per core measurement")] = 2000,
     compile_time: Annotated[bool, typer.Option("--compile", help="time a cold compile")] = False,
+    seconds: Annotated[float, typer.Option(help="seconds per aec / vector measurement")] = 3.0,
+    batch: Annotated[
+        list[int] | None, typer.Option(help="vector: games per VectorEnv (repeatable)")
+    ] = None,
+    threads: Annotated[
+        list[int] | None, typer.Option(help="vector: numba threads (repeatable)")
+    ] = None,
 ) -> None:
-    """Measure speed (figures for docs/BENCHMARKS.md)."""
-    from burako_env.bench import compile_seconds, core_table, format_rows, machine
+    """Measure speed: the core, the PettingZoo AEC env or the VectorEnv.
+
+    core: random playouts inside one compiled kernel; aec: random legal play through
+    burako_v0.env(); vector: VectorEnv with actions picked in Python. Figures for
+    docs/BENCHMARKS.md.
+    """
+    if api not in ("core", "aec", "vector", "all"):
+        _fail(f"unknown --api {api!r}: use core, aec, vector or all")
+    if seconds <= 0 or min_games < 1:
+        _fail("--seconds must be positive and --min-games at least 1")
+    if any(b < 1 for b in batch or []) or any(t < 1 for t in threads or []):
+        _fail("--batch and --threads must be at least 1")
+
+    import numba
+
+    from burako_env.bench import (
+        bench_aec,
+        bench_vector,
+        compile_seconds,
+        core_table,
+        format_env_rows,
+        format_rows,
+        machine,
+    )
+    from burako_env.variants import VariantError
 
     typer.echo(machine())
-    if api == "core":
-        if compile_time:
-            typer.echo(f"cold compile: {compile_seconds():.1f} s")
-        typer.echo(format_rows(core_table(variant, players, min_games=min_games)))
+    try:
+        if api in ("core", "all"):
+            if compile_time:
+                typer.echo(f"cold compile: {compile_seconds():.1f} s")
+            typer.echo(format_rows(core_table(variant, players, min_games=min_games)))
+        rows = []
+        if api in ("aec", "all"):
+            rows.append(bench_aec(seconds, variant, players))
+            rows.append(bench_aec(seconds, variant, players, wrapped=False))
+        if api in ("vector", "all"):
+            for t in threads or [numba.get_num_threads()]:
+                for b in batch or [1024]:
+                    for picker in ("legal", "mask"):
+                        rows.append(bench_vector(b, seconds, variant, players, t, picker))
+        if rows:
+            typer.echo(format_env_rows(rows))
+    except VariantError as exc:
+        _fail(str(exc))
+
+
+def _default_agents(variant: str, players: int | None) -> list[str]:
+    """random, greedy, discard_table, and ppo where the pretrained policy fits the table."""
+    from burako_env.play import default_bot
+
+    names = ["random", "greedy", "discard_table"]
+    if default_bot(variant, players)[0] == "ppo":
+        names.append("ppo")
+    return names
+
+
+@app.command()
+def tournament(
+    agents: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="agent names: random, greedy, discard_table, ppo, ppo:PATH "
+            "(default: the built-in agents; ppo where its pretrained policy fits the table)",
+            show_default=False,
+        ),
+    ] = None,
+    variant: VariantOpt = "argentine",
+    players: PlayersOpt = None,
+    hands: Annotated[
+        int, typer.Option(help="hands per pairing (each deal played twice, seats swapped)")
+    ] = 200,
+    seed: Annotated[int, typer.Option(help="seed of the deals and the agents")] = 0,
+    workers: Annotated[int, typer.Option(help="numba threads")] = 2,
+    episode: Annotated[str, typer.Option(help="hand or match")] = "hand",
+    out: Annotated[
+        str | None,
+        typer.Option(help="folder for tournament.csv, tournament.json and tournament.png"),
+    ] = None,
+    save_games: Annotated[
+        str | None, typer.Option(help="write every game to this JSON-lines file (for replay)")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="show a progress bar on stderr")] = True,
+) -> None:
+    """Round-robin tournament between agents; prints the table of results.
+
+    Every pairing plays the same deals twice, seats swapped: win rates with 95% intervals,
+    score margins and OpenSkill ratings.
+    """
+    from pathlib import Path
+
+    from burako_env.variants import VariantError
+
+    if hands < 1:
+        _fail("--hands must be at least 1")
+    if workers < 1:
+        _fail("--workers must be at least 1")
+    if episode not in ("hand", "match"):
+        _fail(f"--episode must be hand or match, got {episode!r}")
+    try:
+        from burako_env.variants import load_variant
+
+        load_variant(variant, num_players=players)
+    except VariantError as exc:
+        _fail(str(exc))
+    names = list(agents) if agents else _default_agents(variant, players)
+    if len(names) < 2:
+        _fail("a tournament needs at least two agents")
+
+    from agents import make_agent
+
+    objs = []
+    for i, name in enumerate(names):
+        try:
+            objs.append(make_agent(name, seed=seed + i))
+        except (ValueError, FileNotFoundError, OSError) as exc:
+            _fail(f"agent {name!r}: {exc}")
+    if save_games is not None:
+        if Path(save_games).is_dir():
+            _fail(f"--save-games {save_games!r} is a folder; give a file name")
+        Path(save_games).parent.mkdir(parents=True, exist_ok=True)
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        _fail(f"--out {out!r} is a file; give a folder")
+
+    from agents.tournament import run_tournament
+
+    try:
+        res = run_tournament(
+            objs,
+            variant,
+            num_players=players,
+            hands_per_pairing=hands,
+            seed=seed,
+            workers=workers,
+            save_games=save_games,
+            progress=progress,
+            episode=episode,
+        )
+    except (ValueError, VariantError) as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write {save_games}: {exc.strerror or exc}")
+    typer.echo(res.table())
+    if out is not None:
+        folder = Path(out)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            res.to_csv(folder / "tournament.csv")
+            res.to_json(folder / "tournament.json")
+            res.heatmap(folder / "tournament.png")
+        except OSError as exc:
+            _fail(f"cannot write to {out}: {exc.strerror or exc}")
+        typer.echo(f"\nwrote {folder / 'tournament.csv'}, .json and .png")
+    if save_games is not None:
+        typer.echo(f"saved {len(res.pairings) * res.hands_per_pairing} games to {save_games}")
+
+
+@app.command()
+def play(
+    variant: VariantOpt = "argentine",
+    players: PlayersOpt = None,
+    seat: Annotated[int, typer.Option(help="your seat (0 plays first; team = seat % 2)")] = 0,
+    bots: Annotated[
+        str | None,
+        typer.Option(
+            help="agents at the other seats: one name for all, or one per seat in seat order, "
+            "comma-separated (default: ppo where it fits the table, else discard_table)",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="seed of the deal and the bots")] = 0,
+    match: Annotated[
+        bool, typer.Option("--match", help="play a whole match, not one hand")
+    ] = False,
+    save: Annotated[
+        str | None, typer.Option(help="append the finished game to this JSON-lines file")
+    ] = None,
+) -> None:
+    """Play Burako in the terminal against bots.
+
+    Type 'help' at the prompt for the moves: draw, take, keep, reject, meld 7h 8h 9h,
+    add 2c to 3, discard Kd, muerto, an action id, legal, table, quit.
+    """
+    import sys
+
+    from burako_env.core.game import Game
+    from burako_env.play import default_bot, make_bots, play_game
+    from burako_env.records import GameRecord, write_records
+    from burako_env.variants import VariantError
+
+    try:
+        game = Game(variant, num_players=players, seed=seed, episode="match" if match else "hand")
+    except VariantError as exc:
+        _fail(str(exc))
+    n = game.num_players
+    if not 0 <= seat < n:
+        _fail(f"--seat must be 0..{n - 1} for {n} players, got {seat}")
+    others = [p for p in range(n) if p != seat]
+    if bots:
+        names = [b.strip() for b in bots.split(",")]
+        if len(names) == 1:
+            names = names * len(others)
+        if len(names) != len(others) or not all(names):
+            _fail(f"--bots needs one name, or {len(others)} (one per other seat), got {bots!r}")
     else:
-        _fail(f"unknown --api {api!r}: use core, aec or vector")
+        name, why = default_bot(variant, players)
+        if why:
+            typer.echo(f"Bots: {name} ({why}).")
+        names = [name] * len(others)
+    labels = dict(zip(others, names, strict=True))
+    try:
+        agents = make_bots(game, seat, names, seed)
+    except ValueError as exc:
+        _fail(str(exc))
+
+    seats = ", ".join(f"P{p} {'you' if p == seat else labels[p]}" for p in range(n))
+    typer.echo(
+        f"Burako, {game.variant.name}, {n} players ({seats}); you are team {seat % 2}. "
+        "Type 'help' for the moves."
+    )
+
+    def read(prompt: str) -> str | None:
+        typer.echo(prompt, nl=False)
+        try:
+            line = sys.stdin.readline()
+        except KeyboardInterrupt:
+            return None
+        if line and not sys.stdin.isatty():
+            typer.echo(line.rstrip("\n"))  # a script of moves: show what was played
+        return line if line else None
+
+    try:
+        result = play_game(game, seat, agents, read, typer.echo, names=labels)
+    except KeyboardInterrupt:
+        typer.echo("\nInterrupted: the game is abandoned.")
+        raise typer.Exit(130) from None
+    except RuntimeError as exc:
+        _fail(str(exc))
+    if save is not None:
+        if not result.finished:
+            typer.echo(f"The game did not finish: nothing saved to {save}.")
+        else:
+            seat_names = ["human" if p == seat else labels[p] for p in range(n)]
+            rec = GameRecord(
+                variant=variant,
+                num_players=n,
+                seed=seed,
+                index=0,
+                seats=seat_names,
+                actions=result.actions,
+                scores=result.scores,
+                winner=result.winner,
+                episode=game.episode,
+                agents=seat_names[:2],
+                meta={"source": "burako play", "human_seat": seat},
+            )
+            try:
+                write_records(save, [rec], append=True)
+            except OSError as exc:
+                _fail(f"cannot write {save}: {exc.strerror or exc}")
+            typer.echo(f"Saved the game to {save} (burako replay {save}).")
+
+
+@app.command()
+def replay(
+    file: Annotated[str, typer.Argument(help="a JSON-lines file of game records")],
+    game: Annotated[
+        int | None, typer.Option("--game", "-g", help="the game to show or check (0 = first)")
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option(
+            help="re-play every game (or --game) through the engine: every move legal, every "
+            "score as recorded; exit 1 naming each game that is not"
+        ),
+    ] = False,
+    step: Annotated[bool, typer.Option(help="wait for Enter after each move (q quits)")] = False,
+    viewer: Annotated[
+        int | None, typer.Option(help="show the table as this seat sees it (default: all hands)")
+    ] = None,
+    moves_only: Annotated[
+        bool, typer.Option("--moves-only", help="print the moves without the tables")
+    ] = False,
+) -> None:
+    """Step through a saved game, or --check a file of them.
+
+    Records come from tournament --save-games and play --save. Shows the table after each
+    move; with --check, re-plays every game through the engine instead.
+    """
+    import sys
+
+    from burako_env.playback import check_record, header, load_lines, replay_frames
+
+    try:
+        lines = load_lines(file)
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}")
+    if not lines:
+        _fail(f"{file} holds no game records")
+    if game is not None and not 0 <= game < len(lines):
+        _fail(
+            f"--game {game} is out of range: {file} holds {len(lines)} records "
+            f"(0..{len(lines) - 1})"
+        )
+    chosen = list(enumerate(lines)) if game is None else [(game, lines[game])]
+
+    if check:
+        bad = 0
+        moves = 0
+        for i, line in chosen:
+            problem = line.error
+            if line.record is not None and problem is None:
+                problem = check_record(line.record)
+                moves += len(line.record.actions)
+            if problem is not None:
+                bad += 1
+                typer.secho(
+                    f"game {i} (line {line.lineno}): {problem}", fg=typer.colors.RED, err=True
+                )
+        if bad:
+            typer.secho(
+                f"error: {bad} of {len(chosen)} game(s) in {file} fail the check",
+                fg=typer.colors.RED,
+                err=True,
+            )
+            raise typer.Exit(1)
+        typer.echo(
+            f"checked {len(chosen)} game(s), {moves:,} moves, in {file}: every move legal, "
+            "every score as recorded"
+        )
+        return
+
+    i, line = chosen[0]
+    rec = line.record
+    problem = line.error if rec is None else check_record(rec)
+    if problem is not None:
+        typer.secho(
+            f"error: game {i} (line {line.lineno}): {problem}", fg=typer.colors.RED, err=True
+        )
+        raise typer.Exit(1)
+    if viewer is not None and not 0 <= viewer < rec.num_players:
+        _fail(f"--viewer must be a seat 0..{rec.num_players - 1}")
+    typer.echo(f"Game {i} of {file} ({len(lines)} in the file): {header(rec)}")
+    try:
+        for move, table in replay_frames(rec, viewer=viewer):
+            if moves_only:
+                typer.echo(table if move == "start" else move)
+            else:
+                typer.echo(f"\n--- {move}")
+                typer.echo(table)
+            if step and move != "start":
+                typer.echo("[Enter: next move, q: quit] ", nl=False)
+                answer = sys.stdin.readline()
+                if not answer or answer.strip().lower() in ("q", "quit"):
+                    typer.echo("\nstopped.")
+                    return
+    except ValueError as exc:
+        typer.secho(f"error: game {i} does not replay: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(1) from None
+    if moves_only:
+        typer.echo(f"\n{table}")
+    typer.echo(f"\nReplayed {len(rec.actions)} moves; the result matches the record.")
+
+
+@app.command()
+def train(
+    config: Annotated[str, typer.Option(help="training config YAML")] = (
+        "configs/train/default.yaml"
+    ),
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="override a config key, e.g. --set ppo.lr=1e-4 (repeatable)"),
+    ] = None,
+    resume: Annotated[
+        str | None, typer.Option(help="continue the run in this folder from its last checkpoint")
+    ] = None,
+    run_dir: Annotated[
+        str | None, typer.Option(help="run folder (default runs/<name>-<timestamp>)")
+    ] = None,
+    stop_after: Annotated[
+        int | None, typer.Option(help="stop (with a checkpoint) after this many updates")
+    ] = None,
+) -> None:
+    """Train a PPO policy by self-play against a league (docs/TRAINING.md)."""
+    from training.checkpoint import CheckpointError
+    from training.config import ConfigError
+    from training.ppo import train as run
+
+    try:
+        run(
+            config,
+            list(set_ or []),
+            run_dir=resume or run_dir,
+            resume=resume is not None,
+            stop_after=stop_after,
+        )
+    except (ConfigError, CheckpointError, FileExistsError) as exc:
+        _fail(str(exc))
 
 
 def main() -> None:

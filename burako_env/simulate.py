@@ -1,6 +1,6 @@
 """Simulate many random games in the compiled core and summarise them.
 
-    burako simulate --variant argentine --players 4 --games 10000
+burako simulate --variant argentine --players 4 --games 10000
 """
 
 from __future__ import annotations
@@ -54,14 +54,18 @@ class SimulationSummary:
                 f"  mean score team 0 / team 1: {self.mean_scores[0]:.1f} / "
                 f"{self.mean_scores[1]:.1f}",
                 f"  canastas per hand (both teams): {self.canastas_per_hand:.2f}",
-                f"  turns per hand: {self.mean_turns:.1f}, actions per hand: "
-                f"{self.mean_steps:.1f}",
+                f"  turns per hand: {self.mean_turns:.1f}, actions per hand: {self.mean_steps:.1f}",
             ]
         )
 
 
-def simulate(variant: str = "argentine", num_players: int | None = None, games: int = 10_000,
-             seed: int = 0, **overrides) -> SimulationSummary:
+def simulate(
+    variant: str = "argentine",
+    num_players: int | None = None,
+    games: int = 10_000,
+    seed: int = 0,
+    **overrides,
+) -> SimulationSummary:
     """Play ``games`` hands of uniformly random legal play, all inside numba."""
     game = Game(variant, num_players, batch_size=games, seed=seed, **overrides)
     agent_rng = game_seeds(seed + 1_000_003, games)

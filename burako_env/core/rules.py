@@ -419,7 +419,7 @@ def open_error(st, b, a, params, h):
         build_wild_group(row, u0, u1, u2)
     # the three cards must be in hand, with multiplicity
     for c in (u0, u1, u2):
-        need = (u0 == c) + (u1 == c) + (u2 == c)
+        need = int(u0 == c) + int(u1 == c) + int(u2 == c)  # numpy bools add as OR
         if st.hands[b, p, c] < need:
             return ERR_CARDS_NOT_IN_HAND, -1, -1, -1
     has_wild = row[MF_KIND] == MELD_WILD_GROUP or row[MF_WILD] >= 0

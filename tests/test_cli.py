@@ -1,0 +1,394 @@
+"""The ``burako`` command line: help everywhere, rules, bench, tournament, play, replay.
+
+``burako play`` is driven with scripted input through typer's CliRunner: the script of a
+whole game is written first by playing the same deal with the same bots through
+:func:`burako_env.play.play_game` (bots are seeded per seat, so the CLI replays it
+exactly), with bad lines mixed in that must be explained and asked again.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from burako_env.cli import app
+from burako_env.core.actions import decode_action
+from burako_env.core.constants import DISCARD_BASE
+from burako_env.core.game import Game
+from burako_env.play import MoveError, make_bots, parse_move, play_game, typed_form
+
+runner = CliRunner()
+
+COMMANDS = ["rules", "simulate", "bench", "tournament", "play", "replay", "train"]
+
+
+def run(*args: str, input: str | None = None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def script_game(variant="argentine", players=None, seat=0, bots="random", seed=0):
+    """The typed moves of a whole game: the person draws and discards (the first legal
+    discard), and plays whatever else is forced. Returns (lines, result)."""
+    game = Game(variant, num_players=players, seed=seed)
+    agents = make_bots(game, seat, [bots] * (game.num_players - 1), seed)
+    lines: list[str] = []
+
+    def read(prompt):
+        legal = [int(a) for a in game.legal_actions()]
+        kinds = {a: decode_action(a).kind for a in legal}
+        choice = legal[0]
+        for kind in ("discard", "draw", "peek_keep"):
+            found = [a for a in legal if kinds[a] == kind]
+            if found:
+                choice = found[0]
+                break
+        text = typed_form(choice, game, seat)
+        assert parse_move(text, game, seat) == choice
+        lines.append(text)
+        return text + "\n"
+
+    result = play_game(game, seat, agents, read, lambda s: None)
+    assert result.finished
+    return lines, result
+
+
+# ------------------------------------------------------------------ help and rules
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command):
+    res = run(command, "--help")
+    assert res.exit_code == 0, res.output
+    assert "Usage" in res.output
+
+
+def test_top_level_help_lists_the_commands():
+    res = run("--help")
+    assert res.exit_code == 0
+    for command in COMMANDS:
+        assert command in res.output
+
+
+def test_rules_prints_summary_and_parameters():
+    res = run("rules", "colombian", "--players", "6")
+    assert res.exit_code == 0, res.output
+    assert "colombian: 6 players in two teams of 3" in res.output
+    assert "wild canasta" in res.output  # the summary follows the parameters
+    assert "num_players" in res.output and "max_meld_size" in res.output
+    italian = run("rules", "italian").output
+    assert "going out must be done by a discard" in italian
+    assert "2 cards or fewer" in italian
+    assert "no_wild_discard" in run("rules", "--table").output
+    only = run("rules", "--params-only").output
+    assert only.startswith("variant argentine")
+
+
+def test_rules_rejects_unknown_variant():
+    res = run("rules", "klondike")
+    assert res.exit_code == 2
+    assert "unknown variant" in res.output
+
+
+def test_bench_vector_and_bad_api():
+    res = run("bench", "--api", "vector", "--seconds", "0.2", "--batch", "16")
+    assert res.exit_code == 0, res.output
+    assert "| vector |" in res.output and "legal" in res.output and "mask" in res.output
+    bad = run("bench", "--api", "gpu")
+    assert bad.exit_code == 2 and "unknown --api" in bad.output
+
+
+# ------------------------------------------------------------------ tournament and replay
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tournament")
+    games = folder / "games.jsonl"
+    res = run(
+        "tournament",
+        "random",
+        "greedy",
+        "discard_table",
+        "--hands",
+        "4",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--out",
+        str(folder / "out"),
+        "--save-games",
+        str(games),
+    )
+    assert res.exit_code == 0, res.output
+    return folder, games, res.output
+
+
+def test_tournament_prints_table_and_writes_files(saved):
+    folder, games, output = saved
+    assert "random vs greedy" in output and "greedy vs discard_table" in output
+    assert "ordinal" in output
+    for name in ("tournament.csv", "tournament.json", "tournament.png"):
+        assert (folder / "out" / name).stat().st_size > 0
+    data = json.loads((folder / "out" / "tournament.json").read_text())
+    assert data["agents"] == ["random", "greedy", "discard_table"]
+    assert len(games.read_text().splitlines()) == 3 * 4
+
+
+def test_tournament_rejects_bad_arguments():
+    res = run("tournament", "random", "nosuchagent", "--hands", "2", "--no-progress")
+    assert res.exit_code == 2 and "unknown agent" in res.output
+    assert run("tournament", "random", "greedy", "--hands", "0").exit_code == 2
+    res = run("tournament", "random", "greedy", "--variant", "klondike")
+    assert res.exit_code == 2 and "unknown variant" in res.output
+    assert run("tournament", "random", "--hands", "2", "--no-progress").exit_code == 2
+
+
+def test_replay_check_passes_on_tournament_games(saved):
+    _, games, _ = saved
+    res = run("replay", str(games), "--check")
+    assert res.exit_code == 0, res.output
+    assert "checked 12 game(s)" in res.output and "every move legal" in res.output
+
+
+def tamper(lines: list[str], index: int, **changes) -> list[str]:
+    data = json.loads(lines[index])
+    data.update(changes)
+    out = list(lines)
+    out[index] = json.dumps(data)
+    return out
+
+
+def test_replay_check_fails_loudly_on_tampered_files(saved, tmp_path):
+    _, games, _ = saved
+    lines = games.read_text().splitlines()
+    first = json.loads(lines[2])
+
+    # an action changed: the first move (a peek decision or a draw) becomes a discard
+    bad_action = tmp_path / "action.jsonl"
+    actions = [DISCARD_BASE + 52] + first["actions"][1:]
+    bad_action.write_text("\n".join(tamper(lines, 2, actions=actions)) + "\n")
+    res = run("replay", str(bad_action), "--check")
+    assert res.exit_code == 1
+    assert "game 2 (line 3): move 1" in res.output and "illegal" in res.output
+    assert "1 of 12 game(s)" in res.output
+
+    # a score changed
+    bad_score = tmp_path / "score.jsonl"
+    scores = [first["scores"][0] + 5, first["scores"][1]]
+    bad_score.write_text("\n".join(tamper(lines, 2, scores=scores)) + "\n")
+    res = run("replay", str(bad_score), "--check")
+    assert res.exit_code == 1 and "the record says" in res.output
+
+    # moves cut off, and a broken JSON line
+    cut = tmp_path / "cut.jsonl"
+    broken = tamper(lines, 0, actions=json.loads(lines[0])["actions"][:-3])
+    broken[5] = broken[5][:40]
+    cut.write_text("\n".join(broken) + "\n")
+    res = run("replay", str(cut), "--check")
+    assert res.exit_code == 1
+    assert "game 0 (line 1): the record stops" in res.output
+    assert "game 5 (line 6): not a game record" in res.output
+    assert "2 of 12 game(s)" in res.output
+
+    # checking one game of a file with a bad line elsewhere passes
+    assert run("replay", str(cut), "--check", "--game", "3").exit_code == 0
+    # showing a tampered game refuses it, naming the problem
+    res = run("replay", str(bad_action), "--game", "2")
+    assert res.exit_code == 1 and "illegal" in res.output
+    res = run("replay", str(cut), "--game", "5")
+    assert res.exit_code == 1 and "not a game record" in res.output
+
+    # fields of the wrong type, an unknown variant, a JSON value that is not an object
+    odd = tmp_path / "odd.jsonl"
+    base = json.loads(lines[0])
+    odd.write_text(
+        "\n".join(
+            [
+                json.dumps({**base, "actions": "abc", "scores": 3}),
+                json.dumps({**base, "seats": 4}),
+                json.dumps({**base, "variant": "klondike"}),
+                "[1, 2]",
+            ]
+        )
+        + "\n"
+    )
+    res = run("replay", str(odd), "--check")
+    assert res.exit_code == 1 and "4 of 4 game(s)" in res.output
+    assert "unknown variant 'klondike'" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_replay_shows_every_move(saved):
+    _, games, _ = saved
+    rec = json.loads(games.read_text().splitlines()[1])
+    res = run("replay", str(games), "--game", "1")
+    assert res.exit_code == 0, res.output
+    n = len(rec["actions"])
+    assert f"--- move {n}/{n}:" in res.output
+    assert res.output.count("Burako · argentine") == n + 1  # the deal and every move
+    assert "the result matches the record" in res.output
+    moves = run("replay", str(games), "--game", "1", "--moves-only", "--viewer", "2")
+    assert moves.exit_code == 0 and moves.output.count("Burako · argentine") == 2
+
+
+def test_replay_step_waits_for_enter(saved):
+    _, games, _ = saved
+    res = run("replay", str(games), "--step", input="\n\nq\n")
+    assert res.exit_code == 0, res.output
+    assert "--- move 3/" in res.output and "--- move 4/" not in res.output
+    assert "stopped" in res.output
+
+
+def test_replay_rejects_bad_arguments(saved, tmp_path):
+    _, games, _ = saved
+    assert run("replay", str(tmp_path / "missing.jsonl")).exit_code == 2
+    assert run("replay", str(games), "--game", "99").exit_code == 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert run("replay", str(empty)).exit_code == 2
+
+
+# ------------------------------------------------------------------ play
+BAD_LINES = [
+    "help",
+    "legal",
+    "table",
+    "",
+    "foo bar",
+    "meld 7h 8h",
+    "meld Zz 8h 9h",
+    "discard",
+    "discard 7h 8h",
+    "add 2c to",
+    "add 2c to x",
+    "add 2c to 99",
+    "99999",
+    "-3",
+    "take",  # legal-looking, but not in this phase: explained, asked again
+    "draw now",
+    "♥♥♥",
+    "meld * * *",
+]
+
+
+def test_play_a_whole_game_with_bad_input_mixed_in(tmp_path):
+    lines, expected = script_game(seed=3)
+    save = tmp_path / "played.jsonl"
+    script = BAD_LINES + lines
+    res = run(
+        "play",
+        "--bots",
+        "random",
+        "--seed",
+        "3",
+        "--save",
+        str(save),
+        input="\n".join(script) + "\n",
+    )
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert "Legal moves (type the move, or its id):" in out
+    assert "Moves (cards in notation" in out  # help
+    assert "unknown move 'foo'" in out
+    assert "a meld opens with exactly 3 cards (got 2)" in out
+    assert "unknown card 'Zz'" in out
+    assert "action ids are 0..1772" in out
+    assert "not legal: take the discard pile" in out
+    assert "'draw' takes nothing after it" in out
+    assert "P1 (random):" in out  # bots' moves in words
+    assert "Hand of P0 (11)" in out  # the table from the person's view
+    assert "table_cards" in out and "hand_cards" in out  # the score items at the end
+    assert "you win" in out or "you lose" in out or "a tie" in out
+    assert f"Your team (team 0) {expected.scores[0]}" in out
+    assert "Traceback" not in out
+    # the saved record replays and checks
+    rec = json.loads(save.read_text())
+    assert rec["seats"] == ["human", "random", "random", "random"]
+    assert rec["actions"] == expected.actions and rec["scores"] == expected.scores
+    check = run("replay", str(save), "--check")
+    assert check.exit_code == 0, check.output
+
+
+def test_play_other_variant_seat_and_bots():
+    lines, expected = script_game("italian", players=2, seat=1, bots="greedy", seed=7)
+    res = run(
+        "play",
+        "--variant",
+        "italian",
+        "--players",
+        "2",
+        "--seat",
+        "1",
+        "--bots",
+        "greedy",
+        "--seed",
+        "7",
+        input="\n".join(lines) + "\n",
+    )
+    assert res.exit_code == 0, res.output
+    assert "P0 (greedy):" in res.output and "Hand of P1" in res.output
+    assert f"Your team (team 1) {expected.scores[1]}" in res.output
+
+
+def test_play_quit_and_end_of_input(tmp_path):
+    save = tmp_path / "none.jsonl"
+    res = run("play", "--bots", "random", "--save", str(save), input="legal\nquit\n")
+    assert res.exit_code == 0, res.output
+    assert "You left the game." in res.output and "nothing saved" in res.output
+    assert not save.exists()
+    res = run("play", "--bots", "greedy", "--seat", "2", input="help\n")
+    assert res.exit_code == 0, res.output
+    assert "End of input: the game is abandoned." in res.output
+    res = run("play", "--bots", "random", input="")
+    assert res.exit_code == 0 and "End of input" in res.output
+
+
+def test_play_default_bots():
+    res = run("play", "--players", "2", input="")
+    assert res.exit_code == 0, res.output
+    assert "Burako, argentine, 2 players" in res.output
+
+
+def test_play_survives_random_garbage():
+    rng = random.Random(0)
+    alphabet = "abcdhsjkqtAKQJT0123456789 *,-♥♣[]#\t"
+    words = ["meld", "add", "discard", "to", "draw", "take", "keep", "reject", "muerto"]
+    lines = []
+    for _ in range(200):
+        parts = [
+            rng.choice(words)
+            if rng.random() < 0.4
+            else "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+            for _ in range(rng.randint(0, 4))
+        ]
+        lines.append(" ".join(parts))
+    res = run("play", "--bots", "random", "--seed", "1", input="\n".join(lines) + "\n")
+    assert res.exit_code == 0, res.output
+    assert "Traceback" not in res.output
+
+
+def test_play_rejects_bad_options():
+    res = run("play", "--seat", "4", input="")
+    assert res.exit_code == 2 and "--seat must be 0..3" in res.output
+    res = run("play", "--bots", "nosuch", input="")
+    assert res.exit_code == 2 and "unknown agent" in res.output
+    res = run("play", "--bots", "random,greedy", input="")
+    assert res.exit_code == 2 and "one per other seat" in res.output
+    res = run("play", "--variant", "klondike", input="")
+    assert res.exit_code == 2
+
+
+def test_parse_move_words_and_errors():
+    game = Game("argentine", seed=0)
+    assert parse_move("LEGAL", game, 0) == "legal"
+    assert parse_move("q", game, 0) == "quit"
+    assert parse_move("keep", game, 0) == 2
+    assert parse_move(" 3 ", game, 0) == 3
+    hand = [c for c in range(53) for _ in range(int(game.state.hands[0, 0, c]))]
+    from burako_env.cards import format_card
+
+    assert parse_move(f"discard {format_card(hand[0])}", game, 0) == DISCARD_BASE + hand[0]
+    missing = next(c for c in range(52) if game.state.hands[0, 0, c] == 0)
+    with pytest.raises(MoveError, match="you do not hold"):
+        parse_move(f"discard {format_card(missing)}", game, 0)
+    with pytest.raises(MoveError, match="is not a meld"):
+        parse_move("meld 3c 9d Kh", Game("argentine", seed=0), 0)

@@ -1,0 +1,214 @@
+"""Tournaments: results, determinism, the two game paths, outputs, records, the notebook."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.base import Agent
+from agents.tournament import TournamentResult, run_tournament, wilson
+from burako_env.records import GameRecord, deal_game, read_records, replay, write_records
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = ["random", "greedy", "discard_table"]
+
+
+class FirstLegal(Agent):
+    """A plain Python agent (no compiled policy): the lowest legal action."""
+
+    name = "first_legal"
+
+    def act(self, obs, mask):
+        return np.argmax(np.asarray(mask, bool), axis=1).astype(np.int64)
+
+
+@pytest.fixture(scope="module")
+def small() -> TournamentResult:
+    return run_tournament(
+        NAMES, "argentine", num_players=4, hands_per_pairing=40, seed=3, progress=False
+    )
+
+
+def test_every_pairing_is_played_with_seats_swapped(small):
+    assert small.agents == NAMES
+    assert [(p.a, p.b) for p in small.pairings] == [
+        ("random", "greedy"),
+        ("random", "discard_table"),
+        ("greedy", "discard_table"),
+    ]
+    for p in small.pairings:
+        assert p.hands == 40 and p.wins + p.losses + p.ties == 40
+        assert p.ci_low <= p.win_rate <= p.ci_high
+        assert p.compiled
+    assert small.pairing("greedy", "random").win_rate > 0.8
+    assert set(small.ratings) == set(NAMES)
+    assert small.ratings["greedy"]["mu"] > small.ratings["random"]["mu"]
+    assert all(r["sigma"] > 0 for r in small.ratings.values())
+    m = small.win_matrix()
+    assert np.isnan(np.diag(m)).all()
+    np.testing.assert_allclose(m + m.T, np.where(np.eye(3, dtype=bool), np.nan, 1.0))
+
+
+def test_results_are_deterministic_for_a_seed(small):
+    again = run_tournament(
+        NAMES, "argentine", num_players=4, hands_per_pairing=40, seed=3, progress=False
+    )
+    assert [p.__dict__ | {"seconds": 0} for p in again.pairings] == [
+        p.__dict__ | {"seconds": 0} for p in small.pairings
+    ]
+    assert again.ratings == small.ratings
+    other = run_tournament(
+        NAMES, "argentine", num_players=4, hands_per_pairing=40, seed=4, progress=False
+    )
+    assert [p.mean_margin for p in other.pairings] != [p.mean_margin for p in small.pairings]
+
+
+def test_compiled_and_stepped_paths_play_the_same_games():
+    kw = dict(variant="argentine", num_players=4, hands_per_pairing=16, seed=9, progress=False)
+    fast = run_tournament(["greedy", "discard_table"], **kw)
+    slow = run_tournament(["greedy", "discard_table"], compiled=False, **kw)
+    assert not slow.pairings[0].compiled
+    a, b = fast.pairings[0], slow.pairings[0]
+    assert (a.wins, a.losses, a.ties, a.mean_margin) == (b.wins, b.losses, b.ties, b.mean_margin)
+
+
+def test_a_python_agent_is_routed_by_seat(tmp_path):
+    res = run_tournament(
+        [FirstLegal(), make_agent("greedy", seed=1)],
+        "argentine",
+        num_players=2,
+        hands_per_pairing=6,
+        seed=2,
+        progress=False,
+        save_games=tmp_path / "g.jsonl",
+    )
+    p = res.pairings[0]
+    assert not p.compiled and p.hands == 6
+    recs = read_records(tmp_path / "g.jsonl")
+    assert len(recs) == 6
+    assert {tuple(r.seats) for r in recs} == {("first_legal", "greedy"), ("greedy", "first_legal")}
+    for r in recs:
+        replay(r)  # raises if the replay disagrees with the record
+
+
+def test_outputs_are_written(small, tmp_path):
+    small.to_csv(tmp_path / "t.csv")
+    small.to_json(tmp_path / "t.json")
+    small.heatmap(tmp_path / "t.png")
+    rows = list(csv.DictReader(open(tmp_path / "t.csv")))
+    assert len(rows) == 3 and rows[0]["a"] == "random" and float(rows[2]["ci_high"]) <= 1
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert data["variant"] == "argentine" and len(data["pairings"]) == 3
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = small.table()
+    assert "discard_table" in text and "95% CI" in text
+
+
+def test_saved_games_replay(tmp_path):
+    path = tmp_path / "games.jsonl"
+    res = run_tournament(
+        ["random", "discard_table"],
+        "colombian",
+        num_players=4,
+        hands_per_pairing=4,
+        seed=1,
+        progress=False,
+        save_games=path,
+    )
+    recs = read_records(path)
+    assert len(recs) == 4 and res.pairings[0].hands == 4
+    # the same deal is played twice, seats swapped
+    assert recs[0].seed == recs[2].seed and recs[0].index == recs[2].index
+    assert recs[0].seats == ["random", "discard_table", "random", "discard_table"]
+    assert recs[2].seats == ["discard_table", "random", "discard_table", "random"]
+    for r in recs:
+        game = replay(r)
+        assert game.is_over()
+    bad = GameRecord(**{**recs[0].__dict__, "scores": [1, 2]})
+    with pytest.raises(ValueError, match="does not match"):
+        replay(bad)
+
+
+def test_records_round_trip(tmp_path):
+    rec = GameRecord(
+        variant="argentine",
+        num_players=4,
+        seed=5,
+        index=2,
+        seats=["a"] * 4,
+        actions=[2, 3],
+        scores=[0, 0],
+        winner=-1,
+        meta={"x": 1},
+    )
+    assert write_records(tmp_path / "r.jsonl", [rec, rec]) == 2
+    assert read_records(tmp_path / "r.jsonl") == [rec, rec]
+    g = deal_game("argentine", 4, seed=5, index=2)
+    assert not g.is_over()
+    (tmp_path / "bad.jsonl").write_text('{"nope": 1}\n')
+    with pytest.raises(ValueError, match="not a game record"):
+        read_records(tmp_path / "bad.jsonl")
+
+
+def test_wilson_interval():
+    lo, hi = wilson(50, 100)
+    assert lo < 0.5 < hi and abs((lo + hi) / 2 - 0.5) < 1e-9
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == pytest.approx(1.0)
+    lo, hi = wilson(5200, 10000)
+    assert 0.51 < lo < 0.52 < hi < 0.53
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="two agents"):
+        run_tournament(["greedy"], progress=False)
+    with pytest.raises(ValueError, match="unknown agent"):
+        run_tournament(["greedy", "nobody"], progress=False)
+
+
+def test_bench_runs():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_agents", ROOT / "scripts/bench_agents.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = mod.bench_tournament(hands=64, repeats=1)
+    assert out["hands"] == 64 and out["hands_per_second"] > 0
+
+
+def test_notebook_runs(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    path = ROOT / "notebooks" / "strategy_study.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    client = nbclient.NotebookClient(
+        nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert any(o.get("output_type") == "display_data" for o in outputs)  # the figures
+
+
+def test_match_episodes_are_recorded_and_replay(tmp_path):
+    path = tmp_path / "m.jsonl"
+    res = run_tournament(
+        ["greedy", "discard_table"],
+        "argentine",
+        num_players=2,
+        hands_per_pairing=2,
+        seed=5,
+        progress=False,
+        episode="match",
+        save_games=path,
+    )
+    assert res.episode == "match" and res.pairings[0].hands == 2
+    recs = read_records(path)
+    assert [r.episode for r in recs] == ["match", "match"]
+    for r in recs:
+        game = replay(r)
+        assert max(game.match_scores[0]) >= 3000
