@@ -6,8 +6,9 @@ Every variant and player count must pass it; ``tests/test_core_random.py`` runs 
     report = api_test("colombian", num_players=6, num_games=20, seed=1)
     print(report)
 
-Checks, at every step of every game (:class:`ApiTestError` names the game, the step and
-the failing check):
+Games are uniformly random (``meld_bias`` > 0 favours melds and pile takes, so that more
+hands reach canastas, muertos and going out). Checks, at every step of every game
+(:class:`ApiTestError` names the configuration, the game, the step and the failing check):
 
 (a) **cards**: hands + melds + pile + stock + untaken muertos + the peeked card hold
     exactly the variant's decks (:func:`check_cards`); also ``known <= hands``.
@@ -24,7 +25,8 @@ the failing check):
 (e) **scores**: when a hand ends, ``score_items`` and the hand scores equal the referee's
     :func:`~burako_env.referee.score_hand` for the final table (in a match, the table
     before the next deal), and the end is consistent (who went out, stock, turns).
-(f) **length**: no hand takes more than :func:`max_steps` actions.
+(f) **length**: no hand takes more than :func:`max_steps` actions (its docstring has the
+    argument), no match more than ``max_hands`` times that.
 (g) **hidden information** (``check_hidden``): a player's observation does not change
     when the cards hidden from them are dealt again (:func:`shuffle_hidden`: stock order,
     untaken muertos, a peeked card not theirs, the unknown cards of the other hands, sizes
@@ -45,6 +47,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from burako_env.core.actions import decode_action, describe_action
@@ -78,6 +81,7 @@ from burako_env.core.constants import (
     MUERTO_UNTAKEN,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
+    PEEK_REJECT,
     PHASE_OVER,
     PHASE_PEEK,
     S_DONE,
@@ -85,6 +89,7 @@ from burako_env.core.constants import (
     S_EPISODE_MATCH,
     S_HAND_JUST_ENDED,
     S_HAND_SCORE0,
+    S_HANDS_ENDED,
     S_MATCH0,
     S_PEEK_CARD,
     S_PHASE,
@@ -94,6 +99,7 @@ from burako_env.core.constants import (
     S_TURN,
     S_WENT_OUT,
     SCORE_ITEMS,
+    TAKE_PILE,
 )
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.nb import njit
@@ -130,8 +136,8 @@ def max_steps(variant: Variant | str = "argentine", num_players: int | None = No
       ``2 * muertos_per_team``.
 
     ``max_steps = 2 * max_turns + M + 2 * muertos_per_team`` with ``M = total_cards``, or
-    ``max_turns * total_cards`` under ``min_first_meld``. A match has no bound on its
-    number of hands (scores may go down), so a match episode is bounded per hand only.
+    ``max_turns * total_cards`` under ``min_first_meld``. A match episode has at most
+    ``max_hands`` hands, so at most ``max_hands * max_steps`` actions.
     Argentine 4p: 2 * 400 + 106 + 2 = 908; brazilian: 800 + 400 * 108 + 2 = 44002.
     """
     v = load_variant(variant, num_players=num_players)
@@ -298,7 +304,7 @@ def check_meld_row(row, variant: Variant, cache: _MeldCache | None = None) -> No
     where = f"meld {row.tolist()} = {cards}"
     if info is None:
         raise ApiTestError(f"{where}: the referee says it is no meld")
-    clean = kind != MELD_WILD_GROUP and row[MF_WILD] < 0
+    clean = bool(kind != MELD_WILD_GROUP and row[MF_WILD] < 0)
     size = int(row[MF_SIZE])
     problems = []
     if info.kind != KIND_NAMES[kind]:
@@ -317,7 +323,7 @@ def check_meld_row(row, variant: Variant, cache: _MeldCache | None = None) -> No
             problems.append(f"suit {row[MF_KEY]} vs referee {info.suit}")
         if clean and info.positions != tuple(range(lo, hi + 1)):
             problems.append(f"positions {lo}..{hi} vs referee {info.positions}")
-        if gap and not (clean is False and lo < gap < hi):
+        if gap and (clean or not lo < gap < hi):
             problems.append(f"gap {gap} outside {lo}..{hi} or without a wild")
         if not clean and not gap and hi - lo + 1 > 13:
             problems.append("a wild at an end of a run with no free end")
@@ -698,6 +704,8 @@ def api_test(
     hidden_every: int = 3,
     illegal_per_step: int = 2,
     check_determinism: bool = True,
+    num_threads: int | None = 1,
+    meld_bias: float = 0.0,
     **overrides,
 ) -> ApiTestReport:
     """Play ``num_games`` uniformly random legal episodes and check (a)-(h) of the module
@@ -708,8 +716,32 @@ def api_test(
     stepped together with :meth:`Game.step`. The first ``full_scan_games`` games get a
     full mask scan at every step, the others every ``full_mask_scan_every`` steps (and a
     random sample of ids at every step). ``check_hidden`` runs (g) every ``hidden_every``
-    steps of each game for every viewer.
+    steps of each game for every viewer. ``num_threads`` sets numba's threads while it
+    runs (the checks go one game at a time; on a busy machine a thread pool only adds
+    waits); None leaves them as they are. ``meld_bias``: the probability of picking,
+    instead of a uniform legal action, a uniform one among the legal melds and pile takes
+    (when there are some): uniform play rarely goes out, biased play reaches canastas,
+    muertos and going out far more often. ``overrides`` change variant parameters (say
+    ``target`` or ``max_hands`` to keep random matches short).
     """
+    saved_threads = numba.get_num_threads()
+    if num_threads is not None:
+        numba.set_num_threads(min(num_threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        return _api_test(
+            variant, num_players, num_games, seed, full_mask_scan_every, check_hidden, episode,
+            batch_size, full_scan_games, hidden_every, illegal_per_step, check_determinism,
+            meld_bias, overrides,
+        )  # fmt: skip
+    finally:
+        numba.set_num_threads(saved_threads)
+
+
+def _api_test(
+    variant, num_players, num_games, seed, full_mask_scan_every, check_hidden, episode,
+    batch_size, full_scan_games, hidden_every, illegal_per_step, check_determinism, meld_bias,
+    overrides,
+):  # fmt: skip
     probe = Game(variant, num_players=num_players, batch_size=1, episode=episode, **overrides)
     v = probe.variant
     bound = max_steps(v)
@@ -734,6 +766,7 @@ def api_test(
                 full_every=full_mask_scan_every,
                 hidden_every=hidden_every if check_hidden else 0,
                 illegal_per_step=illegal_per_step,
+                meld_bias=meld_bias,
             )
         except ApiTestError as e:
             raise ApiTestError(
@@ -759,6 +792,7 @@ def _play_batch(
     full_every: int,
     hidden_every: int,
     illegal_per_step: int,
+    meld_bias: float = 0.0,
 ):
     """Play one batch to the end with all checks; returns the actions and state digests."""
     v = game.variant
@@ -779,7 +813,7 @@ def _play_batch(
             try:
                 _before_step(
                     game, b, rng, report, mask, actions, full_games, full_every, hidden_every,
-                    illegal_per_step, int(game_steps[b]),
+                    illegal_per_step, int(game_steps[b]), meld_bias,
                 )  # fmt: skip
             except ApiTestError as e:
                 raise ApiTestError(f"{where}: {e}") from None
@@ -805,7 +839,7 @@ def _play_batch(
 
 def _before_step(
     game, b, rng, report, mask, actions, full_games, full_every, hidden_every, illegal_per_step,
-    step,
+    step, meld_bias,
 ):  # fmt: skip
     st = game.state
     legal = game.legal_actions(b)
@@ -834,6 +868,10 @@ def _before_step(
     tries += _near_illegal(game, b, rng)[:1]
     report.illegal_tried += check_illegal(game, b, tries)
     a = int(rng.choice(legal))
+    if meld_bias and rng.random() < meld_bias:
+        eager = legal[((legal > PEEK_REJECT) & (legal < DISCARD_BASE)) | (legal == TAKE_PILE)]
+        if len(eager):
+            a = int(rng.choice(eager))
     actions[b] = a
     if hidden_every and step % hidden_every == 0:
         for viewer in range(game.num_players):
@@ -880,8 +918,12 @@ def _after_step(game, b, a, before, report, cache, bound):
             raise ApiTestError("an end reason is set in a hand still going")
         if s[S_STEP] > bound:
             raise ApiTestError(f"the hand is at step {s[S_STEP]}, past max_steps {bound}")
-    if not s[S_EPISODE_MATCH] and s[S_TOTAL_STEPS] > bound:
-        raise ApiTestError(f"the episode is at step {s[S_TOTAL_STEPS]}, past max_steps {bound}")
+    episode_bound = bound * (v.max_hands if s[S_EPISODE_MATCH] else 1)
+    if s[S_TOTAL_STEPS] > episode_bound or s[S_HANDS_ENDED] > v.max_hands:
+        raise ApiTestError(
+            f"the episode is at step {s[S_TOTAL_STEPS]} after {s[S_HANDS_ENDED]} hands, "
+            f"past {episode_bound} steps or max_hands {v.max_hands}"
+        )
     if s[S_DONE] and (st.num_legal[b] != 0 or s[S_PHASE] != PHASE_OVER):
         raise ApiTestError("a finished game is not in PHASE_OVER with no legal action")
 
@@ -928,3 +970,35 @@ def random_play(
         game.step(actions)
         steps += 1
     return game.hand_scores, state_digest(game.state), steps
+
+
+def meld_counts_seen(
+    variant: str | Variant = "argentine",
+    num_players: int | None = None,
+    num_games: int = 1000,
+    seed: int = 0,
+    batch_size: int = 250,
+    per_game: bool = False,
+):
+    """The largest number of melds a team had in ``num_games`` uniformly random games
+    (one hand each), played in batches without checks: the evidence for MAX_MELDS.
+    With ``per_game``, the array of each game's largest count instead."""
+    most = []
+    played = 0
+    rng = np.random.default_rng(seed)
+    while played < num_games:
+        k = min(batch_size, num_games - played)
+        game = Game(variant, num_players=num_players, batch_size=k, seed=seed + played)
+        st = game.state
+        rows = np.arange(k)
+        top = np.zeros(k, np.int64)
+        while not game.done.all():
+            n = st.num_legal
+            pick = (rng.random(k) * np.maximum(n, 1)).astype(np.int64)
+            actions = np.where(n > 0, st.legal[rows, pick], -1).astype(np.int64)
+            game.step(actions, check=False)
+            np.maximum(top, st.num_melds.max(axis=1), out=top)
+        most.append(top)
+        played += k
+    counts = np.concatenate(most)
+    return counts if per_game else int(counts.max())
