@@ -120,7 +120,7 @@ from burako_env.core.melds import (
     row_value,
     wild_of_kind,
 )
-from burako_env.core.nb import njit
+from burako_env.core.nb import njit, njit_inline
 from burako_env.core.params import (
     CLOSE_ANY_CANASTA,
     CLOSE_CLEAN_CANASTA,
@@ -158,7 +158,7 @@ ROW_SUITS = 2  # suits chosen for a group opening (first three fields)
 
 
 # ------------------------------------------------------------------ small queries
-@njit
+@njit_inline
 def hand_size(st, b, p):
     n = 0
     for c in range(NUM_CARD_TYPES):
@@ -166,7 +166,7 @@ def hand_size(st, b, p):
     return n
 
 
-@njit
+@njit_inline
 def next_muerto(st, b, t, params):
     """Index of the team's next untaken muerto, or -1."""
     for m in range(params[P_MUERTOS]):
@@ -175,7 +175,7 @@ def next_muerto(st, b, t, params):
     return -1
 
 
-@njit
+@njit_inline
 def team_canastas(st, b, t, skip_slot):
     """(any canasta, clean canasta) among the team's melds, leaving out ``skip_slot``."""
     any_c = False
@@ -191,7 +191,7 @@ def team_canastas(st, b, t, skip_slot):
     return any_c, clean_c
 
 
-@njit
+@njit_inline
 def close_allowed(any_c, clean_c, params):
     req = params[P_CLOSE_REQUIRES]
     if req == CLOSE_ANY_CANASTA:
@@ -201,7 +201,7 @@ def close_allowed(any_c, clean_c, params):
     return True
 
 
-@njit
+@njit_inline
 def wild_group_open(st, b, t, params):
     """True while the team has a wild group on the table that has not closed at 7."""
     if not params[P_WILD_GROUP]:
@@ -214,12 +214,12 @@ def wild_group_open(st, b, t, params):
     return False
 
 
-@njit
+@njit_inline
 def min_first_meld_active(st, b, t, params):
     return params[P_MIN_FIRST_MELD] > 0 and st.scalars[b, S_OPENED0 + t] == 0
 
 
-@njit
+@njit_inline
 def team_minimum(st, b, t, params):
     base = params[P_MIN_FIRST_MELD]
     if st.scalars[b, S_MATCH0 + t] >= params[P_MIN_FIRST_MELD_THRESHOLD]:
@@ -227,7 +227,7 @@ def team_minimum(st, b, t, params):
     return base + st.scalars[b, S_MIN_EXTRA0 + t]
 
 
-@njit
+@njit_inline
 def provisional_points(st, b, t, params):
     total = 0
     for i in range(st.scalars[b, S_PROV_START], st.num_melds[b, t]):
@@ -235,7 +235,7 @@ def provisional_points(st, b, t, params):
     return total
 
 
-@njit
+@njit_inline
 def reverting(st, b, t, params):
     """True if a discard now would send the provisional melds back (below the minimum)."""
     if not min_first_meld_active(st, b, t, params):
@@ -245,7 +245,7 @@ def reverting(st, b, t, params):
     return provisional_points(st, b, t, params) < team_minimum(st, b, t, params)
 
 
-@njit
+@njit_inline
 def plain_discard_error(st, b, c, params):
     """The discard restrictions that the never-stuck rule may lift."""
     if params[P_NO_WILD_DISCARD] and is_wild_card(c):
@@ -255,7 +255,7 @@ def plain_discard_error(st, b, c, params):
     return ERR_OK
 
 
-@njit
+@njit_inline
 def _unique_rank_error(st, b, t, rank, params):
     for tt in range(2):
         if tt != t and not params[P_UNIQUE_TABLE]:
@@ -268,7 +268,7 @@ def _unique_rank_error(st, b, t, rank, params):
 
 
 # ------------------------------------------------------------------ after a meld
-@njit
+@njit_inline
 def after_meld_error(st, b, p, params, used0, used1, used2, n_used, row, slot, h):
     """Checks on the hand a meld leaves: empty (direct muerto or going out) or one card.
 
@@ -327,7 +327,7 @@ def after_meld_error(st, b, p, params, used0, used1, used2, n_used, row, slot, h
 
 
 # ------------------------------------------------------------------ openings
-@njit
+@njit_inline
 def _choose_group_suits(st, b, p, rank, n, suits):
     """Naturals for a group: each from the suit held most often (duplicates go first)."""
     taken = st.scratch[b, ROW_TRY]
@@ -348,7 +348,7 @@ def _choose_group_suits(st, b, p, rank, n, suits):
     return True
 
 
-@njit
+@njit_inline
 def open_error(st, b, a, params, h):
     """Legality of an opening (``h``: the hand size); on success the new meld is in
     scratch row ROW_NEW. Returns (error, used card 0, 1, 2).
@@ -430,7 +430,7 @@ def open_error(st, b, a, params, h):
 
 
 # ------------------------------------------------------------------ adding a card
-@njit
+@njit_inline
 def add_error(st, b, a, params, h):
     """Legality of adding a card (``h``: the hand size); on success the new row is in
     scratch row ROW_NEW."""
@@ -455,7 +455,7 @@ def add_error(st, b, a, params, h):
 
 
 # ------------------------------------------------------------------ discards
-@njit
+@njit_inline
 def discard_error(st, b, c, params, lifted, h, revert):
     """Legality of discarding ``c``; ``lifted`` drops the restrictions never-stuck lifts.
 
@@ -483,7 +483,7 @@ def discard_error(st, b, c, params, lifted, h, revert):
     return ERR_OK
 
 
-@njit
+@njit_inline
 def _row_count(row, c):
     """How many cards of type ``c`` the meld holds."""
     n = 0
@@ -506,7 +506,7 @@ def _row_count(row, c):
     return n
 
 
-@njit
+@njit_inline
 def muerto_keep_error(st, b, params):
     if not params[P_MUERTO_KEEP_WILDS]:
         return ERR_VARIANT_OFF
@@ -529,7 +529,7 @@ def muerto_keep_error(st, b, params):
 
 
 # ------------------------------------------------------------------ dispatcher: legality
-@njit
+@njit_inline
 def play_action_error(st, b, a, params, h):
     """Legality of a meld-phase action other than a discard."""
     if a == TAKE_MUERTO_KEEP_WILDS:
@@ -574,17 +574,15 @@ def action_error(st, b, a, params):
 
 # ------------------------------------------------------------------ enumeration
 @njit
-def _enumerate_melds(st, b, params, out, n, stop_at_first):
-    """Append the legal open / add / keep-wilds actions to ``out``; returns the new count."""
+def _meld_candidates(st, b, params, out, n):
+    """Append every open / add id whose cards are in hand and could fit (no full check)."""
     p = st.scalars[b, S_PLAYER]
     t = p % 2
     hand = st.hands[b, p]
-    h = hand_size(st, b, p)
     n_wilds = hand[JOKER]
     for s in range(4):
         n_wilds += hand[s * NUM_RANKS + RANK_TWO]
     if st.num_melds[b, t] < MAX_MELDS:
-        # groups
         for ri in range(GROUP_RANKS_ARR.shape[0]):
             r = GROUP_RANKS_ARR[ri]
             nat = hand[r] + hand[NUM_RANKS + r] + hand[2 * NUM_RANKS + r] + hand[3 * NUM_RANKS + r]
@@ -595,13 +593,8 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
                     continue
                 if kind > 0 and hand[wild_of_kind(kind)] == 0:
                     continue
-                a = OPEN_GROUP_BASE + ri * NUM_WILD_KINDS + kind
-                if open_error(st, b, a, params, h)[0] == ERR_OK:
-                    out[n] = a
-                    n += 1
-                    if stop_at_first:
-                        return n
-        # runs
+                out[n] = OPEN_GROUP_BASE + ri * NUM_WILD_KINDS + kind
+                n += 1
         for s in range(4):
             base = OPEN_RUN_BASE + s * RUN_TEMPLATES_PER_SUIT
             have = 0  # bit ``pos`` set when the natural of that run position is held
@@ -610,12 +603,8 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
                     have |= 1 << pos
             for start in range(1, 13):
                 if (have >> start) & 7 == 7:
-                    a = base + start - 1
-                    if open_error(st, b, a, params, h)[0] == ERR_OK:
-                        out[n] = a
-                        n += 1
-                        if stop_at_first:
-                            return n
+                    out[n] = base + start - 1
+                    n += 1
             if n_wilds == 0:
                 continue
             for kind in range(1, 6):
@@ -623,41 +612,21 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
                     continue
                 for start in range(1, 14):
                     if (have >> start) & 3 == 3:
-                        a = base + RUN_CLEAN_TEMPLATES + (start - 1) * 5 + kind - 1
-                        if open_error(st, b, a, params, h)[0] == ERR_OK:
-                            out[n] = a
-                            n += 1
-                            if stop_at_first:
-                                return n
+                        out[n] = base + RUN_CLEAN_TEMPLATES + (start - 1) * 5 + kind - 1
+                        n += 1
+                gap_base = base + RUN_CLEAN_TEMPLATES + RUN_PAIR_TEMPLATES + kind - 1
                 for start in range(1, 13):
                     if (have >> start) & 5 == 5:
-                        a = (
-                            base
-                            + RUN_CLEAN_TEMPLATES
-                            + RUN_PAIR_TEMPLATES
-                            + (start - 1) * 5
-                            + kind
-                            - 1
-                        )
-                        if open_error(st, b, a, params, h)[0] == ERR_OK:
-                            out[n] = a
-                            n += 1
-                            if stop_at_first:
-                                return n
-        # wild groups
+                        out[n] = gap_base + (start - 1) * 5
+                        n += 1
         if params[P_WILD_GROUP] and n_wilds >= 3:
             for i in range(WILD_GROUP_COMBOS.shape[0]):
-                a = OPEN_WILD_GROUP_BASE + i
-                if open_error(st, b, a, params, h)[0] == ERR_OK:
-                    out[n] = a
-                    n += 1
-                    if stop_at_first:
-                        return n
+                out[n] = OPEN_WILD_GROUP_BASE + i
+                n += 1
     # adds: only cards that can fit (the meld's rank / suit, or a wild)
     for slot in range(st.num_melds[b, t]):
-        row = st.melds[b, t, slot]
-        kind = row[MF_KIND]
-        key = row[MF_KEY]
+        kind = st.melds[b, t, slot, MF_KIND]
+        key = st.melds[b, t, slot, MF_KEY]
         for c in range(NUM_CARD_TYPES):
             if hand[c] == 0:
                 continue
@@ -668,14 +637,28 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
                 fits = wild or c % NUM_RANKS == key
             else:
                 fits = wild or c // NUM_RANKS == key
-            if not fits:
-                continue
-            a = ADD_BASE + slot * NUM_CARD_TYPES + c
-            if add_error(st, b, a, params, h) == ERR_OK:
-                out[n] = a
+            if fits:
+                out[n] = ADD_BASE + slot * NUM_CARD_TYPES + c
                 n += 1
-                if stop_at_first:
-                    return n
+    return n
+
+
+@njit
+def _enumerate_melds(st, b, params, out, n, stop_at_first):
+    """Append the legal open / add / keep-wilds actions to ``out``; returns the new count.
+
+    Candidates are listed first and then checked in one loop: the check is inlined once
+    here, because a call that passes the whole GameState costs far more than the check.
+    """
+    h = hand_size(st, b, st.scalars[b, S_PLAYER])
+    end = _meld_candidates(st, b, params, out, n)
+    for i in range(n, end):
+        a = out[i]
+        if play_action_error(st, b, a, params, h) == ERR_OK:
+            out[n] = a
+            n += 1
+            if stop_at_first:
+                return n
     if params[P_MUERTO_KEEP_WILDS] and muerto_keep_error(st, b, params) == ERR_OK:
         out[n] = TAKE_MUERTO_KEEP_WILDS
         n += 1
