@@ -4,5 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check .
+# the long random simulations (marked slow) run with a smaller count of games per
+# configuration; `BURAKO_SIM_GAMES=2000 bash scripts/test.sh` runs the full count
+export BURAKO_SIM_GAMES="${BURAKO_SIM_GAMES:-40}"
 # the first run compiles the numba kernels (cached on disk afterwards)
 .venv/bin/python -m pytest -q -n 2 --dist loadfile "$@"
