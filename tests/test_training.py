@@ -1,0 +1,239 @@
+"""PPO training: a few updates on the tiny config, exact resume, the saved agent in the
+PettingZoo env, masks, the GAE along ragged streams, and bad configs and checkpoints."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.ppo_agent import PPOAgent, pretrained_path
+from burako_env.envs.vector import VectorEnv
+from training.checkpoint import CheckpointError, load_file, save_file
+from training.config import ConfigError, load_config
+from training.network import MASKED_LOGIT, BurakoNet, legal_lists, padded
+from training.ppo import compute_gae, train
+
+TINY = Path(__file__).resolve().parents[1] / "configs" / "train" / "tiny.yaml"
+# the tiny config, evaluated only at the end (fewer tournament games)
+QUICK = ["eval.every=4"]
+
+
+def _same(a, b, path="") -> list[str]:
+    """Paths where two nested checkpoint structures differ."""
+    if isinstance(a, dict):
+        if set(a) != set(b):
+            return [f"{path}: keys {sorted(set(a) ^ set(b))}"]
+        return [d for k in a for d in _same(a[k], b[k], f"{path}/{k}")]
+    if isinstance(a, (list, tuple)):
+        if len(a) != len(b):
+            return [f"{path}: lengths"]
+        return [
+            d
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+            for d in _same(x, y, f"{path}[{i}]")
+        ]
+    if isinstance(a, torch.Tensor):
+        return [] if torch.equal(a, b) else [path]
+    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The tiny run uninterrupted, and the same run stopped after 2 updates and resumed."""
+    root = tmp_path_factory.mktemp("runs")
+    full = train(TINY, QUICK, run_dir=root / "full", verbose=False)
+    train(TINY, QUICK, run_dir=root / "split", stop_after=2, verbose=False)
+    assert load_file(root / "split" / "checkpoints" / "last.pt")["progress"]["update"] == 2
+    split = train(run_dir=root / "split", resume=True, verbose=False)
+    return root, full, split
+
+
+def test_tiny_run_writes_a_run_folder(runs):
+    root, full, _ = runs
+    run = root / "full"
+    assert full["update"] == 4 and full["global_step"] == 4 * 16 * 64
+    assert (run / "config.yaml").is_file() and (run / "policy.pt").is_file()
+    assert (run / "checkpoints" / "last.pt").is_file()
+    assert (run / "checkpoints" / "best.pt").is_file()
+    assert list((run / "tb").glob("events.out.tfevents.*"))
+    assert set(full["eval"]) == {"greedy"}
+    r = full["eval"]["greedy"]
+    assert 0.0 <= r["ci_low"] <= r["win_rate"] <= r["ci_high"] <= 1.0
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run / "tb"))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    for tag in (
+        "losses/policy_loss",
+        "losses/value_loss",
+        "losses/entropy",
+        "losses/approx_kl",
+        "losses/clip_fraction",
+        "losses/explained_variance",
+        "charts/steps_per_second",
+        "charts/learning_rate",
+        "eval/win_rate_greedy",
+        "league/rating_learner",
+    ):
+        assert tag in tags, tag
+
+
+def test_resume_is_identical_to_an_uninterrupted_run(runs):
+    root, full, split = runs
+    assert split["update"] == full["update"] and split["eval"] == full["eval"]
+    a = load_file(root / "full" / "checkpoints" / "last.pt")
+    b = load_file(root / "split" / "checkpoints" / "last.pt")
+    for key in ("model", "optimizer", "league", "rng", "env", "trainer", "progress"):
+        assert _same(a[key], b[key]) == [], key
+
+
+def test_saved_agent_plays_a_pettingzoo_game(runs):
+    root, _, _ = runs
+    agent = make_agent(f"ppo:{root / 'full' / 'policy.pt'}", seed=3)
+    assert isinstance(agent, PPOAgent)
+    if importlib.util.find_spec("burako_env.envs.aec") is None:  # pragma: no cover
+        env = VectorEnv("argentine", 4, num_envs=4, seed=0)
+        obs, mask, info = env.reset()
+        for _ in range(50):
+            obs, mask, info = env.step(agent.act(obs, mask))
+        return
+    from burako_env import burako_v0
+
+    env = burako_v0.env(variant="argentine", num_players=4)
+    env.reset(seed=5)
+    steps = 0
+    for _name in env.agent_iter(max_iter=20000):
+        obs, reward, term, trunc, info = env.last()
+        action = None if term or trunc else agent.act_one(obs)
+        if action is not None:
+            assert obs["action_mask"][action] == 1
+        env.step(action)
+        steps += 1
+    assert steps > 4 and not env.agents  # the hand ended
+
+
+def test_masked_actions_never_get_probability():
+    env = VectorEnv("argentine", 4, num_envs=32, seed=2)
+    obs, mask, _ = env.reset()
+    greedy = make_agent("greedy", seed=0)
+    torch.manual_seed(0)
+    net = BurakoNet(4, env.variant.total_cards, hidden=32, encoder=16, meld_dim=8)
+    gen = torch.Generator().manual_seed(0)
+    for step in range(40):
+        ids, counts = legal_lists(mask)
+        legal, valid = padded(ids, counts)
+        o = torch.from_numpy(obs.copy())
+        with torch.no_grad():
+            logits, _ = net(o, legal, valid)
+            assert (logits[~valid] == MASKED_LOGIT).all()
+            probs = torch.softmax(logits, 1)
+            assert (probs[~valid] == 0).all()
+            # the full action space: illegal ids get exactly zero probability
+            full = net.full_logits(o)
+            full = torch.where(torch.from_numpy(mask), full, torch.full_like(full, MASKED_LOGIT))
+            assert (torch.softmax(full, 1)[torch.from_numpy(~mask)] == 0).all()
+            for _ in range(5):
+                a, pick, logp, _ = net.act(o, legal, valid, gen)
+                assert mask[np.arange(len(a)), a.numpy()].all()
+            # entropy counts the legal actions only: a one-action row has entropy 0
+            lp, ent, _ = net.evaluate(o, legal, valid, pick)
+            p = torch.softmax(logits, 1)
+            manual = -(torch.where(valid, p * torch.log(p.clamp_min(1e-30)), 0.0)).sum(1)
+            assert torch.allclose(ent, manual, atol=1e-5)
+            assert torch.allclose(ent[counts == 1], torch.zeros(int((counts == 1).sum())))
+        act = greedy.act(obs, mask) if step % 2 else a.numpy()
+        obs, mask, _ = env.step(act)
+
+
+def test_gae_follows_each_seat_stream():
+    # stream A: 0 -> 2 -> 4 (done, reward 1); stream B: 1 -> 3 (pending at the end)
+    value = np.array([0.5, 0.1, 0.6, 0.2, 0.7], np.float32)
+    reward = np.array([0, 0, 0, 0, 1.0], np.float32)
+    done = np.array([0, 0, 0, 0, 1], bool)
+    nxt = np.array([2, 3, 4, -1, -1], np.int64)
+    adv = np.zeros(5, np.float32)
+    trainable = np.zeros(5, bool)
+    g, lam = 0.9, 0.8
+    compute_gae(value, reward, done, nxt, np.float32(g), np.float32(lam), adv, trainable)
+    a4 = 1.0 - 0.7
+    a2 = g * 0.7 - 0.6 + g * lam * a4
+    a0 = g * 0.6 - 0.5 + g * lam * a2
+    a1 = g * 0.2 - 0.1  # its successor is pending: bootstrap on its value, no further GAE
+    np.testing.assert_allclose(adv, [a0, a1, a2, 0.0, a4], rtol=1e-5)
+    assert trainable.tolist() == [True, True, True, False, True]
+
+
+def test_bad_config_keys_and_values_name_the_key():
+    with pytest.raises(ConfigError, match="ppo.lrr"):
+        load_config(TINY, ["ppo.lrr=1e-4"])
+    with pytest.raises(ConfigError, match="ppo.lr"):
+        load_config(TINY, ["ppo.lr=fast"])
+    with pytest.raises(ConfigError, match="env.num_envs"):
+        load_config(TINY, ["env.num_envs=1"])
+    with pytest.raises(ConfigError, match="eval.opponents"):
+        load_config(TINY, ["eval.opponents=[nobody]"])
+    with pytest.raises(ConfigError, match="bogus"):
+        load_config({"bogus": {"x": 1}})
+    assert load_config(TINY, ["ppo.lr=1e-4"]).ppo.lr == pytest.approx(1e-4)
+
+
+def test_corrupted_or_mismatched_checkpoints_give_clear_errors(runs, tmp_path):
+    root, _, _ = runs
+    last = root / "full" / "checkpoints" / "last.pt"
+    data = last.read_bytes()
+    cut = tmp_path / "truncated.pt"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated or corrupted"):
+        PPOAgent(cut)
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(CheckpointError, match="truncated or corrupted"):
+        load_file(junk)
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        PPOAgent(tmp_path / "missing.pt")
+    # a run folder whose checkpoint is truncated cannot be resumed
+    broken = tmp_path / "broken"
+    (broken / "checkpoints").mkdir(parents=True)
+    (broken / "config.yaml").write_text((root / "full" / "config.yaml").read_text())
+    (broken / "checkpoints" / "last.pt").write_bytes(data[:1000])
+    with pytest.raises(CheckpointError, match="truncated or corrupted"):
+        train(run_dir=broken, resume=True, verbose=False)
+    # another variant / observation size
+    ck = load_file(last)
+    ck["variant"] = dict(ck["variant"], name="italian")
+    save_file(ck, broken / "checkpoints" / "last.pt")
+    with pytest.raises(CheckpointError, match="variant"):
+        train(run_dir=broken, resume=True, verbose=False)
+    ck["variant"] = dict(load_file(last)["variant"], obs_size=123)
+    save_file(ck, broken / "checkpoints" / "last.pt")
+    with pytest.raises(CheckpointError, match="observation size"):
+        train(run_dir=broken, resume=True, verbose=False)
+    # a policy for another layout
+    pol = load_file(root / "full" / "policy.pt")
+    pol["spec"] = dict(pol["spec"], blocks=dict(pol["spec"]["blocks"], misc=16))
+    save_file(pol, tmp_path / "other_layout.pt")
+    with pytest.raises(CheckpointError, match="observation layout"):
+        PPOAgent(tmp_path / "other_layout.pt")
+    # observations of another table size
+    agent = PPOAgent(root / "full" / "policy.pt")
+    env2 = VectorEnv("argentine", 2, num_envs=2, seed=0)
+    obs, mask, _ = env2.reset()
+    with pytest.raises(ValueError, match="observations of size"):
+        agent.act(obs, mask)
+
+
+@pytest.mark.skipif(not pretrained_path().is_file(), reason="no pretrained policy shipped")
+def test_pretrained_policy_loads_and_acts():
+    agent = make_agent("ppo", seed=1)
+    env = VectorEnv("argentine", 4, num_envs=8, seed=0)
+    obs, mask, _ = env.reset()
+    for _ in range(20):
+        a = agent.act(obs, mask)
+        assert mask[np.arange(8), a].all()
+        obs, mask, _ = env.step(a)

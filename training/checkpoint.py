@@ -1,0 +1,156 @@
+"""Checkpoint files: one torch file format for training checkpoints and policy files.
+
+Every file is a dict saved with ``torch.save`` (tensors, numbers, strings, lists and
+dicts only, so ``torch.load(weights_only=True)`` reads it) with:
+
+* ``format`` ("burako-ppo"), ``version``, ``kind`` ("train" or "policy");
+* ``spec``: what :meth:`training.network.BurakoNet.from_spec` needs (player count, deck
+  size, observation size, widths);
+* ``variant``: name, players, observation size and the variant's parameter vector, so a
+  policy is never fed observations of another layout;
+* ``model``: the network's state dict.
+
+A training checkpoint adds ``config``, ``optimizer``, ``progress``, ``league``, ``rng``
+(torch, numpy, python and the sampling generator), ``env`` (the games' state arrays)
+and ``trainer`` (the pending transitions and per-game counters), enough to continue the
+run exactly (see :mod:`training.ppo`).
+
+Files are written to a temporary name and renamed, so a crash never leaves half a file
+under the real name; a truncated or foreign file raises :class:`CheckpointError`.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import zipfile
+from pathlib import Path
+
+import torch
+
+FORMAT = "burako-ppo"
+VERSION = 1
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: missing, corrupted, or for another setup."""
+
+
+def variant_info(variant, obs_size: int) -> dict:
+    from burako_env.core.params import variant_params
+
+    return {
+        "name": variant.name,
+        "num_players": int(variant.num_players),
+        "obs_size": int(obs_size),
+        "params": [int(v) for v in variant_params(variant)],
+    }
+
+
+def save_file(data: dict, path: str | Path) -> None:
+    """Write ``data`` atomically (temporary file, then rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(data, tmp)
+    os.replace(tmp, path)
+
+
+def load_file(path: str | Path, kind: str | None = None) -> dict:
+    """Read a checkpoint; ``kind`` ("train") requires a training checkpoint."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint at {str(path)!r}")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except (
+        RuntimeError,
+        EOFError,
+        OSError,
+        ValueError,
+        pickle.UnpicklingError,
+        zipfile.BadZipFile,
+    ) as exc:
+        raise CheckpointError(
+            f"cannot read checkpoint {str(path)!r}: the file is truncated or corrupted "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+        ) from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"{str(path)!r} is not a burako PPO checkpoint")
+    if data.get("version") != VERSION:
+        raise CheckpointError(
+            f"{str(path)!r} has checkpoint version {data.get('version')}, this code reads "
+            f"version {VERSION}"
+        )
+    for key in ("kind", "spec", "variant", "model"):
+        if key not in data:
+            raise CheckpointError(f"{str(path)!r} lacks {key!r}: not a complete checkpoint")
+    if kind is not None and data["kind"] != kind:
+        raise CheckpointError(
+            f"{str(path)!r} is a {data['kind']} file; a {kind} checkpoint is needed "
+            f"(resume needs checkpoints/last.pt of a run folder)"
+        )
+    return data
+
+
+def check_compatible(data: dict, expected: dict, path: str | Path = "checkpoint") -> None:
+    """Raise CheckpointError when the file's variant info differs from ``expected``."""
+    got = data["variant"]
+    for key in ("name", "num_players", "obs_size", "params"):
+        if got.get(key) != expected.get(key):
+            what = {
+                "name": "variant",
+                "num_players": "number of players",
+                "obs_size": "observation size",
+                "params": "variant parameters",
+            }[key]
+            shown_got = got.get(key) if key != "params" else "(vector)"
+            shown_exp = expected.get(key) if key != "params" else "(vector)"
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} does not match this setup: its {what} is "
+                f"{shown_got!r}, expected {shown_exp!r}"
+            )
+
+
+def policy_dict(net, variant, obs_size: int, meta: dict | None = None) -> dict:
+    """The light policy file (no optimiser, no league): what PPOAgent needs."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "kind": "policy",
+        "spec": net.spec(),
+        "variant": variant_info(variant, obs_size),
+        "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "meta": dict(meta or {}),
+    }
+
+
+def load_network(path: str | Path):
+    """``(network, file dict)`` from a policy file or a training checkpoint."""
+    from training.network import BurakoNet, read_blocks
+
+    data = load_file(path)
+    spec = data["spec"]
+    try:
+        now = read_blocks(spec["num_players"], spec["total_cards"])
+    except (KeyError, ValueError, TypeError) as exc:
+        raise CheckpointError(f"checkpoint {str(path)!r}: bad network spec ({exc})") from exc
+    if spec.get("blocks") != now:
+        changed = [
+            f"{k}: {spec.get('blocks', {}).get(k)} -> {now.get(k)}"
+            for k in sorted(set(now) | set(spec.get("blocks", {})))
+            if spec.get("blocks", {}).get(k) != now.get(k)
+        ]
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} was trained on another observation layout "
+            f"(block sizes then -> now: {', '.join(changed)}); retrain it for this engine"
+        )
+    try:
+        net = BurakoNet.from_spec(spec)
+        net.load_state_dict(data["model"])
+    except (KeyError, RuntimeError, TypeError) as exc:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r}: the weights do not fit the network it describes ({exc})"
+        ) from exc
+    net.eval()
+    return net, data

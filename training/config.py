@@ -1,0 +1,338 @@
+"""Training configuration: dataclasses with one docstring per field, read from YAML.
+
+A config file is a YAML mapping with the sections of :class:`TrainConfig` (``env``,
+``network``, ``ppo``, ``league``, ``eval``) plus its top-level fields. Every key is
+checked: an unknown key or a value of the wrong type raises :class:`ConfigError` naming
+the key. Command-line overrides are ``"section.key=value"`` strings whose value is read
+as YAML (``ppo.lr=1e-4``, ``league.heuristics={greedy: 1.0}``).
+
+    cfg = load_config("configs/train/default.yaml", ["ppo.lr=1e-4", "seed=3"])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A bad training configuration: the message names the key."""
+
+
+@dataclass
+class EnvConfig:
+    variant: str = "argentine"
+    """Variant name (argentine, italian, brazilian, colombian) or a variant YAML path."""
+    num_players: int = 4
+    """Players at the table (teams alternate seats: player p is on team p % 2)."""
+    num_envs: int = 1024
+    """Games played in lockstep (the VectorEnv batch): the games in flight."""
+    episode: str = "hand"
+    """``hand`` (one hand per episode) or ``match`` (hands until the target)."""
+    reward: str = "score"
+    """Reward kind of burako_env.envs.rewards: ``score`` (margin / 1000, clipped),
+    ``win`` (+1 / -1 / 0) or ``raw`` (margin in points)."""
+
+
+@dataclass
+class NetworkConfig:
+    hidden: int = 256
+    """Width of the shared trunk (two layers) that feeds the policy and value heads."""
+    encoder: int = 128
+    """Width of the hand and the 'rest' encoders (the pile encoder is half of it)."""
+    meld_dim: int = 32
+    """Width of the per-meld-row encoder; also the width of the per-slot add-card head."""
+
+
+@dataclass
+class PPOConfig:
+    total_env_steps: int = 50_000_000
+    """Environment steps (decisions of every seat, learner or not) of the whole run."""
+    num_steps: int = 32
+    """Environment steps per game per rollout; a rollout is num_envs * num_steps steps."""
+    lr: float = 3e-4
+    """Adam learning rate (annealed linearly to 0 over the run when anneal_lr)."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly from lr to 0 over the run."""
+    gamma: float = 0.997
+    """Discount per learner decision (the reward comes once, at the episode's end)."""
+    gae_lambda: float = 0.95
+    """Lambda of generalised advantage estimation, along each seat's decisions."""
+    num_minibatches: int = 8
+    """Minibatches per epoch (the rollout's learner transitions are split evenly)."""
+    update_epochs: int = 3
+    """Passes over the rollout per update."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch."""
+    clip_coef: float = 0.2
+    """PPO's ratio clipping coefficient."""
+    clip_vloss: bool = True
+    """Clip the value loss as the original PPO implementation does."""
+    ent_coef: float = 0.01
+    """Entropy bonus coefficient (entropy over the legal actions only)."""
+    vf_coef: float = 0.5
+    """Value loss coefficient."""
+    max_grad_norm: float = 0.5
+    """Global gradient norm clip."""
+    target_kl: float | None = None
+    """Stop the update's epochs early once the approximate KL exceeds this (None: never)."""
+
+
+@dataclass
+class LeagueConfig:
+    self_play: float = 0.5
+    """Weight of games where the current policy plays both teams (both teams train)."""
+    snapshots: float = 0.3
+    """Weight of games against a frozen past checkpoint of the learner (uniform among
+    the kept ones; its weight goes to self_play while there is none)."""
+    heuristics: dict[str, float] = field(
+        default_factory=lambda: {"random": 0.0, "greedy": 0.1, "discard_table": 0.1}
+    )
+    """Weights of games against agents by registry name (agents.make_agent)."""
+    snapshot_every: int = 20
+    """Updates between two frozen snapshots of the learner entering the league."""
+    max_snapshots: int = 8
+    """Snapshots kept in the league (the oldest leaves first)."""
+    elo_k: float = 4.0
+    """Elo K-factor of the league ratings (updated after every finished game)."""
+
+
+@dataclass
+class EvalConfig:
+    every: int = 25
+    """Updates between evaluations (0: never; an evaluation also ends the run)."""
+    hands: int = 400
+    """Hands per opponent per evaluation (half with the learner on each team)."""
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "discard_table"])
+    """Agents (registry names) the learner is evaluated against."""
+    greedy: bool = False
+    """Evaluate the learner by its most likely legal action instead of sampling."""
+    num_envs: int = 400
+    """Games in flight during an evaluation."""
+
+
+@dataclass
+class TrainConfig:
+    name: str = "ppo"
+    """Run name: the run folder defaults to runs/<name>-<timestamp>."""
+    seed: int = 1
+    """Seed of everything: torch, numpy, the env's deals and the league."""
+    torch_threads: int = 2
+    """torch.set_num_threads for the run (this machine has two cores)."""
+    runs_dir: str = "runs"
+    """Parent folder of run folders."""
+    checkpoint_every: int = 10
+    """Updates between periodic checkpoints (checkpoints/last.pt and update_N.pt)."""
+    keep_checkpoints: int = 3
+    """Numbered periodic checkpoints kept (the oldest are deleted; last.pt stays)."""
+    log_every: int = 1
+    """Updates between TensorBoard scalar writes."""
+    env: EnvConfig = field(default_factory=EnvConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    # ------------------------------------------------------------ derived
+    @property
+    def rollout_steps(self) -> int:
+        return self.env.num_envs * self.ppo.num_steps
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, self.ppo.total_env_steps // self.rollout_steps)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------- building and checking
+def _hints(cls) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _check_value(key: str, value: Any, hint: Any) -> Any:
+    """``value`` converted to ``hint`` or a ConfigError naming ``key``."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _check_value(key, value, inner[0])
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"config key {key!r} must be true or false, got {value!r}")
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise ConfigError(f"config key {key!r} must be a whole number, got {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, str):  # YAML 1.1 reads 1e-4 (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"config key {key!r} must be a number, got {value!r}")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"config key {key!r} must be a string, got {value!r}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"config key {key!r} must be a list, got {value!r}")
+        return [_check_value(f"{key}[{i}]", v, args[0]) for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"config key {key!r} must be a mapping, got {value!r}")
+        return {
+            _check_value(f"{key} (a key)", k, args[0]): _check_value(f"{key}.{k}", v, args[1])
+            for k, v in value.items()
+        }
+    raise ConfigError(f"config key {key!r}: unsupported type {hint!r}")  # pragma: no cover
+
+
+def _build(cls, data: dict, prefix: str = ""):
+    if not isinstance(data, dict):
+        raise ConfigError(f"config section {prefix.rstrip('.') or '(top)'!r} must be a mapping")
+    hints = _hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    kwargs = {}
+    for key, value in data.items():
+        full = f"{prefix}{key}"
+        if key not in names:
+            raise ConfigError(
+                f"unknown config key {full!r}; known keys"
+                f"{' of ' + prefix.rstrip('.') if prefix else ''}: {', '.join(names)}"
+            )
+        hint = hints[key]
+        if dataclasses.is_dataclass(hint):
+            kwargs[key] = _build(hint, value or {}, f"{full}.")
+        else:
+            kwargs[key] = _check_value(full, value, hint)
+    return cls(**kwargs)
+
+
+def _validate(cfg: TrainConfig) -> None:
+    def need(ok: bool, key: str, what: str, value: Any) -> None:
+        if not ok:
+            raise ConfigError(f"config key {key!r} must be {what}, got {value!r}")
+
+    from burako_env.envs.rewards import REWARDS
+
+    e, p, lg, ev = cfg.env, cfg.ppo, cfg.league, cfg.eval
+    need(e.num_envs >= 2, "env.num_envs", "at least 2", e.num_envs)
+    need(e.num_players in (2, 4, 6, 8), "env.num_players", "2, 4, 6 or 8", e.num_players)
+    need(e.episode in ("hand", "match"), "env.episode", "'hand' or 'match'", e.episode)
+    need(e.reward in REWARDS, "env.reward", f"one of {REWARDS}", e.reward)
+    for key in ("hidden", "encoder", "meld_dim"):
+        v = getattr(cfg.network, key)
+        need(v >= 2, f"network.{key}", "at least 2", v)
+    need(p.total_env_steps >= 1, "ppo.total_env_steps", "positive", p.total_env_steps)
+    need(p.num_steps >= 1, "ppo.num_steps", "positive", p.num_steps)
+    need(p.lr > 0, "ppo.lr", "positive", p.lr)
+    need(0 < p.gamma <= 1, "ppo.gamma", "in (0, 1]", p.gamma)
+    need(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "in [0, 1]", p.gae_lambda)
+    need(p.num_minibatches >= 1, "ppo.num_minibatches", "positive", p.num_minibatches)
+    need(p.update_epochs >= 1, "ppo.update_epochs", "positive", p.update_epochs)
+    need(p.clip_coef > 0, "ppo.clip_coef", "positive", p.clip_coef)
+    need(p.max_grad_norm > 0, "ppo.max_grad_norm", "positive", p.max_grad_norm)
+    need(lg.self_play >= 0, "league.self_play", "non-negative", lg.self_play)
+    need(lg.snapshots >= 0, "league.snapshots", "non-negative", lg.snapshots)
+    for name, w in lg.heuristics.items():
+        need(w >= 0, f"league.heuristics.{name}", "non-negative", w)
+    total = lg.self_play + lg.snapshots + sum(lg.heuristics.values())
+    need(total > 0, "league", "weights with a positive sum", total)
+    need(lg.snapshot_every >= 1, "league.snapshot_every", "positive", lg.snapshot_every)
+    need(lg.max_snapshots >= 1, "league.max_snapshots", "positive", lg.max_snapshots)
+    need(ev.every >= 0, "eval.every", "non-negative", ev.every)
+    need(ev.hands >= 2, "eval.hands", "at least 2", ev.hands)
+    need(ev.num_envs >= 2, "eval.num_envs", "at least 2", ev.num_envs)
+    need(cfg.checkpoint_every >= 1, "checkpoint_every", "positive", cfg.checkpoint_every)
+    need(cfg.keep_checkpoints >= 1, "keep_checkpoints", "positive", cfg.keep_checkpoints)
+    need(cfg.log_every >= 1, "log_every", "positive", cfg.log_every)
+    need(cfg.torch_threads >= 1, "torch_threads", "positive", cfg.torch_threads)
+    # names of agents: checked against the registry
+    from agents import agent_names, make_agent
+
+    for key, names in (
+        ("league.heuristics", list(lg.heuristics)),
+        ("eval.opponents", ev.opponents),
+    ):
+        for name in names:
+            try:
+                make_agent(name)
+            except ValueError as exc:
+                raise ConfigError(
+                    f"config key {key!r}: unknown agent {name!r}; known: {', '.join(agent_names())}"
+                ) from exc
+
+
+def apply_override(data: dict, override: str) -> None:
+    """Set ``section.key=value`` in the raw mapping ``data`` (value parsed as YAML)."""
+    if "=" not in override:
+        raise ConfigError(f"override {override!r} must look like key=value (e.g. ppo.lr=1e-4)")
+    key, raw = override.split("=", 1)
+    key = key.strip()
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"override of {key!r}: cannot read value {raw!r}: {exc}") from exc
+    parts = key.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"override {key!r}: {part!r} is not a section")
+        node = child
+    node[parts[-1]] = value
+
+
+def config_from_dict(data: dict, overrides: list[str] | None = None) -> TrainConfig:
+    """A checked :class:`TrainConfig` from a raw mapping and ``key=value`` overrides."""
+    import copy
+
+    data = copy.deepcopy(data) if data else {}
+    for override in overrides or []:
+        apply_override(data, override)
+    cfg = _build(TrainConfig, data)
+    _validate(cfg)
+    return cfg
+
+
+def load_config(
+    source: str | Path | dict | TrainConfig | None, overrides: list[str] | None = None
+) -> TrainConfig:
+    """A config from a YAML path, a mapping, a TrainConfig or None (the defaults)."""
+    if isinstance(source, TrainConfig):
+        source = source.to_dict()
+    if source is None:
+        data: dict = {}
+    elif isinstance(source, dict):
+        data = source
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ConfigError(f"config file {str(path)!r} does not exist")
+        try:
+            data = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {str(path)!r} must hold a mapping of sections")
+    return config_from_dict(data, overrides)
+
+
+def save_config(cfg: TrainConfig, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))

@@ -1,0 +1,189 @@
+"""The league of opponents the learner meets in self-play, with Elo ratings.
+
+Members:
+
+* ``self``: the current policy plays both teams (both teams' decisions train it);
+* frozen **snapshots** of the learner (a copy of the network every ``snapshot_every``
+  updates, at most ``max_snapshots`` kept, the oldest leaving first);
+* **agents** from the registry (``random``, ``greedy``, ``discard_table``, ...). The
+  compiled heuristics run through :func:`agents.policies.act_batch` with one generator
+  state per game, which the league owns and checkpoints.
+
+Every game draws, when its episode begins, a learner team (uniform) and an opponent:
+``self`` with weight ``self_play``, a snapshot with weight ``snapshots`` (uniform among
+those kept; while there is none this weight goes to ``self``) or an agent with its weight
+in ``heuristics``. Ratings are Elo, updated after every finished game against a league
+member (self-play games leave them alone); a snapshot enters with the learner's rating.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import torch
+
+from agents import make_agent
+from agents.policies import act_batch
+from training.config import LeagueConfig
+from training.network import BurakoNet, legal_lists, padded
+
+SELF = -1  # opponent id of a self-play game
+
+
+class League:
+    def __init__(
+        self,
+        cfg: LeagueConfig,
+        spec: dict,
+        num_envs: int,
+        num_players: int,
+        rng: np.random.Generator,
+        seed: int = 0,
+    ) -> None:
+        self.cfg = cfg
+        self.spec = spec
+        self.num_players = num_players
+        self.agent_names = [n for n, w in cfg.heuristics.items() if w > 0]
+        self.agents = [make_agent(n, seed=seed + i) for i, n in enumerate(self.agent_names)]
+        self.compiled = [a.compiled_policy() for a in self.agents]
+        self.snapshots: list[tuple[str, BurakoNet]] = []
+        self.ratings: dict[str, float] = {"learner": 1000.0}
+        for n in self.agent_names:
+            self.ratings[n] = 1000.0
+        # per game: opponent id (SELF, 0..len(agents)-1, or len(agents) + snapshot index)
+        self.opponent = np.full(num_envs, SELF, np.int64)
+        self.learner_team = np.zeros(num_envs, np.int64)
+        self.agent_rng = rng.integers(1, 2**62, size=(num_envs, 4), dtype=np.int64)
+        self.tally: dict[str, list[float]] = {}
+
+    # ------------------------------------------------------------ members
+    def names(self) -> list[str]:
+        return self.agent_names + [name for name, _ in self.snapshots]
+
+    def name_of(self, opp: int) -> str:
+        return "self" if opp == SELF else self.names()[opp]
+
+    def add_snapshot(self, net: BurakoNet, update: int) -> None:
+        frozen = BurakoNet.from_spec(self.spec)
+        frozen.load_state_dict(copy.deepcopy(net.state_dict()))
+        frozen.eval()
+        name = f"snapshot@{update}"
+        self.snapshots.append((name, frozen))
+        self.ratings[name] = self.ratings["learner"]
+        if len(self.snapshots) > self.cfg.max_snapshots:
+            old, _ = self.snapshots.pop(0)
+            self.ratings.pop(old, None)
+            # games against the dropped snapshot keep a valid id: re-point them to self
+            drop = len(self.agent_names)
+            sel = self.opponent >= drop
+            self.opponent[sel & (self.opponent == drop)] = SELF
+            self.opponent[sel & (self.opponent > drop)] -= 1
+
+    # ------------------------------------------------------------ drawing games
+    def assign(self, games: np.ndarray, rng: np.random.Generator) -> None:
+        """New learner team and opponent for the games at indices ``games``."""
+        n = len(games)
+        if n == 0:
+            return
+        weights = [self.cfg.self_play, self.cfg.snapshots if self.snapshots else 0.0]
+        weights += [self.cfg.heuristics[name] for name in self.agent_names]
+        w = np.asarray(weights, np.float64)
+        if w.sum() <= 0:  # only snapshots weighted and none yet
+            w[0] = 1.0
+        kind = rng.choice(len(w), size=n, p=w / w.sum())
+        snap = rng.integers(0, max(1, len(self.snapshots)), size=n)
+        opp = np.where(kind == 0, SELF, kind - 2)
+        opp = np.where(kind == 1, len(self.agent_names) + snap, opp)
+        self.opponent[games] = opp
+        self.learner_team[games] = rng.integers(0, 2, size=n)
+
+    def learner_seat_mask(self, seat: np.ndarray) -> np.ndarray:
+        """bool [B]: the acting seat of each game is played by the learner."""
+        return (self.opponent == SELF) | (seat % 2 == self.learner_team)
+
+    # ------------------------------------------------------------ acting
+    @torch.inference_mode()
+    def act(
+        self,
+        rows: np.ndarray,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        out: np.ndarray,
+        generator: torch.Generator,
+    ) -> None:
+        """Actions of the league members for the games ``rows`` (opponent seats), into
+        ``out[rows]``."""
+        opp = self.opponent[rows]
+        for k in np.unique(opp):
+            sel = rows[opp == k]
+            if k < len(self.agent_names):
+                pol = self.compiled[k]
+                if pol is not None:
+                    states = self.agent_rng[sel]
+                    out[sel] = act_batch(pol[0], obs[sel], mask[sel], states, pol[1])
+                    self.agent_rng[sel] = states
+                else:
+                    out[sel] = np.asarray(self.agents[k].act(obs[sel], mask[sel]), np.int64)
+            else:
+                net = self.snapshots[k - len(self.agent_names)][1]
+                ids, counts = legal_lists(mask[sel])
+                legal, valid = padded(ids, counts)
+                a, _, _, _ = net.act(torch.from_numpy(obs[sel]), legal, valid, generator)
+                out[sel] = a.numpy()
+
+    # ------------------------------------------------------------ results
+    def record(self, games: np.ndarray, winner: np.ndarray) -> None:
+        """Elo updates and tallies for finished games (``winner``: team, -1 tie)."""
+        k = self.cfg.elo_k
+        for b, w in zip(games.tolist(), winner.tolist(), strict=True):
+            opp = int(self.opponent[b])
+            if opp == SELF:
+                continue
+            name = self.name_of(opp)
+            score = 0.5 if w < 0 else float(w == self.learner_team[b])
+            ra, rb = self.ratings["learner"], self.ratings[name]
+            expected = 1.0 / (1.0 + 10 ** ((rb - ra) / 400.0))
+            self.ratings["learner"] = ra + k * (score - expected)
+            self.ratings[name] = rb - k * (score - expected)
+            self.tally.setdefault(name, []).append(score)
+
+    def pop_tally(self) -> dict[str, tuple[float, int]]:
+        out = {n: (float(np.mean(v)), len(v)) for n, v in self.tally.items()}
+        self.tally = {}
+        return out
+
+    # ------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict:
+        return {
+            "agent_names": list(self.agent_names),
+            "snapshots": [(name, net.state_dict()) for name, net in self.snapshots],
+            "ratings": dict(self.ratings),
+            "opponent": torch.from_numpy(self.opponent.copy()),
+            "learner_team": torch.from_numpy(self.learner_team.copy()),
+            "agent_rng": torch.from_numpy(self.agent_rng.copy()),
+            "tally": {k: list(v) for k, v in self.tally.items()},
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        if list(state["agent_names"]) != self.agent_names:
+            raise ValueError(
+                f"league agents differ: checkpoint {state['agent_names']}, "
+                f"config {self.agent_names}"
+            )
+        self.snapshots = []
+        for name, sd in state["snapshots"]:
+            net = BurakoNet.from_spec(self.spec)
+            net.load_state_dict(sd)
+            net.eval()
+            self.snapshots.append((name, net))
+        self.ratings = dict(state["ratings"])
+        for key in ("opponent", "learner_team", "agent_rng"):
+            arr = state[key].numpy()
+            if arr.shape != getattr(self, key).shape:
+                raise ValueError(
+                    f"league {key} has shape {arr.shape}, expected "
+                    f"{getattr(self, key).shape} (another env.num_envs?)"
+                )
+            getattr(self, key)[...] = arr
+        self.tally = {k: list(v) for k, v in state["tally"].items()}

@@ -1,0 +1,696 @@
+"""PPO self-play for Burako, in the CleanRL manner: read it top to bottom.
+
+    from training.ppo import train
+    train("configs/train/tiny.yaml", ["ppo.lr=1e-4"])          # runs/<name>-<timestamp>
+    train(run_dir="runs/ppo-...", resume=True)                 # continue a run exactly
+
+**Self-play.** ``env.num_envs`` games run in lockstep in a
+:class:`~burako_env.envs.vector.VectorEnv`. When a game's episode begins, the league
+(:mod:`training.league`) draws its **learner team** and its **opponent**: the current
+policy itself (both teams learn), a frozen snapshot, or a heuristic agent. At every step
+each game's acting seat is played by the learner or by that opponent; partners are the
+same policy. Only the learner's decisions are recorded.
+
+**Ragged sequences.** A game's learner decisions do not come at fixed steps: a turn is
+several decisions by one seat, and opponents' turns come in between. Each learner seat
+of each game is a *stream*: a transition's successor is the same seat's next decision in
+that game (``next``), whatever happened in between, and the team's reward is credited to
+each of its seats' latest transition when the env reports it (the hand's end), which then
+ends the stream (``done``). GAE runs backwards along these links (discount ``gamma`` per
+decision of the seat). A transition whose successor has not come by the end of the
+rollout is *pending*: it enters the GAE of the rollout only as its predecessor's bootstrap
+value (truncated GAE, as CleanRL bootstraps at the rollout's end), and is carried into
+the next rollout, where it is trained once its successor or reward arrives (its stored
+log-probability is that of the policy that acted, one update older).
+
+**Masks.** The policy scores only the legal actions (padded lists, ``-1e9`` on padding):
+an illegal action has probability 0, and the entropy sums over the legal actions.
+
+**Resume.** A checkpoint holds the model, the optimiser, the league, every RNG (torch,
+numpy, python, the sampling generator, the heuristics' per-game states), the games'
+state arrays and the pending transitions, so ``resume=True`` continues with results
+identical to an uninterrupted run (same seed, same ``torch_threads``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from numba import njit
+from torch import nn
+
+from agents.ppo_agent import PPOAgent
+from agents.tournament import run_tournament
+from burako_env.envs.vector import VectorEnv
+from training.checkpoint import (
+    FORMAT,
+    VERSION,
+    CheckpointError,
+    check_compatible,
+    load_file,
+    policy_dict,
+    save_file,
+    variant_info,
+)
+from training.config import TrainConfig, load_config, save_config
+from training.league import League
+from training.network import BurakoNet, legal_lists, num_parameters, padded
+
+
+# ---------------------------------------------------------------- compiled helpers
+@njit(cache=True)
+def compute_gae(value, reward, done, nxt, gamma, lam, adv, trainable):
+    """Advantages along each stream, backwards (a successor always lies later)."""
+    for i in range(value.shape[0] - 1, -1, -1):
+        if done[i]:
+            adv[i] = reward[i] - value[i]
+            trainable[i] = True
+        elif nxt[i] >= 0:
+            j = nxt[i]
+            delta = reward[i] + gamma * value[j] - value[i]
+            adv[i] = delta + gamma * lam * adv[j]
+            trainable[i] = True
+        else:  # pending: its successor comes in the next rollout
+            adv[i] = 0.0
+            trainable[i] = False
+
+
+@njit(cache=True)
+def gather_lists(flat, offsets, rows, out, counts):
+    """Padded legal lists of ``rows`` from the CSR store (padding: the row's first id)."""
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        a, b = offsets[i], offsets[i + 1]
+        counts[r] = b - a
+        for k in range(out.shape[1]):
+            out[r, k] = flat[a + k] if k < b - a else flat[a]
+
+
+# ---------------------------------------------------------------- the transition store
+class Transitions:
+    """The learner's transitions of a rollout, flat, in the order they happened.
+
+    Legal lists are stored CSR (``flat`` ids, ``offsets``); ``next`` links a transition
+    to the same seat's next decision in the same game (-1: none yet or episode over).
+    """
+
+    FIELDS = ("pick", "logp", "value", "reward", "done", "next")
+
+    def __init__(self, capacity: int, obs_size: int) -> None:
+        self.capacity = capacity
+        self.obs = np.zeros((capacity, obs_size), np.int16)
+        self.pick = np.zeros(capacity, np.int64)
+        self.logp = np.zeros(capacity, np.float32)
+        self.value = np.zeros(capacity, np.float32)
+        self.reward = np.zeros(capacity, np.float32)
+        self.done = np.zeros(capacity, np.bool_)
+        self.next = np.full(capacity, -1, np.int64)
+        self.offsets = np.zeros(capacity + 1, np.int64)
+        self.flat = np.zeros(capacity * 16, np.int16)
+        self.n = 0
+
+    def add(self, obs, ids, counts, pick, logp, value) -> np.ndarray:
+        k = len(counts)
+        idx = np.arange(self.n, self.n + k)
+        if self.n + k > self.capacity:
+            raise RuntimeError("transition store full (a bug: capacity covers a rollout)")
+        self.obs[idx] = obs
+        self.pick[idx] = pick
+        self.logp[idx] = logp
+        self.value[idx] = value
+        self.reward[idx] = 0.0
+        self.done[idx] = False
+        self.next[idx] = -1
+        ends = self.offsets[self.n] + np.cumsum(counts)
+        need = int(ends[-1]) if k else 0
+        if need > len(self.flat):
+            self.flat = np.resize(self.flat, max(need, 2 * len(self.flat)))
+        valid = np.arange(ids.shape[1])[None, :] < counts[:, None]
+        self.flat[self.offsets[self.n] : need] = ids[valid]
+        self.offsets[self.n + 1 : self.n + k + 1] = ends
+        self.n += k
+        return idx
+
+    def lists(self, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        counts = self.offsets[rows + 1] - self.offsets[rows]
+        out = np.empty((len(rows), max(1, int(counts.max()))), np.int64)
+        cnt = np.empty(len(rows), np.int64)
+        gather_lists(self.flat, self.offsets, rows, out, cnt)
+        return padded(out, cnt)
+
+    def keep_only(self, rows: np.ndarray) -> None:
+        """Move transitions ``rows`` (ascending) to the front; drop the rest."""
+        k = len(rows)
+        counts = self.offsets[rows + 1] - self.offsets[rows]
+        pieces = [self.flat[self.offsets[r] : self.offsets[r + 1]] for r in rows]
+        flat = np.concatenate(pieces) if k else np.zeros(0, np.int16)
+        self.obs[:k] = self.obs[rows]
+        for name in self.FIELDS:
+            arr = getattr(self, name)
+            arr[:k] = arr[rows]
+        self.next[:k] = -1
+        self.offsets[0] = 0
+        self.offsets[1 : k + 1] = np.cumsum(counts)
+        self.flat[: len(flat)] = flat
+        self.n = k
+
+    def state_dict(self) -> dict:
+        n = self.n
+        end = int(self.offsets[n])
+        out = {
+            "n": n,
+            "obs": torch.from_numpy(self.obs[:n].copy()),
+            "offsets": torch.from_numpy(self.offsets[: n + 1].copy()),
+            "flat": torch.from_numpy(self.flat[:end].copy()),
+        }
+        for name in self.FIELDS:
+            out[name] = torch.from_numpy(getattr(self, name)[:n].copy())
+        return out
+
+    def load_state_dict(self, state: dict) -> None:
+        n = int(state["n"])
+        self.obs[:n] = state["obs"].numpy()
+        for name in self.FIELDS:
+            getattr(self, name)[:n] = state[name].numpy()
+        self.offsets[: n + 1] = state["offsets"].numpy()
+        flat = state["flat"].numpy()
+        if len(flat) > len(self.flat):
+            self.flat = np.resize(self.flat, 2 * len(flat))
+        self.flat[: len(flat)] = flat
+        self.n = n
+
+
+# ---------------------------------------------------------------- env state (checkpoints)
+def env_state(env: VectorEnv) -> dict:
+    return {name: torch.from_numpy(arr.copy()) for name, arr in env.game.state._asdict().items()}
+
+
+def load_env_state(env: VectorEnv, state: dict):
+    for name, arr in env.game.state._asdict().items():
+        src = state[name].numpy()
+        if src.shape != arr.shape:
+            raise CheckpointError(
+                f"env state {name!r} has shape {src.shape}, this run's is {arr.shape} "
+                f"(another env.num_envs or num_players?)"
+            )
+        arr[...] = src
+    # observations, masks and seats of the restored games (VectorEnv has no public
+    # set_state: _observe is what reset and step end with)
+    return env._observe()
+
+
+def rng_state(rng: np.random.Generator, generator: torch.Generator) -> dict:
+    return {
+        "torch": torch.get_rng_state(),
+        "sampling": generator.get_state(),
+        "numpy": rng.bit_generator.state,
+        "python": list(random.getstate()[1]) + [random.getstate()[0]],
+        "python_gauss": random.getstate()[2],
+    }
+
+
+def load_rng_state(state: dict, rng: np.random.Generator, generator: torch.Generator) -> None:
+    torch.set_rng_state(state["torch"])
+    generator.set_state(state["sampling"])
+    rng.bit_generator.state = state["numpy"]
+    py = list(state["python"])
+    random.setstate((py[-1], tuple(py[:-1]), state["python_gauss"]))
+
+
+# ---------------------------------------------------------------- the trainer
+class Trainer:
+    """Everything a run holds; :meth:`run` is the loop (collect, update, log, save)."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path) -> None:
+        self.cfg = cfg
+        self.run_dir = run_dir
+        torch.set_num_threads(cfg.torch_threads)
+        # seeds: torch (network init), numpy generator (league, minibatches), python,
+        # the sampling generator, the env (deals)
+        random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.generator = torch.Generator().manual_seed(cfg.seed + 1)
+
+        e = cfg.env
+        self.env = VectorEnv(
+            e.variant,
+            e.num_players,
+            num_envs=e.num_envs,
+            seed=cfg.seed,
+            episode=e.episode,
+            reward=e.reward,
+        )
+        self.num_players = self.env.num_players
+        self.obs_size = self.env.observation_size
+        self.variant_info = variant_info(self.env.variant, self.obs_size)
+        n = cfg.network
+        self.net = BurakoNet(
+            self.num_players, self.env.variant.total_cards, n.hidden, n.encoder, n.meld_dim
+        )
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
+        self.league = League(
+            cfg.league, self.net.spec(), e.num_envs, self.num_players, self.rng, seed=cfg.seed
+        )
+
+        capacity = e.num_envs * cfg.ppo.num_steps + e.num_envs * self.num_players
+        self.store = Transitions(capacity, self.obs_size)
+        self.last = np.full((e.num_envs, self.num_players), -1, np.int64)  # stream heads
+        self.ep_len = np.zeros(e.num_envs, np.int64)
+        self.obs, self.mask, info = self.env.reset()
+        self.seat = info["seat"]
+        self.league.assign(np.arange(e.num_envs), self.rng)
+
+        self.update = 0
+        self.global_step = 0
+        self.best_score = -math.inf
+        self.stats: dict[str, list[float]] = {}
+        self.writer = None
+
+    # ------------------------------------------------------------ rollout
+    def collect(self) -> None:
+        """``num_steps`` env steps of every game; the learner's decisions are stored."""
+        cfg, env, league, store = self.cfg, self.env, self.league, self.store
+        num_envs, num_players = cfg.env.num_envs, self.num_players
+        actions = np.empty(num_envs, np.int64)
+        rows_all = np.arange(num_envs)
+        self.net.eval()
+        for _ in range(cfg.ppo.num_steps):
+            obs, mask, seat = self.obs, self.mask, self.seat
+            learner = league.learner_seat_mask(seat)
+            rows = np.flatnonzero(learner)
+            if rows.size:
+                ids, counts = legal_lists(mask[rows])
+                legal, valid = padded(ids, counts)
+                with torch.inference_mode():
+                    a, pick, logp, value = self.net.act(
+                        torch.from_numpy(obs[rows]), legal, valid, self.generator
+                    )
+                actions[rows] = a.numpy()
+                idx = store.add(obs[rows], ids, counts, pick.numpy(), logp.numpy(), value.numpy())
+                prev = self.last[rows, seat[rows]]
+                has = prev >= 0
+                store.next[prev[has]] = idx[has]  # the seat's previous decision links here
+                self.last[rows, seat[rows]] = idx
+            others = rows_all[~learner]
+            if others.size:
+                league.act(others, obs, mask, actions, self.generator)
+
+            obs, mask, info = env.step(actions)
+            self.obs, self.mask, self.seat = obs, mask, info["seat"]
+            self.global_step += num_envs
+            self.ep_len += 1
+
+            # rewards reach each seat's latest transition; an episode's end closes them
+            rewards = info["team_rewards"]
+            paid = np.flatnonzero(rewards.any(axis=1))
+            for s in range(num_players):
+                head = self.last[paid, s]
+                ok = head >= 0
+                store.reward[head[ok]] += rewards[paid[ok], s % 2]
+            ended = np.flatnonzero(info["ended"])
+            if ended.size:
+                heads = self.last[ended].reshape(-1)
+                store.done[heads[heads >= 0]] = True
+                self.last[ended] = -1
+                self._episode_stats(ended, info)
+                league.record(ended, info["winner"][ended])
+                league.assign(ended, self.rng)
+                self.ep_len[ended] = 0
+
+    def _episode_stats(self, ended: np.ndarray, info: dict) -> None:
+        scores = info["final_scores"][ended].astype(np.float64)
+        team = self.league.learner_team[ended]
+        is_self = self.league.opponent[ended] < 0
+        own = np.where(is_self, scores.mean(1), scores[np.arange(len(ended)), team])
+        self.stats.setdefault("hand_score", []).extend(own.tolist())
+        self.stats.setdefault("hand_length", []).extend(self.ep_len[ended].tolist())
+
+    # ------------------------------------------------------------ update
+    def learn(self) -> dict:
+        """GAE along the streams, then PPO epochs over the trainable transitions."""
+        cfg, p, store = self.cfg, self.cfg.ppo, self.store
+        n = store.n
+        adv = np.zeros(n, np.float32)
+        trainable = np.zeros(n, np.bool_)
+        compute_gae(
+            store.value[:n],
+            store.reward[:n],
+            store.done[:n],
+            store.next[:n],
+            np.float32(p.gamma),
+            np.float32(p.gae_lambda),
+            adv,
+            trainable,
+        )
+        returns = adv + store.value[:n]
+        train_idx = np.flatnonzero(trainable)
+
+        # learning-rate annealing: linear from lr to 0 over the run
+        frac = 1.0 - (self.update - 1.0) / cfg.num_updates if p.anneal_lr else 1.0
+        lr = frac * p.lr
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+
+        self.net.train()
+        m = len(train_idx)
+        mb_size = max(1, math.ceil(m / p.num_minibatches))
+        clipfracs, approx_kl, old_approx_kl = [], 0.0, 0.0
+        pg_loss = v_loss = entropy_loss = torch.zeros(())
+        for _epoch in range(p.update_epochs):
+            order = train_idx[self.rng.permutation(m)]
+            for start in range(0, m, mb_size):
+                mb = np.sort(order[start : start + mb_size])
+                obs = torch.from_numpy(store.obs[mb])
+                legal, valid = store.lists(mb)
+                pick = torch.from_numpy(store.pick[mb])
+                newlogp, entropy, newvalue = self.net.evaluate(obs, legal, valid, pick)
+                logratio = newlogp - torch.from_numpy(store.logp[mb])
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    old_approx_kl = float((-logratio).mean())
+                    approx_kl = float(((ratio - 1) - logratio).mean())
+                    clipfracs.append(float(((ratio - 1.0).abs() > p.clip_coef).float().mean()))
+
+                mb_adv = torch.from_numpy(adv[mb])
+                if p.norm_adv and len(mb) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                # clipped policy objective
+                pg_loss1 = -mb_adv * ratio
+                pg_loss2 = -mb_adv * torch.clamp(ratio, 1 - p.clip_coef, 1 + p.clip_coef)
+                pg_loss = torch.max(pg_loss1, pg_loss2).mean()
+                # value loss (clipped around the rollout's value, as in PPO2)
+                mb_ret = torch.from_numpy(returns[mb])
+                mb_val = torch.from_numpy(store.value[mb])
+                if p.clip_vloss:
+                    v_unclipped = (newvalue - mb_ret) ** 2
+                    v_clipped = mb_val + torch.clamp(newvalue - mb_val, -p.clip_coef, p.clip_coef)
+                    v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - mb_ret) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - mb_ret) ** 2).mean()
+                entropy_loss = entropy.mean()
+                loss = pg_loss - p.ent_coef * entropy_loss + v_loss * p.vf_coef
+
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), p.max_grad_norm)
+                self.optimizer.step()
+            if p.target_kl is not None and approx_kl > p.target_kl:
+                break
+
+        y_pred, y_true = store.value[train_idx], returns[train_idx]
+        var_y = float(np.var(y_true)) if m else 0.0
+        explained_var = math.nan if var_y == 0 else 1.0 - float(np.var(y_true - y_pred)) / var_y
+        # pending transitions move to the front of the store for the next rollout
+        heads = self.last[self.last >= 0]
+        order = np.sort(heads)
+        remap = np.full(max(n, 1), -1, np.int64)
+        remap[order] = np.arange(len(order))
+        self.last[self.last >= 0] = remap[self.last[self.last >= 0]]
+        store.keep_only(order)
+        return {
+            "losses/policy_loss": float(pg_loss.detach()),
+            "losses/value_loss": float(v_loss.detach()),
+            "losses/entropy": float(entropy_loss.detach()),
+            "losses/old_approx_kl": old_approx_kl,
+            "losses/approx_kl": approx_kl,
+            "losses/clip_fraction": float(np.mean(clipfracs)) if clipfracs else 0.0,
+            "losses/explained_variance": explained_var,
+            "charts/learning_rate": lr,
+            "charts/learner_transitions": float(m),
+            "charts/pending_transitions": float(n - m),
+            "charts/mean_return": float(returns[train_idx].mean()) if m else 0.0,
+        }
+
+    # ------------------------------------------------------------ evaluation
+    def evaluate(self) -> dict:
+        """Win rates (ties half) with 95% Wilson intervals against each eval opponent,
+        on fixed deals (the same every evaluation) with seats swapped."""
+        cfg = self.cfg
+        net = BurakoNet.from_spec(self.net.spec())
+        net.load_state_dict(self.net.state_dict())
+        out = {}
+        for i, name in enumerate(cfg.eval.opponents):
+            agent = PPOAgent.from_network(net, greedy=cfg.eval.greedy, seed=cfg.seed + 7 + i)
+            res = run_tournament(
+                [agent, name],
+                self.env.variant,
+                num_players=self.num_players,
+                hands_per_pairing=cfg.eval.hands,
+                seed=cfg.seed + 1000 + i,
+                workers=2,
+                progress=False,
+                episode=cfg.env.episode,
+                chunk_deals=cfg.eval.num_envs // 2,
+            )
+            pr = res.pairings[0]
+            out[name] = {
+                "win_rate": pr.win_rate,
+                "ci_low": pr.ci_low,
+                "ci_high": pr.ci_high,
+                "margin": pr.mean_margin,
+                "hands": pr.hands,
+            }
+        torch.set_num_threads(cfg.torch_threads)
+        return out
+
+    # ------------------------------------------------------------ checkpoints
+    def checkpoint_dict(self) -> dict:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "kind": "train",
+            "spec": self.net.spec(),
+            "variant": self.variant_info,
+            "model": self.net.state_dict(),
+            "config": self.cfg.to_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "progress": {
+                "update": self.update,
+                "global_step": self.global_step,
+                "best_score": self.best_score,
+            },
+            "league": self.league.state_dict(),
+            "rng": rng_state(self.rng, self.generator),
+            "env": env_state(self.env),
+            "trainer": {
+                "last": torch.from_numpy(self.last.copy()),
+                "ep_len": torch.from_numpy(self.ep_len.copy()),
+                "store": self.store.state_dict(),
+            },
+        }
+
+    def save(self, best: bool = False) -> None:
+        ck = self.run_dir / "checkpoints"
+        data = self.checkpoint_dict()
+        save_file(data, ck / "last.pt")
+        numbered = ck / f"update_{self.update:06d}.pt"
+        shutil.copyfile(ck / "last.pt", numbered)
+        kept = sorted(ck.glob("update_*.pt"))
+        for old in kept[: -self.cfg.keep_checkpoints]:
+            old.unlink()
+        meta = {"update": self.update, "global_step": self.global_step, "run": self.cfg.name}
+        save_file(
+            policy_dict(self.net, self.env.variant, self.obs_size, meta), self.run_dir / "policy.pt"
+        )
+        if best:
+            save_file(data, ck / "best.pt")
+            save_file(
+                policy_dict(self.net, self.env.variant, self.obs_size, meta),
+                self.run_dir / "best_policy.pt",
+            )
+
+    def load(self, path: Path) -> None:
+        data = load_file(path, kind="train")
+        check_compatible(data, self.variant_info, path)
+        if data["spec"] != self.net.spec():
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} holds a network {data['spec']}, the config "
+                f"builds {self.net.spec()}"
+            )
+        try:
+            self.net.load_state_dict(data["model"])
+            self.optimizer.load_state_dict(data["optimizer"])
+            self.league.load_state_dict(data["league"])
+            load_rng_state(data["rng"], self.rng, self.generator)
+            self.obs, self.mask, info = load_env_state(self.env, data["env"])
+            self.seat = info["seat"]
+            tr = data["trainer"]
+            if tuple(tr["last"].shape) != self.last.shape:
+                raise CheckpointError(f"checkpoint {str(path)!r}: another number of games")
+            self.last[...] = tr["last"].numpy()
+            self.ep_len[...] = tr["ep_len"].numpy()
+            self.store.load_state_dict(tr["store"])
+        except (KeyError, RuntimeError, ValueError) as exc:
+            if isinstance(exc, CheckpointError):
+                raise
+            raise CheckpointError(f"checkpoint {str(path)!r} does not fit this run: {exc}") from exc
+        prog = data["progress"]
+        self.update, self.global_step = int(prog["update"]), int(prog["global_step"])
+        self.best_score = float(prog["best_score"])
+
+    # ------------------------------------------------------------ the loop
+    def log(self, scalars: dict, step: int) -> None:
+        if self.writer is not None:
+            for key, value in scalars.items():
+                if value is not None and not (isinstance(value, float) and math.isnan(value)):
+                    self.writer.add_scalar(key, value, step)
+
+    def run(self, stop_after: int | None = None, verbose: bool = True) -> dict:
+        from torch.utils.tensorboard import SummaryWriter
+
+        cfg = self.cfg
+        self.writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.global_step + 1)
+        if self.update == 0:
+            self.writer.add_text("config", "```\n" + json.dumps(cfg.to_dict(), indent=1) + "\n```")
+        done_here = 0
+        last_eval: dict = {}
+        try:
+            while self.update < cfg.num_updates:
+                if stop_after is not None and done_here >= stop_after:
+                    break
+                self.update += 1
+                done_here += 1
+                t0 = time.perf_counter()
+                self.collect()
+                t1 = time.perf_counter()
+                scalars = self.learn()
+                t2 = time.perf_counter()
+                if self.update % cfg.league.snapshot_every == 0:
+                    self.league.add_snapshot(self.net, self.update)
+                steps = cfg.rollout_steps
+                scalars["charts/steps_per_second"] = steps / (t2 - t0)
+                scalars["charts/rollout_steps_per_second"] = steps / (t1 - t0)
+                scalars["charts/update_seconds"] = t2 - t1
+                for key, values in self.stats.items():
+                    if values:
+                        scalars[f"charts/mean_{key}"] = float(np.mean(values))
+                scalars["charts/episodes"] = float(len(self.stats.get("hand_length", [])))
+                self.stats = {}
+                for name, r in self.league.ratings.items():
+                    scalars[f"league/rating_{name}"] = r
+                for name, (w, k) in self.league.pop_tally().items():
+                    if not name.startswith("snapshot@"):
+                        scalars[f"league/win_rate_{name}"] = w
+                    scalars.setdefault("league/games_vs_snapshots", 0.0)
+                    if name.startswith("snapshot@"):
+                        scalars["league/games_vs_snapshots"] += k
+                        scalars.setdefault("league/win_rate_snapshots_sum", 0.0)
+                        scalars["league/win_rate_snapshots_sum"] += w * k
+                if scalars.get("league/games_vs_snapshots"):
+                    scalars["league/win_rate_snapshots"] = (
+                        scalars.pop("league/win_rate_snapshots_sum")
+                        / scalars["league/games_vs_snapshots"]
+                    )
+                if self.update % cfg.log_every == 0:
+                    self.log(scalars, self.global_step)
+                if verbose:
+                    print(
+                        f"update {self.update}/{cfg.num_updates} step {self.global_step:,} "
+                        f"sps {scalars['charts/steps_per_second']:,.0f} "
+                        f"score {scalars.get('charts/mean_hand_score', float('nan')):.0f} "
+                        f"len {scalars.get('charts/mean_hand_length', float('nan')):.0f} "
+                        f"ent {scalars['losses/entropy']:.3f} "
+                        f"kl {scalars['losses/approx_kl']:.4f} "
+                        f"ev {scalars['losses/explained_variance']:.3f}",
+                        flush=True,
+                    )
+                is_last = self.update == cfg.num_updates
+                best = False
+                if cfg.eval.every and (self.update % cfg.eval.every == 0 or is_last):
+                    last_eval = self.evaluate()
+                    ev = {"update": self.update, "global_step": self.global_step, **last_eval}
+                    with open(self.run_dir / "eval.jsonl", "a") as f:
+                        f.write(json.dumps(ev) + "\n")
+                    for name, r in last_eval.items():
+                        self.log(
+                            {
+                                f"eval/win_rate_{name}": r["win_rate"],
+                                f"eval/win_rate_{name}_ci_low": r["ci_low"],
+                                f"eval/win_rate_{name}_ci_high": r["ci_high"],
+                                f"eval/margin_{name}": r["margin"],
+                            },
+                            self.global_step,
+                        )
+                    score = float(np.mean([r["win_rate"] for r in last_eval.values()]))
+                    self.log({"eval/mean_win_rate": score}, self.global_step)
+                    if verbose:
+                        print(
+                            "  eval: "
+                            + ", ".join(
+                                f"{n} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                                for n, r in last_eval.items()
+                            ),
+                            flush=True,
+                        )
+                    if score > self.best_score:
+                        self.best_score, best = score, True
+                if (
+                    self.update % cfg.checkpoint_every == 0
+                    or is_last
+                    or best
+                    or (stop_after is not None and done_here >= stop_after)
+                ):
+                    self.save(best=best)
+        finally:
+            self.writer.close()
+        return {
+            "run_dir": str(self.run_dir),
+            "update": self.update,
+            "global_step": self.global_step,
+            "eval": last_eval,
+            "best_score": self.best_score,
+        }
+
+
+# ---------------------------------------------------------------- entry point
+def train(
+    config: str | Path | dict | TrainConfig | None = None,
+    overrides: list[str] | None = None,
+    run_dir: str | Path | None = None,
+    resume: bool = False,
+    stop_after: int | None = None,
+    verbose: bool = True,
+) -> dict:
+    """Train (or, with ``resume``, continue) a run; returns a summary dict.
+
+    ``config``: a YAML path, a mapping or a TrainConfig (on resume the run folder's
+    ``config.yaml`` is used and ``config`` is ignored). ``overrides``: ``key=value``
+    strings. ``run_dir``: the run folder (default ``runs/<name>-<timestamp>``).
+    ``stop_after``: stop after this many updates in this call (a checkpoint is written),
+    e.g. to split a run into chunks; the run's schedule does not change.
+    """
+    if resume:
+        if run_dir is None:
+            raise ValueError("resume needs the run folder (run_dir)")
+        run_dir = Path(run_dir)
+        if not (run_dir / "config.yaml").is_file():
+            raise CheckpointError(f"{str(run_dir)!r} is not a run folder (no config.yaml)")
+        cfg = load_config(run_dir / "config.yaml", overrides)
+    else:
+        cfg = load_config(config, overrides)
+        if run_dir is None:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            run_dir = Path(cfg.runs_dir) / f"{cfg.name}-{stamp}"
+        run_dir = Path(run_dir)
+        if (run_dir / "checkpoints" / "last.pt").exists():
+            raise FileExistsError(f"{str(run_dir)!r} already holds a run: pass resume=True")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, run_dir / "config.yaml")
+    trainer = Trainer(cfg, run_dir)
+    if resume:
+        trainer.load(run_dir / "checkpoints" / "last.pt")
+    if verbose:
+        print(
+            f"run {run_dir}: {num_parameters(trainer.net):,} parameters, "
+            f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps",
+            flush=True,
+        )
+    return trainer.run(stop_after=stop_after, verbose=verbose)
