@@ -91,6 +91,8 @@ def test_resume_is_identical_to_an_uninterrupted_run(runs):
     b = load_file(root / "split" / "checkpoints" / "last.pt")
     for key in ("model", "optimizer", "league", "rng", "env", "trainer", "progress"):
         assert _same(a[key], b[key]) == [], key
+    evals = [(root / r / "eval.jsonl").read_text() for r in ("full", "split")]
+    assert evals[0] == evals[1] and evals[0]
 
 
 def test_saved_agent_plays_a_pettingzoo_game(runs):

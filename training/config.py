@@ -48,6 +48,9 @@ class NetworkConfig:
     """Width of the hand and the 'rest' encoders (the pile encoder is half of it)."""
     meld_dim: int = 32
     """Width of the per-meld-row encoder; also the width of the per-slot add-card head."""
+    card_features: bool = True
+    """Per-card-type features (fits an own / opponents' meld, counts in view) encoded
+    card by card: pooled into the trunk, and a per-card term of the discard logits."""
 
 
 @dataclass

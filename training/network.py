@@ -52,6 +52,10 @@ from burako_env.core.constants import (
 )
 
 MASKED_LOGIT = -1e9
+NUM_CARD_FEATURES = 10  # see BurakoNet._cards
+CARD_EMBED = 8
+NUM_RANK = 13
+WILD_CARD_IDS = torch.tensor([s * NUM_RANK + 1 for s in range(4)] + [NUM_CARD_TYPES - 1])
 NUM_OTHER_ACTIONS = NUM_ACTIONS - (DISCARD_BASE - ADD_BASE)  # every action but the adds
 #: meld row features: kind (4), key (13), lo / hi / gap one-hot (15 each), wild card + 1
 #: one-hot (54), size / 14, natural counts per suit / 2 (4), jokers / 2, clean, canasta,
@@ -71,6 +75,40 @@ def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0
     nn.init.orthogonal_(layer.weight, std)
     nn.init.constant_(layer.bias, bias)
     return layer
+
+
+def meld_fits(r: torch.Tensor, team_row: torch.Tensor, fits: torch.Tensor) -> None:
+    """Mark in ``fits`` [N * 2, 53] the card types that can (roughly) be added to the meld
+    rows ``r`` (raw int fields [U, 15], int64) of team rows ``team_row`` [U]: a group
+    takes its rank; a run the naturals next to its ends (two away while its wild stands at
+    an end) and the one its wild stands in for; a meld without a wild (or a wild group)
+    takes a wild. Closed melds take nothing. A feature, not the rules: the mask decides."""
+    kind, key = r[:, MF_KIND], r[:, MF_KEY]
+    lo, hi, gap, wild = r[:, MF_LO], r[:, MF_HI], r[:, MF_GAP], r[:, MF_WILD]
+    closed = r[:, NUM_MELD_FIELDS + 2] > 0
+    open_ = ~closed
+    cand = torch.full((r.shape[0], 9), -1, dtype=torch.long)
+    group = (kind == 1) & open_
+    cand[:, :4] = torch.where(
+        group[:, None], torch.arange(4)[None, :] * NUM_RANK + key[:, None].clamp(0, 12), -1
+    )
+    run = (kind == 2) & open_
+    end_wild = (wild > 0) & (gap == 0)
+    pos = torch.stack([lo - 1, hi + 1, lo - 2, hi + 2, gap], dim=1)
+    ok = (pos >= 1) & (pos <= 14)
+    ok[:, 2:4] &= end_wild[:, None]
+    ok[:, 4] &= gap > 0
+    rank = torch.where(pos >= 14, torch.zeros_like(pos), pos - 1)
+    card = key[:, None].clamp(0, 3) * NUM_RANK + rank.clamp(0, 12)
+    cand[:, 4:] = torch.where(run[:, None] & ok, card, -1)
+    flat = team_row[:, None] * NUM_CARD_TYPES + cand
+    hit = cand >= 0
+    fits.view(-1)[flat[hit]] = 1.0
+    takes_wild = open_ & (((kind == 1) | (kind == 2)) & (wild == 0) | (kind == 3))
+    rows_w = team_row[takes_wild]
+    if rows_w.numel():
+        idx = rows_w[:, None] * NUM_CARD_TYPES + WILD_CARD_IDS[None, :]
+        fits.view(-1)[idx.reshape(-1)] = 1.0
 
 
 @njit(cache=True)
@@ -117,11 +155,17 @@ class BurakoNet(nn.Module):
         hidden: int = 256,
         encoder: int = 128,
         meld_dim: int = 32,
+        card_features: bool = True,
     ) -> None:
         super().__init__()
         self.num_players = int(num_players)
         self.total_cards = int(total_cards)
-        self.hparams = {"hidden": hidden, "encoder": encoder, "meld_dim": meld_dim}
+        self.hparams = {
+            "hidden": hidden,
+            "encoder": encoder,
+            "meld_dim": meld_dim,
+            "card_features": bool(card_features),
+        }
         lay = obs_layout(self.num_players, self.total_cards)
         self.layout = lay
         self.obs_size = lay.size
@@ -145,6 +189,15 @@ class BurakoNet(nn.Module):
             nn.ReLU(),
         )
         trunk_in = 2 * encoder + half + 4 * meld_dim
+        if card_features:
+            # per card type: its counts in view and whether it fits a meld of either team
+            self.card_embed = nn.Parameter(torch.randn(NUM_CARD_TYPES, CARD_EMBED) * 0.1)
+            self.card_enc = nn.Sequential(
+                layer_init(nn.Linear(NUM_CARD_FEATURES + CARD_EMBED, meld_dim)), nn.ReLU()
+            )
+            self.card_ctx = layer_init(nn.Linear(hidden, meld_dim))
+            self.card_discard = layer_init(nn.Linear(meld_dim, 1), std=0.01)
+            trunk_in += 2 * meld_dim
         self.trunk = nn.Sequential(
             layer_init(nn.Linear(trunk_in, hidden)),
             nn.ReLU(),
@@ -158,8 +211,9 @@ class BurakoNet(nn.Module):
         self.value_head = layer_init(nn.Linear(hidden, 1), std=1.0)
 
     # ------------------------------------------------------------ features
-    def _meld_rows(self, obs: torch.Tensor) -> torch.Tensor:
-        """Row embeddings [N, 2, MAX_MELDS, meld_dim]; empty rows are zero."""
+    def _meld_rows(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Row embeddings [N, 2, MAX_MELDS, meld_dim] (empty rows are zero) and, with
+        card features, which card types fit a meld of each team [N, 2, 53]."""
         n = obs.shape[0]
         lay = self.layout
         rows = obs[:, lay.melds : lay.melds + 2 * MAX_MELDS * MELD_OBS_FIELDS]
@@ -167,8 +221,13 @@ class BurakoNet(nn.Module):
         used = torch.nonzero(rows[:, MF_KIND] > 0).squeeze(1)
         d = self.hparams["meld_dim"]
         out = torch.zeros(n * 2 * MAX_MELDS, d, dtype=torch.float32, device=obs.device)
+        fits = None
+        if self.hparams["card_features"]:
+            fits = torch.zeros(n * 2, NUM_CARD_TYPES, dtype=torch.float32)
         if used.numel():
             r = rows.index_select(0, used).long()
+            if fits is not None:
+                meld_fits(r, used // MAX_MELDS, fits)
             feats = torch.cat(
                 [
                     F.one_hot(r[:, MF_KIND].clamp(0, 3), 4),
@@ -191,7 +250,9 @@ class BurakoNet(nn.Module):
                 dim=1,
             )
             out.index_copy_(0, used, self.meld_enc(torch.cat([feats, extra], dim=1)))
-        return out.reshape(n, 2, MAX_MELDS, d)
+        if fits is not None:
+            fits = fits.reshape(n, 2, NUM_CARD_TYPES)
+        return out.reshape(n, 2, MAX_MELDS, d), fits
 
     def _features(self, obs: torch.Tensor):
         lay = self.layout
@@ -217,10 +278,44 @@ class BurakoNet(nn.Module):
             ],
             dim=1,
         )
-        rows = self._meld_rows(obs)  # [N, 2, M, d]
+        rows, fits = self._meld_rows(obs)  # [N, 2, M, d], [N, 2, 53]
         pooled = torch.cat([rows.sum(2) / 4.0, rows.amax(2)], dim=2).flatten(1)
-        h = torch.cat([self.hand_enc(hand), self.pile_enc(pile), self.rest_enc(rest), pooled], 1)
-        return self.trunk(h), rows[:, 0]
+        parts = [self.hand_enc(hand), self.pile_enc(pile), self.rest_enc(rest), pooled]
+        cards = None
+        if fits is not None:
+            cards = self._cards(x, fits)  # [N, 53, d]
+            parts.append(torch.cat([cards.sum(1) / 8.0, cards.amax(1)], dim=1))
+        return self.trunk(torch.cat(parts, 1)), rows[:, 0], cards
+
+    def _cards(self, x: torch.Tensor, fits: torch.Tensor) -> torch.Tensor:
+        """Per card type: fits an own / opponents' meld, held, in the pile, on each
+        team's table, known in the opponents' / the partner's hands, top of the pile,
+        copies seen; with a learned embedding of the card; encoded [N, 53, d]."""
+        lay, n, c = self.layout, x.shape[0], NUM_CARD_TYPES
+        known = x[:, lay.known : lay.known + (self.num_players - 1) * c].reshape(n, -1, c)
+        opp = known[:, 0::2].sum(1)  # seats viewer+1, +3, ...: the other team
+        partner = known[:, 1::2].sum(1)
+        hand = x[:, lay.hand : lay.hand + c]
+        pile = x[:, lay.pile_counts : lay.pile_counts + c]
+        table = x[:, lay.table_counts : lay.table_counts + 2 * c].reshape(n, 2, c)
+        seen = hand + pile + table.sum(1) + opp + partner
+        feats = torch.stack(
+            [
+                fits[:, 0],
+                fits[:, 1],
+                hand * 0.5,
+                pile * 0.5,
+                table[:, 0] * 0.5,
+                table[:, 1] * 0.5,
+                opp * 0.5,
+                partner * 0.5,
+                x[:, lay.pile_top : lay.pile_top + c],
+                seen * 0.5,
+            ],
+            dim=2,
+        )
+        emb = self.card_embed[None].expand(n, -1, -1)
+        return self.card_enc(torch.cat([feats, emb], dim=2))
 
     # ------------------------------------------------------------ heads
     def forward(self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor):
@@ -231,8 +326,12 @@ class BurakoNet(nn.Module):
         MASKED_LOGIT. The add-card logits of slot m come from slot m's context vector
         (its row embedding and the trunk) through one linear map to the 53 card types.
         """
-        h, own_rows = self._features(obs)
-        other = self.other_head(h)  # [N, NUM_OTHER_ACTIONS]
+        h, own_rows, cards = self._features(obs)
+        other = self.other_head(h)  # [N, NUM_OTHER_ACTIONS], the discards last
+        if cards is not None:  # discard logits also from each card's own features
+            z = F.relu(cards + self.card_ctx(h)[:, None, :])
+            bias = self.card_discard(z).squeeze(2)  # [N, 53]
+            other = torch.cat([other[:, :ADD_BASE], other[:, ADD_BASE:] + bias], dim=1)
         z = F.relu(self.add_row(own_rows) + self.add_ctx(h)[:, None, :])  # [N, M, d]
         add = self.add_head(z).flatten(1)  # [N, M * 53], slot-major like the action ids
         full = torch.cat([other[:, :ADD_BASE], add, other[:, ADD_BASE:]], dim=1)
@@ -300,6 +399,7 @@ class BurakoNet(nn.Module):
             hidden=spec["hidden"],
             encoder=spec["encoder"],
             meld_dim=spec["meld_dim"],
+            card_features=spec.get("card_features", False),
         )
 
 

@@ -253,7 +253,12 @@ class Trainer:
         self.variant_info = variant_info(self.env.variant, self.obs_size)
         n = cfg.network
         self.net = BurakoNet(
-            self.num_players, self.env.variant.total_cards, n.hidden, n.encoder, n.meld_dim
+            self.num_players,
+            self.env.variant.total_cards,
+            n.hidden,
+            n.encoder,
+            n.meld_dim,
+            n.card_features,
         )
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(
@@ -535,6 +540,16 @@ class Trainer:
         prog = data["progress"]
         self.update, self.global_step = int(prog["update"]), int(prog["global_step"])
         self.best_score = float(prog["best_score"])
+        # evaluations logged after this checkpoint will be made again: drop them (as the
+        # TensorBoard writer purges the scalars past the checkpoint's step)
+        evals = self.run_dir / "eval.jsonl"
+        if evals.is_file():
+            kept = [
+                line
+                for line in evals.read_text().splitlines()
+                if line.strip() and json.loads(line)["update"] <= self.update
+            ]
+            evals.write_text("".join(line + "\n" for line in kept))
 
     # ------------------------------------------------------------ the loop
     def log(self, scalars: dict, step: int) -> None:
@@ -576,19 +591,15 @@ class Trainer:
                 self.stats = {}
                 for name, r in self.league.ratings.items():
                     scalars[f"league/rating_{name}"] = r
-                for name, (w, k) in self.league.pop_tally().items():
+                tally = self.league.pop_tally()  # name -> (learner's score, games)
+                snaps = [v for n, v in tally.items() if n.startswith("snapshot@")]
+                for name, (w, _) in tally.items():
                     if not name.startswith("snapshot@"):
                         scalars[f"league/win_rate_{name}"] = w
-                    scalars.setdefault("league/games_vs_snapshots", 0.0)
-                    if name.startswith("snapshot@"):
-                        scalars["league/games_vs_snapshots"] += k
-                        scalars.setdefault("league/win_rate_snapshots_sum", 0.0)
-                        scalars["league/win_rate_snapshots_sum"] += w * k
-                if scalars.get("league/games_vs_snapshots"):
-                    scalars["league/win_rate_snapshots"] = (
-                        scalars.pop("league/win_rate_snapshots_sum")
-                        / scalars["league/games_vs_snapshots"]
-                    )
+                if snaps:
+                    games = sum(k for _, k in snaps)
+                    scalars["league/games_vs_snapshots"] = float(games)
+                    scalars["league/win_rate_snapshots"] = sum(w * k for w, k in snaps) / games
                 if self.update % cfg.log_every == 0:
                     self.log(scalars, self.global_step)
                 if verbose:
