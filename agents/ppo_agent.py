@@ -62,8 +62,10 @@ class PPOAgent(Agent):
             self.label = label
 
     @classmethod
-    def pretrained(cls, greedy: bool = False, seed: int = 0) -> PPOAgent:
-        """The shipped 4-player argentine policy."""
+    def pretrained(cls, greedy: bool = True, seed: int = 0) -> PPOAgent:
+        """The shipped 4-player argentine policy (docs/TRAINING.md). By default it plays
+        its most likely legal action, which is stronger than sampling from it (57.7% of
+        hands against ``greedy`` instead of 53.0%); ``greedy=False`` samples."""
         path = pretrained_path()
         if not path.is_file():
             raise FileNotFoundError(f"the pretrained policy is missing: {path}")
