@@ -30,7 +30,6 @@ def bench_training(
 ) -> dict:
     """Training throughput in env steps per second (see the module doc)."""
     import numba
-    import torch
 
     from training.config import load_config
     from training.ppo import Trainer
@@ -68,7 +67,8 @@ def bench_training(
         out.update(
             num_envs=cfg.env.num_envs,
             num_steps=cfg.ppo.num_steps,
-            torch_threads=torch.get_num_threads(),
+            torch_threads=cfg.torch_threads,
+            update_threads=cfg.update_threads,
             numba_threads=numba.get_num_threads(),
         )
     return out
@@ -87,7 +87,8 @@ def main() -> None:
     res = bench_training(args.config, args.overrides, args.num_envs, args.rounds)
     print(
         f"{res['num_envs']} games x {res['num_steps']} steps per rollout, torch threads "
-        f"{res['torch_threads']}, numba threads {res['numba_threads']}"
+        f"{res['torch_threads']} (update: {res['update_threads']}), numba threads "
+        f"{res['numba_threads']}"
     )
     rows = (
         ("rollout, self-play (all decisions by the network)", res["rollout_selfplay"]),

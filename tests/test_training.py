@@ -4,6 +4,7 @@ PettingZoo env, masks, the GAE along ragged streams, and bad configs and checkpo
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,11 +12,14 @@ import pytest
 import torch
 
 from agents import make_agent
+from agents.policies import POLICY_DISCARD_TABLE, act_batch, default_weights
 from agents.ppo_agent import PPOAgent, pretrained_path
+from burako_env.core.constants import ADD_BASE, DISCARD_BASE, OPEN_GROUP_BASE
 from burako_env.envs.vector import VectorEnv
 from training.checkpoint import CheckpointError, load_file, save_file
 from training.config import ConfigError, load_config
-from training.network import MASKED_LOGIT, BurakoNet, legal_lists, padded
+from training.imitation import _returns, behaviour_clone, collect_demonstrations
+from training.network import HINT_RNG_STATE, MASKED_LOGIT, BurakoNet, legal_lists, padded
 from training.ppo import compute_gae, train
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "train" / "tiny.yaml"
@@ -44,12 +48,17 @@ def _same(a, b, path="") -> list[str]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """The tiny run uninterrupted, and the same run stopped after 2 updates and resumed."""
+    """The tiny run uninterrupted, the same run stopped after 2 updates and resumed, and
+    stopped right after its imitation warm start (update 0) and resumed."""
     root = tmp_path_factory.mktemp("runs")
     full = train(TINY, QUICK, run_dir=root / "full", verbose=False)
     train(TINY, QUICK, run_dir=root / "split", stop_after=2, verbose=False)
     assert load_file(root / "split" / "checkpoints" / "last.pt")["progress"]["update"] == 2
     split = train(run_dir=root / "split", resume=True, verbose=False)
+    train(TINY, QUICK, run_dir=root / "split0", stop_after=0, verbose=False)
+    progress = load_file(root / "split0" / "checkpoints" / "last.pt")["progress"]
+    assert progress["update"] == 0 and progress["imitated"]
+    train(run_dir=root / "split0", resume=True, verbose=False)
     return root, full, split
 
 
@@ -80,8 +89,14 @@ def test_tiny_run_writes_a_run_folder(runs):
         "charts/learning_rate",
         "eval/win_rate_greedy",
         "league/rating_learner",
+        "imitation/accuracy",
+        "imitation/policy_loss",
+        "imitation/value_loss",
     ):
         assert tag in tags, tag
+    # the warm start's clone is evaluated before the first update
+    first = json.loads((run / "eval.jsonl").read_text().splitlines()[0])
+    assert first["update"] == 0 and first["global_step"] == 0
 
 
 def test_resume_is_identical_to_an_uninterrupted_run(runs):
@@ -89,10 +104,12 @@ def test_resume_is_identical_to_an_uninterrupted_run(runs):
     assert split["update"] == full["update"] and split["eval"] == full["eval"]
     a = load_file(root / "full" / "checkpoints" / "last.pt")
     b = load_file(root / "split" / "checkpoints" / "last.pt")
+    c = load_file(root / "split0" / "checkpoints" / "last.pt")
     for key in ("model", "optimizer", "league", "rng", "env", "trainer", "progress"):
         assert _same(a[key], b[key]) == [], key
-    evals = [(root / r / "eval.jsonl").read_text() for r in ("full", "split")]
-    assert evals[0] == evals[1] and evals[0]
+        assert _same(a[key], c[key]) == [], key
+    evals = [(root / r / "eval.jsonl").read_text() for r in ("full", "split", "split0")]
+    assert evals[0] == evals[1] == evals[2] and evals[0]
 
 
 def test_saved_agent_plays_a_pettingzoo_game(runs):
@@ -180,6 +197,12 @@ def test_bad_config_keys_and_values_name_the_key():
         load_config(TINY, ["env.num_envs=1"])
     with pytest.raises(ConfigError, match="eval.opponents"):
         load_config(TINY, ["eval.opponents=[nobody]"])
+    with pytest.raises(ConfigError, match="network.hint"):
+        load_config(TINY, ["network.hint=nobody"])
+    with pytest.raises(ConfigError, match="imitation.teacher"):
+        load_config(TINY, ["imitation.teacher=nobody"])
+    with pytest.raises(ConfigError, match="imitation.epochs"):
+        load_config(TINY, ["imitation.epochs=0"])
     with pytest.raises(ConfigError, match="bogus"):
         load_config({"bogus": {"x": 1}})
     assert load_config(TINY, ["ppo.lr=1e-4"]).ppo.lr == pytest.approx(1e-4)
@@ -239,3 +262,121 @@ def test_pretrained_policy_loads_and_acts():
         a = agent.act(obs, mask)
         assert mask[np.arange(8), a].all()
         obs, mask, _ = env.step(a)
+
+
+@pytest.mark.parametrize("card_features", [True, False])
+def test_legal_only_logits_match_the_full_logits(card_features):
+    """forward computes the logits of the listed ids only, kind by kind (draw / peek,
+    openings, adds to a meld slot, discards): the same values and gradients as the dense
+    heads of full_logits, on random id lists mixing legal ids (adds to melds in play) and
+    arbitrary ones (adds to empty slots)."""
+    env = VectorEnv("argentine", 4, num_envs=16, seed=3)
+    greedy = make_agent("greedy", seed=0)
+    obs, mask, _ = env.reset()
+    seen_obs, seen_mask = [], []
+    for step in range(120):
+        if step % 20 == 0:
+            seen_obs.append(obs.copy())
+            seen_mask.append(mask.copy())
+        obs, mask, _ = env.step(greedy.act(obs, mask))
+    obs = torch.from_numpy(np.concatenate(seen_obs))
+    mask = np.concatenate(seen_mask)
+    torch.manual_seed(0)
+    net = BurakoNet(
+        4, env.variant.total_cards, hidden=32, encoder=16, meld_dim=8, card_features=card_features
+    )
+    for p in net.parameters():  # the heads start near zero: make every term count
+        p.data.normal_(0.0, 0.3)
+    rng = np.random.default_rng(0)
+    n, width = len(obs), 24
+    legal = np.zeros((n, width), np.int64)
+    counts = rng.integers(1, width + 1, n)
+    for i in range(n):
+        ids = np.flatnonzero(mask[i])
+        pool = np.concatenate([ids, rng.integers(0, mask.shape[1], 12)])
+        legal[i] = rng.choice(pool, width)
+    legal, valid = padded(legal, counts)
+    bounds = torch.tensor([OPEN_GROUP_BASE, ADD_BASE, DISCARD_BASE])
+    kinds = torch.bucketize(legal[valid], bounds, right=True)
+    assert set(kinds.tolist()) == {0, 1, 2, 3}  # every kind of id is listed
+    listed = torch.zeros(mask.shape, dtype=torch.bool)
+    listed[torch.nonzero(valid)[:, 0], legal[valid]] = True
+    legal_adds = torch.from_numpy(mask[:, ADD_BASE:DISCARD_BASE]) & listed[:, ADD_BASE:DISCARD_BASE]
+    assert legal_adds.any()  # adds to melds in play
+
+    logits, _ = net(obs, legal, valid)
+    assert (logits[~valid] == MASKED_LOGIT).all()
+    full = net.full_logits(obs).gather(1, legal)
+    torch.testing.assert_close(logits[valid], full[valid], rtol=1e-5, atol=1e-5)
+    weights = torch.randn(int(valid.sum()))
+    grads = []
+    for out in (logits, full):
+        net.zero_grad(set_to_none=True)
+        (out[valid] * weights).sum().backward(retain_graph=True)
+        grads.append([torch.zeros_like(p) if p.grad is None else p.grad for p in net.parameters()])
+    for name, g_sparse, g_dense in zip([k for k, _ in net.named_parameters()], *grads, strict=True):
+        torch.testing.assert_close(
+            g_sparse, g_dense, rtol=1e-4, atol=1e-5, msg=lambda m, name=name: f"{name}: {m}"
+        )
+
+
+def test_imitation_returns_follow_each_seat():
+    # one game, two seats: 0, 1, 0, 1 (the hand ends: team 0 +1, team 1 -1), then seat 0
+    # opens the next episode, still running when the collection stops
+    seats = np.array([[0], [1], [0], [1], [0]])
+    ended = np.array([[0], [0], [0], [1], [0]], bool)
+    rewards = np.zeros((5, 1, 2))
+    rewards[3, 0] = [1.0, -1.0]
+    returns, has = _returns(seats, ended, rewards, 2, 0.9)
+    np.testing.assert_allclose(returns[:, 0], [0.9, -0.9, 1.0, -1.0, 0.0], rtol=1e-6)
+    assert has[:, 0].tolist() == [True, True, True, True, False]
+
+
+def test_behaviour_cloning_fits_the_teacher():
+    env = VectorEnv("argentine", 4, num_envs=32, seed=4)
+    demo = collect_demonstrations("discard_table", env, steps=60, gamma=0.99, seed=1)
+    assert len(demo) == 32 * 60 and demo.episodes > 0 and demo.has_return.any()
+    counts = np.diff(demo.store.offsets[: len(demo) + 1])
+    assert (demo.store.pick[: len(demo)] < counts).all()
+    torch.manual_seed(0)
+    net = BurakoNet(4, env.variant.total_cards, hidden=32, encoder=16, meld_dim=8)
+    epochs: list[dict] = []
+    behaviour_clone(
+        net, demo, 6, 128, 3e-3, np.random.default_rng(0), log=lambda s, e: epochs.append(s)
+    )
+    assert len(epochs) == 6
+    assert epochs[-1]["policy_loss"] < 0.8 * epochs[0]["policy_loss"]
+    assert epochs[-1]["accuracy"] > epochs[0]["accuracy"]
+    assert epochs[-1]["value_loss"] < epochs[0]["value_loss"]
+
+
+def test_hint_network_reads_its_hint_policy():
+    env = VectorEnv("argentine", 4, num_envs=64, seed=7)
+    obs, mask, _ = env.reset()
+    greedy = make_agent("greedy", seed=0)
+    for _ in range(30):  # states past the first turns: melds, discards, pile
+        obs, mask, _ = env.step(greedy.act(obs, mask))
+    torch.manual_seed(0)
+    net = BurakoNet(
+        4, env.variant.total_cards, hidden=32, encoder=16, meld_dim=8, hint="discard_table"
+    )
+    assert BurakoNet.from_spec(net.spec()).hparams["hint"] == "discard_table"
+    ids, counts = legal_lists(mask)
+    legal, valid = padded(ids, counts)
+    o = torch.from_numpy(obs.copy())
+    states = np.tile(HINT_RNG_STATE, (len(obs), 1))
+    teacher = act_batch(POLICY_DISCARD_TABLE, obs, mask, states, default_weights())
+    hint = net.hints(o, legal, valid)
+    assert (legal.gather(1, hint[:, None]).squeeze(1).numpy() == teacher).all()
+    with torch.no_grad():
+        # without the hint (-1) the logits are those of the same network without one
+        plain = BurakoNet(4, env.variant.total_cards, hidden=32, encoder=16, meld_dim=8)
+        plain.load_state_dict(net.state_dict(), strict=False)
+        off, _ = net(o, legal, valid, torch.full((len(obs),), -1))
+        torch.testing.assert_close(off, plain(o, legal, valid)[0])
+        on, _ = net(o, legal, valid)
+        assert not torch.allclose(on, off)
+        # a large bonus makes the policy the hint policy
+        net.hint_gain.fill_(100.0)
+        actions, _, _, _ = net.act(o, legal, valid, greedy=True)
+        assert (actions.numpy() == teacher).all()

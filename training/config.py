@@ -1,7 +1,7 @@
 """Training configuration: dataclasses with one docstring per field, read from YAML.
 
 A config file is a YAML mapping with the sections of :class:`TrainConfig` (``env``,
-``network``, ``ppo``, ``league``, ``eval``) plus its top-level fields. Every key is
+``network``, ``ppo``, ``league``, ``imitation``, ``eval``) plus its top-level fields. Every key is
 checked: an unknown key or a value of the wrong type raises :class:`ConfigError` naming
 the key. Command-line overrides are ``"section.key=value"`` strings whose value is read
 as YAML (``ppo.lr=1e-4``, ``league.heuristics={greedy: 1.0}``).
@@ -51,6 +51,10 @@ class NetworkConfig:
     card_features: bool = True
     """Per-card-type features (fits an own / opponents' meld, counts in view) encoded
     card by card: pooled into the trunk, and a per-card term of the discard logits."""
+    hint: str | None = None
+    """A compiled agent (``greedy``, ``discard_table``) whose choice the network reads as
+    an input: the hinted action's logit gets a learned, state-dependent bonus, so the
+    policy starts near that agent and learns where to depart from it (None: no hint)."""
 
 
 @dataclass
@@ -107,6 +111,25 @@ class LeagueConfig:
 
 
 @dataclass
+class ImitationConfig:
+    env_steps: int = 0
+    """Teacher decisions recorded for the behaviour-cloning warm start before the first
+    PPO update (0: no warm start). Rounded up to whole steps of num_envs games."""
+    teacher: str = "discard_table"
+    """The agent (registry name) whose play is imitated; it plays every seat."""
+    num_envs: int = 1024
+    """Games in flight while the teacher's play is recorded."""
+    epochs: int = 4
+    """Passes over the recorded decisions."""
+    minibatch: int = 2048
+    """Decisions per gradient step."""
+    lr: float = 1e-3
+    """Adam learning rate of the warm start (cosine-decayed to 0 over its epochs)."""
+    vf_coef: float = 0.5
+    """Weight of the value loss (discounted returns of the teacher's games)."""
+
+
+@dataclass
 class EvalConfig:
     every: int = 25
     """Updates between evaluations (0: never; an evaluation also ends the run)."""
@@ -127,7 +150,11 @@ class TrainConfig:
     seed: int = 1
     """Seed of everything: torch, numpy, the env's deals and the league."""
     torch_threads: int = 2
-    """torch.set_num_threads for the run (this machine has two cores)."""
+    """torch.set_num_threads while the games are played (rollouts, evaluations), when
+    numba's threads step the games beside it."""
+    update_threads: int = 2
+    """torch.set_num_threads during the PPO update and the imitation warm start (no
+    numba work runs then, so both cores can serve torch)."""
     runs_dir: str = "runs"
     """Parent folder of run folders."""
     checkpoint_every: int = 10
@@ -140,6 +167,7 @@ class TrainConfig:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
     # ------------------------------------------------------------ derived
@@ -234,7 +262,7 @@ def _validate(cfg: TrainConfig) -> None:
 
     from burako_env.envs.rewards import REWARDS
 
-    e, p, lg, ev = cfg.env, cfg.ppo, cfg.league, cfg.eval
+    e, p, lg, ev, im = cfg.env, cfg.ppo, cfg.league, cfg.eval, cfg.imitation
     need(e.num_envs >= 2, "env.num_envs", "at least 2", e.num_envs)
     need(e.num_players in (2, 4, 6, 8), "env.num_players", "2, 4, 6 or 8", e.num_players)
     need(e.episode in ("hand", "match"), "env.episode", "'hand' or 'match'", e.episode)
@@ -242,6 +270,13 @@ def _validate(cfg: TrainConfig) -> None:
     for key in ("hidden", "encoder", "meld_dim"):
         v = getattr(cfg.network, key)
         need(v >= 2, f"network.{key}", "at least 2", v)
+    if cfg.network.hint is not None:
+        from training.network import hint_policy
+
+        try:
+            hint_policy(cfg.network.hint)
+        except ValueError as exc:
+            raise ConfigError(f"config key 'network.hint': {exc}") from exc
     need(p.total_env_steps >= 1, "ppo.total_env_steps", "positive", p.total_env_steps)
     need(p.num_steps >= 1, "ppo.num_steps", "positive", p.num_steps)
     need(p.lr > 0, "ppo.lr", "positive", p.lr)
@@ -259,6 +294,12 @@ def _validate(cfg: TrainConfig) -> None:
     need(total > 0, "league", "weights with a positive sum", total)
     need(lg.snapshot_every >= 1, "league.snapshot_every", "positive", lg.snapshot_every)
     need(lg.max_snapshots >= 1, "league.max_snapshots", "positive", lg.max_snapshots)
+    need(im.env_steps >= 0, "imitation.env_steps", "non-negative", im.env_steps)
+    need(im.num_envs >= 1, "imitation.num_envs", "positive", im.num_envs)
+    need(im.epochs >= 1, "imitation.epochs", "positive", im.epochs)
+    need(im.minibatch >= 1, "imitation.minibatch", "positive", im.minibatch)
+    need(im.lr > 0, "imitation.lr", "positive", im.lr)
+    need(im.vf_coef >= 0, "imitation.vf_coef", "non-negative", im.vf_coef)
     need(ev.every >= 0, "eval.every", "non-negative", ev.every)
     need(ev.hands >= 2, "eval.hands", "at least 2", ev.hands)
     need(ev.num_envs >= 2, "eval.num_envs", "at least 2", ev.num_envs)
@@ -266,12 +307,14 @@ def _validate(cfg: TrainConfig) -> None:
     need(cfg.keep_checkpoints >= 1, "keep_checkpoints", "positive", cfg.keep_checkpoints)
     need(cfg.log_every >= 1, "log_every", "positive", cfg.log_every)
     need(cfg.torch_threads >= 1, "torch_threads", "positive", cfg.torch_threads)
+    need(cfg.update_threads >= 1, "update_threads", "positive", cfg.update_threads)
     # names of agents: checked against the registry
     from agents import agent_names, make_agent
 
     for key, names in (
         ("league.heuristics", list(lg.heuristics)),
         ("eval.opponents", ev.opponents),
+        ("imitation.teacher", [im.teacher]),
     ):
         for name in names:
             try:

@@ -29,7 +29,8 @@ an illegal action has probability 0, and the entropy sums over the legal actions
 **Resume.** A checkpoint holds the model, the optimiser, the league, every RNG (torch,
 numpy, python, the sampling generator, the heuristics' per-game states), the games'
 state arrays and the pending transitions, so ``resume=True`` continues with results
-identical to an uninterrupted run (same seed, same ``torch_threads``).
+identical to an uninterrupted run (same seed, same ``torch_threads`` and
+``update_threads``).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from training.checkpoint import (
     variant_info,
 )
 from training.config import TrainConfig, load_config, save_config
+from training.imitation import behaviour_clone, collect_demonstrations
 from training.league import League
 from training.network import BurakoNet, legal_lists, num_parameters, padded
 
@@ -101,12 +103,13 @@ class Transitions:
     to the same seat's next decision in the same game (-1: none yet or episode over).
     """
 
-    FIELDS = ("pick", "logp", "value", "reward", "done", "next")
+    FIELDS = ("pick", "hint", "logp", "value", "reward", "done", "next")
 
     def __init__(self, capacity: int, obs_size: int) -> None:
         self.capacity = capacity
         self.obs = np.zeros((capacity, obs_size), np.int16)
         self.pick = np.zeros(capacity, np.int64)
+        self.hint = np.full(capacity, -1, np.int64)  # the hint policy's position, -1: none
         self.logp = np.zeros(capacity, np.float32)
         self.value = np.zeros(capacity, np.float32)
         self.reward = np.zeros(capacity, np.float32)
@@ -116,13 +119,14 @@ class Transitions:
         self.flat = np.zeros(capacity * 16, np.int16)
         self.n = 0
 
-    def add(self, obs, ids, counts, pick, logp, value) -> np.ndarray:
+    def add(self, obs, ids, counts, pick, logp, value, hint=None) -> np.ndarray:
         k = len(counts)
         idx = np.arange(self.n, self.n + k)
         if self.n + k > self.capacity:
             raise RuntimeError("transition store full (a bug: capacity covers a rollout)")
         self.obs[idx] = obs
         self.pick[idx] = pick
+        self.hint[idx] = -1 if hint is None else hint
         self.logp[idx] = logp
         self.value[idx] = value
         self.reward[idx] = 0.0
@@ -178,6 +182,9 @@ class Transitions:
         n = int(state["n"])
         self.obs[:n] = state["obs"].numpy()
         for name in self.FIELDS:
+            if name == "hint" and name not in state:  # a checkpoint from before hints
+                self.hint[:n] = -1
+                continue
             getattr(self, name)[:n] = state[name].numpy()
         self.offsets[: n + 1] = state["offsets"].numpy()
         flat = state["flat"].numpy()
@@ -259,6 +266,7 @@ class Trainer:
             n.encoder,
             n.meld_dim,
             n.card_features,
+            n.hint,
         )
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(
@@ -276,6 +284,7 @@ class Trainer:
         self.update = 0
         self.global_step = 0
         self.best_score = -math.inf
+        self.imitated = cfg.imitation.env_steps == 0  # the warm start is done (or off)
         self.stats: dict[str, list[float]] = {}
         self.writer = None
 
@@ -294,12 +303,16 @@ class Trainer:
             if rows.size:
                 ids, counts = legal_lists(mask[rows])
                 legal, valid = padded(ids, counts)
+                obs_rows = torch.from_numpy(obs[rows])
                 with torch.inference_mode():
+                    hint = self.net.hints(obs_rows, legal, valid)
                     a, pick, logp, value = self.net.act(
-                        torch.from_numpy(obs[rows]), legal, valid, self.generator
+                        obs_rows, legal, valid, self.generator, hint=hint
                     )
                 actions[rows] = a.numpy()
-                idx = store.add(obs[rows], ids, counts, pick.numpy(), logp.numpy(), value.numpy())
+                idx = store.add(
+                    obs[rows], ids, counts, pick.numpy(), logp.numpy(), value.numpy(), hint.numpy()
+                )
                 prev = self.last[rows, seat[rows]]
                 has = prev >= 0
                 store.next[prev[has]] = idx[has]  # the seat's previous decision links here
@@ -364,6 +377,7 @@ class Trainer:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
+        torch.set_num_threads(cfg.update_threads)
         self.net.train()
         m = len(train_idx)
         mb_size = max(1, math.ceil(m / p.num_minibatches))
@@ -376,7 +390,8 @@ class Trainer:
                 obs = torch.from_numpy(store.obs[mb])
                 legal, valid = store.lists(mb)
                 pick = torch.from_numpy(store.pick[mb])
-                newlogp, entropy, newvalue = self.net.evaluate(obs, legal, valid, pick)
+                hint = torch.from_numpy(store.hint[mb])
+                newlogp, entropy, newvalue = self.net.evaluate(obs, legal, valid, pick, hint)
                 logratio = newlogp - torch.from_numpy(store.logp[mb])
                 ratio = logratio.exp()
                 with torch.no_grad():
@@ -410,6 +425,7 @@ class Trainer:
             if p.target_kl is not None and approx_kl > p.target_kl:
                 break
 
+        torch.set_num_threads(cfg.torch_threads)
         y_pred, y_true = store.value[train_idx], returns[train_idx]
         var_y = float(np.var(y_true)) if m else 0.0
         explained_var = math.nan if var_y == 0 else 1.0 - float(np.var(y_true - y_pred)) / var_y
@@ -433,6 +449,59 @@ class Trainer:
             "charts/pending_transitions": float(n - m),
             "charts/mean_return": float(returns[train_idx].mean()) if m else 0.0,
         }
+
+    # ------------------------------------------------------------ warm start
+    def imitate(self, verbose: bool = True) -> dict:
+        """Behaviour cloning of ``imitation.teacher`` (:mod:`training.imitation`) before
+        the first update, on games of its own (seeded apart from the training games)."""
+        cfg, im = self.cfg, self.cfg.imitation
+        t0 = time.perf_counter()
+        env = VectorEnv(
+            cfg.env.variant,
+            cfg.env.num_players,
+            num_envs=im.num_envs,
+            seed=cfg.seed + 2,
+            episode=cfg.env.episode,
+            reward=cfg.env.reward,
+        )
+        steps = math.ceil(im.env_steps / im.num_envs)
+        demo = collect_demonstrations(im.teacher, env, steps, cfg.ppo.gamma, seed=cfg.seed + 3)
+        t1 = time.perf_counter()
+        if verbose:
+            print(
+                f"imitation: {len(demo):,} decisions of {im.teacher} ({demo.episodes:,} "
+                f"episodes) in {t1 - t0:.0f} s",
+                flush=True,
+            )
+
+        def log(stats: dict, epoch: int) -> None:
+            self.log({f"imitation/{k}": v for k, v in stats.items()}, epoch)
+            if verbose:
+                print(
+                    f"  epoch {epoch}/{im.epochs}: accuracy {stats['accuracy']:.3f} "
+                    f"policy loss {stats['policy_loss']:.3f} value loss "
+                    f"{stats['value_loss']:.4f}",
+                    flush=True,
+                )
+
+        rng = np.random.default_rng(cfg.seed + 4)
+        torch.set_num_threads(cfg.update_threads)
+        stats = behaviour_clone(
+            self.net,
+            demo,
+            im.epochs,
+            im.minibatch,
+            im.lr,
+            rng,
+            vf_coef=im.vf_coef,
+            max_grad_norm=cfg.ppo.max_grad_norm,
+            log=log,
+        )
+        torch.set_num_threads(cfg.torch_threads)
+        stats["seconds"] = time.perf_counter() - t0
+        self.log({"imitation/seconds": stats["seconds"]}, im.epochs)
+        self.imitated = True
+        return stats
 
     # ------------------------------------------------------------ evaluation
     def evaluate(self) -> dict:
@@ -481,6 +550,7 @@ class Trainer:
                 "update": self.update,
                 "global_step": self.global_step,
                 "best_score": self.best_score,
+                "imitated": self.imitated,
             },
             "league": self.league.state_dict(),
             "rng": rng_state(self.rng, self.generator),
@@ -540,6 +610,7 @@ class Trainer:
         prog = data["progress"]
         self.update, self.global_step = int(prog["update"]), int(prog["global_step"])
         self.best_score = float(prog["best_score"])
+        self.imitated = bool(prog.get("imitated", True))
         # evaluations logged after this checkpoint will be made again: drop them (as the
         # TensorBoard writer purges the scalars past the checkpoint's step)
         evals = self.run_dir / "eval.jsonl"
@@ -558,6 +629,38 @@ class Trainer:
                 if value is not None and not (isinstance(value, float) and math.isnan(value)):
                     self.writer.add_scalar(key, value, step)
 
+    def evaluate_and_log(self, verbose: bool) -> tuple[dict, bool]:
+        """Evaluate, log to TensorBoard and eval.jsonl; ``(results, best so far)``."""
+        last_eval = self.evaluate()
+        ev = {"update": self.update, "global_step": self.global_step, **last_eval}
+        with open(self.run_dir / "eval.jsonl", "a") as f:
+            f.write(json.dumps(ev) + "\n")
+        for name, r in last_eval.items():
+            self.log(
+                {
+                    f"eval/win_rate_{name}": r["win_rate"],
+                    f"eval/win_rate_{name}_ci_low": r["ci_low"],
+                    f"eval/win_rate_{name}_ci_high": r["ci_high"],
+                    f"eval/margin_{name}": r["margin"],
+                },
+                self.global_step,
+            )
+        score = float(np.mean([r["win_rate"] for r in last_eval.values()]))
+        self.log({"eval/mean_win_rate": score}, self.global_step)
+        if verbose:
+            print(
+                "  eval: "
+                + ", ".join(
+                    f"{n} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                    for n, r in last_eval.items()
+                ),
+                flush=True,
+            )
+        best = score > self.best_score
+        if best:
+            self.best_score = score
+        return last_eval, best
+
     def run(self, stop_after: int | None = None, verbose: bool = True) -> dict:
         from torch.utils.tensorboard import SummaryWriter
 
@@ -568,6 +671,12 @@ class Trainer:
         done_here = 0
         last_eval: dict = {}
         try:
+            if not self.imitated:
+                self.imitate(verbose)
+                best = False
+                if cfg.eval.every:  # the clone's strength, logged at step 0
+                    last_eval, best = self.evaluate_and_log(verbose)
+                self.save(best=best)
             while self.update < cfg.num_updates:
                 if stop_after is not None and done_here >= stop_after:
                     break
@@ -616,33 +725,7 @@ class Trainer:
                 is_last = self.update == cfg.num_updates
                 best = False
                 if cfg.eval.every and (self.update % cfg.eval.every == 0 or is_last):
-                    last_eval = self.evaluate()
-                    ev = {"update": self.update, "global_step": self.global_step, **last_eval}
-                    with open(self.run_dir / "eval.jsonl", "a") as f:
-                        f.write(json.dumps(ev) + "\n")
-                    for name, r in last_eval.items():
-                        self.log(
-                            {
-                                f"eval/win_rate_{name}": r["win_rate"],
-                                f"eval/win_rate_{name}_ci_low": r["ci_low"],
-                                f"eval/win_rate_{name}_ci_high": r["ci_high"],
-                                f"eval/margin_{name}": r["margin"],
-                            },
-                            self.global_step,
-                        )
-                    score = float(np.mean([r["win_rate"] for r in last_eval.values()]))
-                    self.log({"eval/mean_win_rate": score}, self.global_step)
-                    if verbose:
-                        print(
-                            "  eval: "
-                            + ", ".join(
-                                f"{n} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-                                for n, r in last_eval.items()
-                            ),
-                            flush=True,
-                        )
-                    if score > self.best_score:
-                        self.best_score, best = score, True
+                    last_eval, best = self.evaluate_and_log(verbose)
                 if (
                     self.update % cfg.checkpoint_every == 0
                     or is_last
