@@ -500,6 +500,38 @@ def test_vector_env_illegal_action_moves_nothing():
         env.step(actions[:3])
 
 
+def test_vector_env_state_round_trip():
+    def play(env, obs, mask, steps, rng):
+        out = []
+        for _ in range(steps):
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+            obs, mask, info = env.step(actions)
+            out.append((obs.copy(), mask.copy(), info["team_rewards"].copy()))
+        return out
+
+    env = VectorEnv("argentine", 4, num_envs=6, seed=3)
+    obs, mask, _ = env.reset()
+    play(env, obs, mask, 150, np.random.default_rng(0))  # some hands end: auto-resets
+    saved = env.get_state()
+    obs, mask = env._obs.copy(), env._mask.copy()
+    first = play(env, obs, mask, 200, np.random.default_rng(1))
+    other = VectorEnv("argentine", 4, num_envs=6, seed=99)  # other deals, then restored
+    obs2, mask2, _ = other.set_state(saved)
+    assert np.array_equal(obs2, obs) and np.array_equal(mask2, mask)
+    second = play(other, obs2, mask2, 200, np.random.default_rng(1))
+    for a, b in zip(first, second, strict=True):
+        for x, y in zip(a, b, strict=True):
+            assert np.array_equal(x, y)
+    # a state of another shape is refused and changes nothing
+    small = VectorEnv("argentine", 4, num_envs=3, seed=0)
+    before = copy_state(small.game.state)
+    with pytest.raises(ValueError, match="another num_envs"):
+        small.set_state(saved)
+    assert states_equal(small.game.state, before)
+    with pytest.raises(ValueError, match="lacks arrays"):
+        small.set_state({})
+
+
 def test_vector_env_steps_without_reset():
     env = VectorEnv("italian", 2, num_envs=3, seed=0)
     actions = [int(np.flatnonzero(m)[0]) for m in env._mask]

@@ -196,21 +196,14 @@ class Transitions:
 
 # ---------------------------------------------------------------- env state (checkpoints)
 def env_state(env: VectorEnv) -> dict:
-    return {name: torch.from_numpy(arr.copy()) for name, arr in env.game.state._asdict().items()}
+    return {name: torch.from_numpy(arr) for name, arr in env.get_state().items()}
 
 
 def load_env_state(env: VectorEnv, state: dict):
-    for name, arr in env.game.state._asdict().items():
-        src = state[name].numpy()
-        if src.shape != arr.shape:
-            raise CheckpointError(
-                f"env state {name!r} has shape {src.shape}, this run's is {arr.shape} "
-                f"(another env.num_envs or num_players?)"
-            )
-        arr[...] = src
-    # observations, masks and seats of the restored games (VectorEnv has no public
-    # set_state: _observe is what reset and step end with)
-    return env._observe()
+    try:
+        return env.set_state({name: t.numpy() for name, t in state.items()})
+    except ValueError as exc:
+        raise CheckpointError(f"the checkpoint's games do not fit this run: {exc}") from exc
 
 
 def rng_state(rng: np.random.Generator, generator: torch.Generator) -> dict:

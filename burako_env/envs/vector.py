@@ -36,6 +36,10 @@ the episode's end carries the hand's reward (``"score"``: margin / 1000 clipped 
 match's end. A learner credits ``team_rewards[b, t]`` to the decisions its team ``t``
 made in game b since the last reward.
 
+``get_state()`` copies every game's state arrays (each game's generator included) and
+``set_state(state)`` restores them, in this env or another of the same shape: the games
+then continue exactly as from the saved point (training checkpoints use it).
+
 The arrays returned, but ``seat`` and ``team``, are buffers reused by the next call
 (``legal`` and ``num_legal`` are the engine's own): copy what you keep.
 
@@ -118,6 +122,34 @@ class VectorEnv:
         """Deal every game anew (game b from ``(seed, b)``; the constructor's seed when
         None). Returns ``(obs, mask, info)``."""
         self.game.reset(self._seed if seed is None else seed)
+        self._ended[:] = False
+        self._hand_ended[:] = False
+        self._rewards[:] = 0.0
+        return self._observe()
+
+    def get_state(self) -> dict[str, np.ndarray]:
+        """A copy of every game's state arrays (cards, melds, counters, each game's own
+        generator): with :meth:`set_state`, a checkpoint of the whole batch."""
+        return {name: arr.copy() for name, arr in self.game.state._asdict().items()}
+
+    def set_state(self, state: dict[str, np.ndarray]):
+        """Restore the games from :meth:`get_state`'s arrays; returns ``(obs, mask,
+        info)`` as :meth:`reset` does, and the games continue exactly as they would have
+        from the saved point. Arrays of another batch size, player count or variant
+        raise a ValueError naming the array; nothing is changed then."""
+        current = self.game.state._asdict()
+        missing = sorted(set(current) - set(state))
+        if missing:
+            raise ValueError(f"state lacks arrays {missing} (not from VectorEnv.get_state?)")
+        for name, arr in current.items():
+            src = np.asarray(state[name])
+            if src.shape != arr.shape or src.dtype != arr.dtype:
+                raise ValueError(
+                    f"state array {name!r} is {src.dtype}{list(src.shape)}, this env's is "
+                    f"{arr.dtype}{list(arr.shape)} (another num_envs, num_players or variant?)"
+                )
+        for name, arr in current.items():
+            arr[...] = state[name]
         self._ended[:] = False
         self._hand_ended[:] = False
         self._rewards[:] = 0.0
