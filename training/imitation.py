@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -33,6 +34,9 @@ from agents import make_agent
 from burako_env.envs.vector import VectorEnv
 from training.network import BurakoNet, legal_lists
 
+if TYPE_CHECKING:  # training.ppo imports this module
+    from training.ppo import Transitions
+
 
 @dataclass
 class Demonstrations:
@@ -40,7 +44,7 @@ class Demonstrations:
     ``pick`` is the teacher's position in each legal list), the returns and which
     decisions have one (their episode ended during the collection)."""
 
-    store: object
+    store: Transitions
     returns: np.ndarray
     has_return: np.ndarray
     episodes: int

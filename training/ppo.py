@@ -23,6 +23,13 @@ value (truncated GAE, as CleanRL bootstraps at the rollout's end), and is carrie
 the next rollout, where it is trained once its successor or reward arrives (its stored
 log-probability is that of the policy that acted, one update older).
 
+**Warm start and hint.** With ``imitation.env_steps > 0`` the run begins with behaviour
+cloning of a teacher agent (:mod:`training.imitation`: its play recorded on games of
+their own, cross-entropy to its choices and the value of its returns), evaluated and
+checkpointed at update 0. With ``network.hint`` the network reads a compiled heuristic's
+choice as an input (:meth:`~training.network.BurakoNet.hints`); the rollout stores each
+decision's hint so the update does not recompute it.
+
 **Masks.** The policy scores only the legal actions (padded lists, ``-1e9`` on padding):
 an illegal action has probability 0, and the entropy sums over the legal actions.
 
