@@ -96,5 +96,6 @@ class PPOAgent(Agent):
         ids, counts = legal_lists(mask)
         legal, valid = padded(ids, counts)
         obs_t = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.int16))
-        actions, _, _, _ = self.net.act(obs_t, legal, valid, self._generator, self.greedy)
+        hint = self.net.hints(obs_t, legal, valid, mask)
+        actions, _, _, _ = self.net.act(obs_t, legal, valid, self._generator, self.greedy, hint)
         return actions.numpy().astype(np.int64)

@@ -368,6 +368,7 @@ def test_hint_network_reads_its_hint_policy():
     teacher = act_batch(POLICY_DISCARD_TABLE, obs, mask, states, default_weights())
     hint = net.hints(o, legal, valid)
     assert (legal.gather(1, hint[:, None]).squeeze(1).numpy() == teacher).all()
+    assert torch.equal(net.hints(o, legal, valid, mask), hint)  # the mask given or rebuilt
     with torch.no_grad():
         # without the hint (-1) the logits are those of the same network without one
         plain = BurakoNet(4, env.variant.total_cards, hidden=32, encoder=16, meld_dim=8)

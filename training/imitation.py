@@ -123,11 +123,11 @@ def behaviour_clone(
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, eps=1e-5)
     returns = torch.from_numpy(demo.returns)
     has_return = torch.from_numpy(demo.has_return)
-    # With a hint policy the network's own logits learn the teacher, without the hint's
-    # bonus: fitted with it, the bonus alone would explain the teacher (often the hint
-    # policy itself) and grow until the policy is deterministic, leaving PPO nothing to
-    # explore; the bonus keeps its initial value (HINT_GAIN) for PPO to tune.
-    store.hint[:n] = -1
+    # The demonstrations carry no hint (-1): with a hint policy the network's own logits
+    # learn the teacher without the hint's bonus. Fitted with it, the bonus alone would
+    # explain the teacher (often the hint policy itself) and grow until the policy is
+    # deterministic, leaving PPO nothing to explore; it keeps its initial value
+    # (HINT_GAIN) for PPO to tune.
     net.train()
     stats: dict = {}
     for epoch in range(epochs):

@@ -369,17 +369,25 @@ class BurakoNet(nn.Module):
         return torch.relu_(out)
 
     # ------------------------------------------------------------ heads
-    def hints(self, obs: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    def hints(
+        self,
+        obs: torch.Tensor,
+        legal: torch.Tensor,
+        valid: torch.Tensor,
+        mask: np.ndarray | None = None,
+    ) -> torch.Tensor:
         """The hint policy's choice per row as a position in the legal list (int64 [N];
         all -1 without a hint policy). Deterministic: its ties are broken by a fixed
-        generator state, so the hint is a function of the observation alone."""
+        generator state, so the hint is a function of the observation alone. ``mask``
+        (bool [N, NUM_ACTIONS], the rows' masks) saves rebuilding it from the lists."""
         n = legal.shape[0]
         if self.hint_policy is None:
             return torch.full((n,), -1, dtype=torch.long)
         kind, weights = self.hint_policy
-        mask = np.zeros((n, NUM_ACTIONS), np.bool_)
-        r, k = valid.nonzero(as_tuple=True)
-        mask[r.numpy(), legal[r, k].numpy()] = True
+        if mask is None:
+            mask = np.zeros((n, NUM_ACTIONS), np.bool_)
+            r, k = valid.nonzero(as_tuple=True)
+            mask[r.numpy(), legal[r, k].numpy()] = True
         states = np.tile(HINT_RNG_STATE, (n, 1))
         chosen = act_batch(kind, obs.numpy(), mask, states, weights)
         hit = (legal == torch.from_numpy(chosen)[:, None]) & valid

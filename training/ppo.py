@@ -305,7 +305,7 @@ class Trainer:
                 legal, valid = padded(ids, counts)
                 obs_rows = torch.from_numpy(obs[rows])
                 with torch.inference_mode():
-                    hint = self.net.hints(obs_rows, legal, valid)
+                    hint = self.net.hints(obs_rows, legal, valid, mask[rows])
                     a, pick, logp, value = self.net.act(
                         obs_rows, legal, valid, self.generator, hint=hint
                     )
