@@ -29,6 +29,7 @@ from burako_env.core.constants import (
     DISCARD_BASE,
     DRAW_STOCK,
     GROUP_RANKS,
+    GROUP_TEMPLATES_PER_RANK,
     JOKER,
     MAX_MELDS,
     MAX_MUERTOS,
@@ -47,7 +48,6 @@ from burako_env.core.constants import (
     NUM_MELD_FIELDS,
     NUM_RANKS,
     NUM_VARIANT_FEATURES,
-    NUM_WILD_KINDS,
     OPEN_GROUP_BASE,
     OPEN_RUN_BASE,
     OPEN_WILD_GROUP_BASE,
@@ -65,6 +65,7 @@ from burako_env.core.constants import (
     obs_layout,
 )
 from burako_env.core.melds import (
+    GROUP_TEMPLATES,
     WILD_GROUP_COMBOS,
     add_card,
     card_value,
@@ -560,7 +561,7 @@ def read_context(obs, lay, x, rows):
 def action_cards(a, out3):
     """Cards an opening / add / discard takes from the hand, written to ``out3``; returns
     (count, kind) with kind 1 group, 2 run, 3 wild group, 4 add, 5 discard, 0 other.
-    Groups report their rank's natural in suit 0 for each natural (the engine picks suits)."""
+    Groups report the cards they name."""
     if a >= DISCARD_BASE:
         out3[0] = a - DISCARD_BASE
         return 1, 5
@@ -596,13 +597,38 @@ def action_cards(a, out3):
         return 3, 2
     if a >= OPEN_GROUP_BASE:
         idx = a - OPEN_GROUP_BASE
-        rank = GROUP_RANKS_ARR[idx // NUM_WILD_KINDS]
-        kind = idx % NUM_WILD_KINDS
-        out3[0] = rank
-        out3[1] = rank
-        out3[2] = wild_of_kind(kind) if kind > 0 else rank
+        rank = GROUP_RANKS_ARR[idx // GROUP_TEMPLATES_PER_RANK]
+        tpl = GROUP_TEMPLATES[idx % GROUP_TEMPLATES_PER_RANK]
+        k = 0
+        for s in range(4):
+            for _ in range(tpl[s]):
+                out3[k] = s * NUM_RANKS + rank
+                k += 1
+        if tpl[4] > 0:
+            out3[2] = wild_of_kind(tpl[4])
         return 3, 1
     return 0, 0
+
+
+@njit
+def group_suit_cost(x, cards, wild):
+    """A group names its suits: prefer naturals held twice, then those no run wants.
+
+    Below one point per card, so it only orders the suit choices of one group.
+    """
+    h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
+    cost = 0.0
+    for i in range(3 if wild < 0 else 2):
+        c = cards[i]
+        if h[c] >= 2:
+            continue
+        s = c // NUM_RANKS
+        pos = c % NUM_RANKS + 1
+        for d in (-2, -1, 1, 2):
+            q = pos + d
+            if 1 <= q <= 14 and h[position_card(s, q)] > 0:
+                cost += 0.2
+    return cost
 
 
 @njit
@@ -617,7 +643,7 @@ def opening_wild(a):
         if tpl < RUN_CLEAN_TEMPLATES + RUN_PAIR_TEMPLATES:
             return wild_of_kind((tpl - RUN_CLEAN_TEMPLATES) % 5 + 1)
         return wild_of_kind((tpl - RUN_CLEAN_TEMPLATES - RUN_PAIR_TEMPLATES) % 5 + 1)
-    kind = (a - OPEN_GROUP_BASE) % NUM_WILD_KINDS
+    kind = GROUP_TEMPLATES[(a - OPEN_GROUP_BASE) % GROUP_TEMPLATES_PER_RANK, 4]
     return wild_of_kind(kind) if kind > 0 else -1
 
 
@@ -1098,6 +1124,7 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
     if kind == 1:
         r = cards[0] % NUM_RANKS
         score += w[W_PARTNER_FEED] * rank_count(pk, r)
+        score -= group_suit_cost(x, cards, wild)
         if r == RANK_ACE:
             score += 20.0
             if wild >= 0 and w[W_CLEAN_ACES] > 0 and not loose:
@@ -1116,7 +1143,7 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
             for j in range(n):
                 b = legal[j]
                 if b >= OPEN_GROUP_BASE and b < OPEN_RUN_BASE and opening_wild(b) < 0:
-                    if GROUP_RANKS_ARR[(b - OPEN_GROUP_BASE) // NUM_WILD_KINDS] == r:
+                    if GROUP_RANKS_ARR[(b - OPEN_GROUP_BASE) // GROUP_TEMPLATES_PER_RANK] == r:
                         return -1.0
     elif kind == 2:
         suit, lo, hi = opening_run_span(a)

@@ -3,30 +3,41 @@
 The environments load lazily, so ``import burako_env`` stays light::
 
     from burako_env import env, raw_env        # PettingZoo AEC (burako_env.envs.aec)
-    from burako_env import burako_v0           # the same, PettingZoo classic style
-    import gymnasium; gymnasium.make("Burako-v0")   # single agent (envs.gym_env)
+    from burako_env import burako_v1           # the same, PettingZoo classic style
+    import gymnasium; gymnasium.make("Burako-v1")   # single agent (envs.gym_env)
 
-Importing the package registers ``Burako-v0`` with Gymnasium when Gymnasium is installed.
+Importing the package registers ``Burako-v1`` with Gymnasium when Gymnasium is installed.
 """
 
 from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _LAZY = {
     "env": ("burako_env.envs.aec", "env"),
     "raw_env": ("burako_env.envs.aec", "raw_env"),
-    "burako_v0": ("burako_env.burako_v0", None),
+    "burako_v1": ("burako_env.burako_v1", None),
     "BurakoGymEnv": ("burako_env.envs.gym_env", "BurakoGymEnv"),
     "VectorEnv": ("burako_env.envs.vector", "VectorEnv"),
 }
 
-__all__ = ["BurakoGymEnv", "VectorEnv", "__version__", "burako_v0", "env", "raw_env"]
+__all__ = ["BurakoGymEnv", "VectorEnv", "__version__", "burako_v1", "env", "raw_env"]
+
+
+#: PettingZoo's habit: an old version is not importable, and says which one replaced it
+_RETIRED = {
+    "burako_v0": (
+        "burako_v0 played the rules before rules v1 (1,773 actions; RULES.md revised): "
+        "it is replaced by burako_v1 (2,541 actions). Use `from burako_env import burako_v1`."
+    ),
+}
 
 
 def __getattr__(name: str):
+    if name in _RETIRED:
+        raise ImportError(_RETIRED[name])
     if name in _LAZY:
         module, attr = _LAZY[name]
         mod = importlib.import_module(module)
@@ -41,8 +52,10 @@ def _register_gymnasium() -> None:
         from gymnasium.envs.registration import register, registry
     except ImportError:  # gymnasium is a dependency; stay importable without it
         return
-    if "Burako-v0" not in registry:
-        register(id="Burako-v0", entry_point="burako_env.envs.gym_env:BurakoGymEnv")
+    # only the current version is registered: gymnasium then answers "Burako-v0" with its
+    # own DeprecatedEnv error naming Burako-v1
+    if "Burako-v1" not in registry:
+        register(id="Burako-v1", entry_point="burako_env.envs.gym_env:BurakoGymEnv")
 
 
 _register_gymnasium()

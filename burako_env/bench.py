@@ -5,12 +5,12 @@ Used by ``scripts/bench_core.py``, ``scripts/bench_envs.py`` and ``burako bench`
 go to docs/BENCHMARKS.md.
 
 * :func:`bench_core`: random playouts of whole hands in one compiled kernel.
-* :func:`bench_aec`: uniformly random legal play through ``burako_v0.env()`` (all of
+* :func:`bench_aec`: uniformly random legal play through ``burako_v1.env()`` (all of
   PettingZoo's wrappers), reading the observation and the mask at every step, as a
   PettingZoo training loop does. Goal: 30,000 steps/s.
 * :func:`bench_vector`: ``VectorEnv`` with the actions chosen in Python from what each
   step returns. ``picker="legal"`` draws from the legal-id lists in ``info`` (a gather),
-  ``picker="mask"`` from the boolean masks themselves (every True of a [B, 1773] mask
+  ``picker="mask"`` from the boolean masks themselves (every True of a [B, 2541] mask
   found by numpy). Goal: 300,000 steps/s at B = 1024.
 
 Every function returns a dict (figures and settings); the numba kernels are compiled (or

@@ -105,7 +105,13 @@ from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.nb import njit
 from burako_env.core.rules import action_error as _core_action_error
 from burako_env.core.scenario import meld_cards
-from burako_env.core.state import GameState, copy_state, states_equal, take_games
+from burako_env.core.state import (
+    GameState,
+    copy_state,
+    states_equal,
+    take_games,
+    untaken_packets,
+)
 from burako_env.referee import TeamResult, classify_meld, score_hand
 from burako_env.variants import Variant, load_variant
 
@@ -244,10 +250,8 @@ def table_counts(state: GameState, b: int, variant: Variant, cache: _MeldCache |
         for i in range(state.num_melds[b, t]):
             melds += cache.row_counts(state.melds[b, t, i])
     muertos = np.zeros(NUM_CARD_TYPES, np.int64)
-    for t in range(2):
-        for m in range(MAX_MUERTOS):
-            if state.muerto_status[b, t, m] == MUERTO_UNTAKEN:
-                muertos += _bincount(state.muertos[b, t, m])
+    for t, m in untaken_packets(state, b, variant.muerto_pot == "shared"):
+        muertos += _bincount(state.muertos[b, t, m])
     peek = np.zeros(NUM_CARD_TYPES, np.int64)
     if state.scalars[b, S_PEEK_CARD] >= 0:
         peek[state.scalars[b, S_PEEK_CARD]] += 1
@@ -321,7 +325,13 @@ def check_meld_row(row, variant: Variant, cache: _MeldCache | None = None) -> No
         lo, hi, gap = int(row[MF_LO]), int(row[MF_HI]), int(row[MF_GAP])
         if info.suit != row[MF_KEY]:
             problems.append(f"suit {row[MF_KEY]} vs referee {info.suit}")
-        if clean and info.positions != tuple(range(lo, hi + 1)):
+
+        # the same cards: a clean 13-card run with both ends free reads as 2..A(14) or
+        # A(1)..K, and both readings grow alike (the other ace goes to either end)
+        def as_cards(positions):
+            return sorted(1 if q == 14 else q for q in positions)
+
+        if clean and as_cards(range(lo, hi + 1)) != as_cards(info.positions):
             problems.append(f"positions {lo}..{hi} vs referee {info.positions}")
         if gap and (clean or not lo < gap < hi):
             problems.append(f"gap {gap} outside {lo}..{hi} or without a wild")
@@ -418,6 +428,11 @@ def check_hand_end(state: GameState, b: int, variant: Variant) -> tuple[int, int
             raise ApiTestError(f"team {went_out} went out but no hand of it is empty")
         if (state.muerto_status[b, went_out] == MUERTO_UNTAKEN).any():
             raise ApiTestError(f"team {went_out} went out with a muerto untaken")
+        if variant.muerto_pot == "shared" and state.muerto_status[b, went_out, 0] not in (
+            MUERTO_TAKEN,
+            MUERTO_PENDING,
+        ):
+            raise ApiTestError(f"team {went_out} went out without taking a muerto from the pot")
         rows = [state.melds[b, went_out, i] for i in range(state.num_melds[b, went_out])]
         canastas = [r for r in rows if r[MF_SIZE] >= 7]
         clean = [r for r in canastas if r[MF_KIND] != MELD_WILD_GROUP and r[MF_WILD] < 0]
@@ -552,12 +567,7 @@ def shuffle_hidden(
     s = st.scalars[0]
     n = variant.num_players
     pool: list[int] = st.stock[0, : st.stock_len[0]].tolist()
-    untaken = [
-        (t, m)
-        for t in range(2)
-        for m in range(MAX_MUERTOS)
-        if st.muerto_status[0, t, m] == MUERTO_UNTAKEN
-    ]
+    untaken = untaken_packets(st, 0, variant.muerto_pot == "shared")
     for t, m in untaken:
         pool += st.muertos[0, t, m].tolist()
     peek_hidden = s[S_PEEK_CARD] >= 0 and not (s[S_PHASE] == PHASE_PEEK and s[S_PLAYER] == viewer)

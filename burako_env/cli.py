@@ -1,6 +1,7 @@
 """``burako``: one command-line tool for the whole project.
 
     burako simulate --variant argentine --players 4 --games 10000
+    burako sweep --variant brazilian --hands 1000000
     burako bench --api core            # or --api aec, --api vector
     burako rules colombian --players 6
     burako tournament random greedy discard_table --hands 200 --out results/
@@ -83,6 +84,59 @@ def simulate(
 
 
 @app.command()
+def sweep(
+    variant: VariantOpt = "argentine",
+    players: Annotated[
+        int | None, typer.Option("--players", "-p", help="one player count (default: all)")
+    ] = None,
+    hands: Annotated[int, typer.Option(help="hands in all, shared among the player counts")] = (
+        100_000
+    ),
+    seed: Annotated[int, typer.Option(help="seed of the deals and the random players")] = 0,
+    batch: Annotated[int, typer.Option(help="games played side by side")] = 256,
+    meld_bias: Annotated[
+        float, typer.Option(help="chance of picking among the melds and pile takes")
+    ] = 0.5,
+    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+) -> None:
+    """Play random hands with the invariants checked in compiled code (docs/RELIABILITY.md).
+
+    Cards conserved, a legal action always offered, every hand within max_turns, no team
+    out without its conditions. Exits 1 if any invariant is violated.
+    """
+    from burako_env.sweep import sweep as run
+    from burako_env.variants import VariantError
+
+    if hands < 1 or batch < 1 or not 0.0 <= meld_bias <= 1.0:
+        _fail("--hands and --batch must be at least 1, --meld-bias within 0..1")
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=hands, unit="hand", desc=f"sweep {variant}", leave=False)
+
+    def tick(done: int, total: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+    try:
+        report = run(
+            variant, hands, players=players, seed=seed, batch=batch, meld_bias=meld_bias,
+            progress=tick,
+        )  # fmt: skip
+    except VariantError as exc:
+        _fail(str(exc))
+    finally:
+        if bar is not None:
+            bar.close()
+    typer.echo(str(report))
+    if report.violations:
+        raise typer.Exit(1)
+
+
+@app.command()
 def bench(
     api: Annotated[str, typer.Option(help="core, aec, vector or all")] = "core",
     variant: VariantOpt = "argentine",
@@ -100,7 +154,7 @@ def bench(
     """Measure speed: the core, the PettingZoo AEC env or the VectorEnv.
 
     core: random playouts inside one compiled kernel; aec: random legal play through
-    burako_v0.env(); vector: VectorEnv with actions picked in Python. Figures for
+    burako_v1.env(); vector: VectorEnv with actions picked in Python. Figures for
     docs/BENCHMARKS.md.
     """
     if api not in ("core", "aec", "vector", "all"):

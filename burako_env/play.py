@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from burako_env.cards import NUM_RANKS, CardParseError, format_card, format_cards, parse_cards
+from burako_env.cards import CardParseError, format_card, format_cards, parse_cards
 from burako_env.core.actions import (
     add_action,
     decode_action,
@@ -187,8 +187,8 @@ def parse_move(text: str, game: Game, seat: int, b: int = 0) -> int | str:
     raise MoveError(f"unknown move {words[0]!r}; type 'help' for the moves")
 
 
-def typed_form(a: int, game: Game | None = None, seat: int = 0, b: int = 0) -> str:
-    """What to type for action ``a`` (a group's suits taken from the seat's hand)."""
+def typed_form(a: int) -> str:
+    """What to type for action ``a``."""
     info = decode_action(a)
     k = info.kind
     simple = {
@@ -204,23 +204,13 @@ def typed_form(a: int, game: Game | None = None, seat: int = 0, b: int = 0) -> s
         return f"add {format_card(info.cards[0])} to {info.slot}"
     if k == "discard":
         return f"discard {format_card(info.cards[0])}"
-    if k == "open_group" and game is not None:
-        rank = info.cards[0] % NUM_RANKS
-        need = len(info.cards) - (info.wild >= 0)
-        hand = _hand(game, seat, b)
-        naturals: list[int] = []
-        for s in range(4):
-            c = s * NUM_RANKS + rank
-            naturals += [c] * int(hand[c])
-        cards = naturals[:need] + ([info.wild] if info.wild >= 0 else [])
-        return "meld " + format_cards(cards)
     return "meld " + format_cards(info.cards)
 
 
 def legal_text(game: Game, seat: int, b: int = 0) -> str:
     lines = ["Legal moves (type the move, or its id):"]
     for a in game.legal_actions(b):
-        lines.append(f"  {int(a):5d}  {typed_form(int(a), game, seat, b):<20} {describe_action(a)}")
+        lines.append(f"  {int(a):5d}  {typed_form(int(a)):<20} {describe_action(a)}")
     return "\n".join(lines)
 
 

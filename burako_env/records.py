@@ -20,9 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
+from burako_env.core.constants import NUM_ACTIONS
 from burako_env.core.game import Game, game_seeds
 
-RECORD_VERSION = 1
+#: version 2: rules v1 (burako_v1), whose action space has NUM_ACTIONS = 2541 ids; version
+#: 1 records were written with the 1,773 ids of rules v0 and cannot be replayed now
+RECORD_VERSION = 2
+ACTION_SPACE_OF_VERSION = {1: 1773, 2: NUM_ACTIONS}
 
 
 @dataclass
@@ -42,6 +46,7 @@ class GameRecord:
     overrides: dict = field(default_factory=dict)  # variant parameters set on top
     meta: dict = field(default_factory=dict)  # free-form (tournament, pairing, ...)
     version: int = RECORD_VERSION
+    num_actions: int = NUM_ACTIONS
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -52,6 +57,14 @@ class GameRecord:
         extra = set(data) - known
         if extra:
             raise ValueError(f"unknown record fields: {sorted(extra)}")
+        version = data.get("version", 1)
+        size = data.get("num_actions", ACTION_SPACE_OF_VERSION.get(version))
+        if version != RECORD_VERSION or size != NUM_ACTIONS:
+            raise ValueError(
+                f"record format version {version!r} (an action space of {size} ids) cannot "
+                f"be replayed by this engine: rules v1 reads version {RECORD_VERSION}, "
+                f"{NUM_ACTIONS} ids; record the game again with this version"
+            )
         return cls(**data)
 
 

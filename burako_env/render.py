@@ -58,6 +58,7 @@ from burako_env.core.constants import (
     S_HAND_SCORE0,
     S_HANDS_ENDED,
     S_MATCH0,
+    S_MUERTOS_LEFT,
     S_NO_DISCARD,
     S_OPENED0,
     S_PEEK_CARD,
@@ -202,7 +203,10 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
             if status == MUERTO_UNTAKEN:
                 parts.append("untaken")
             elif status == MUERTO_STOCK:
-                parts.append("became the stock")
+                shared = v.muerto_pot == "shared"
+                parts.append(
+                    "none left in the pot: can never go out" if shared else "became the stock"
+                )
             else:
                 how = HOW_TEXT.get(int(st.muerto_how[b, t, m]), "")
                 taker = int(st.muerto_taker[b, t, m])
@@ -213,7 +217,10 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
         if parts:
             muertos.append(f"team {t} " + ", ".join(parts))
     if muertos:
-        lines.append("Muertos: " + " · ".join(muertos))
+        pot = ""
+        if v.muerto_pot == "shared":
+            pot = f" (pot: {int(s[S_MUERTOS_LEFT])} left)"
+        lines.append("Muertos" + pot + ": " + " · ".join(muertos))
     sizes = st.hands[b].sum(axis=1)
     lines.append(
         "Cards: " + " · ".join(f"{_seat_name(p, viewer)} {int(sizes[p])}" for p in range(n))

@@ -35,6 +35,7 @@ MAX_DECKS = 4
 CLOSE_REQUIRES = ("any_canasta", "clean_canasta", "none")
 UNIQUE_GROUP_RANK = ("team", "table")
 OPENINGS = ("peek", "upcard")
+MUERTO_POTS = ("team", "shared")
 
 
 class VariantError(ValueError):
@@ -137,6 +138,10 @@ class Variant:
     muerto_refills_stock: bool = field(
         default=False, metadata=_doc("an untaken muerto becomes the stock when it runs out (6)")
     )
+    muerto_pot: str = field(
+        default="team",
+        metadata=_doc("'team': each team its own muertos; 'shared': one pot, one per team (5)"),
+    )
     no_canasta_negative: bool = field(
         default=False, metadata=_doc("a team without a canasta scores its table negative (7)")
     )
@@ -212,6 +217,12 @@ def _validate(v: Variant) -> None:
     choice("close_requires", CLOSE_REQUIRES)
     choice("opening_first", OPENINGS)
     choice("opening_later", OPENINGS)
+    choice("muerto_pot", MUERTO_POTS)
+    if v.muerto_pot == "shared" and v.muertos_per_team != 1:
+        raise VariantError(
+            f"{src}: muerto_pot 'shared' is seed 004's pot of two muertos, one per team: "
+            f"it needs muertos_per_team 1, got {v.muertos_per_team}"
+        )
     for p in v.players:
         if p not in (2, 4, 6, 8):
             raise VariantError(f"{src}: players lists {p}; player counts are 2, 4, 6 or 8")

@@ -142,7 +142,7 @@ def test_indirect_muerto_on_the_last_turn_scores_as_not_taken(variant, end):
 @pytest.mark.parametrize(
     ("variant", "overrides", "rule"),
     [
-        ("brazilian", {}, True),
+        ("brazilian", {"muerto_pot": "team"}, True),
         ("argentine", {}, False),
         ("italian", {"stock_end": 0}, False),
         ("colombian", {}, False),
@@ -151,6 +151,8 @@ def test_indirect_muerto_on_the_last_turn_scores_as_not_taken(variant, end):
     ],
 )
 def test_muerto_refills_stock(variant, overrides, rule):
+    """Per-team muertos (muerto_pot team): team 0's becomes the stock first. The shared pot
+    of brazilian is tested in test_core_rules_v1.py."""
     m0 = "3d 4d 6d Qs Qs Jd Jd Ts Td Th Ah"
     m1 = "3h 4h 6s Qd Qd Js Js Tc Th Td Ad"
 

@@ -30,10 +30,10 @@ from burako_env.core.constants import (
     END_WENT_OUT,
     ERR_CANNOT_GO_OUT,
     ERR_GO_OUT_BY_DISCARD,
-    ERR_LAST_CARD_STUCK,
     ERR_MELD_CLOSED,
     ERR_NO_MUERTO,
     ERR_NOT_ONLY_WILDS,
+    ERR_TURN_UNFINISHABLE,
     ERR_VARIANT_OFF,
     HOW_DIRECT,
     HOW_INDIRECT,
@@ -295,11 +295,12 @@ def test_close_requires_discard(variant, overrides, rule):
 
 @pytest.mark.parametrize("variant", ["argentine", "italian", "brazilian"])
 def test_meld_leaving_a_card_that_cannot_go_out_is_illegal(variant):
-    # no canasta, no muerto left: the last card's discard would go out illegally
+    # no canasta, no muerto left: the last card Kc can neither be discarded (going out
+    # without a canasta) nor laid on Ks Kd Kh (the same): the turn could not be finished
     game = build_game(
         variant, hands={0: "6h 7h 8h Kc"}, melds={0: ["Ks Kd Kh"]}, muertos_taken={0: 1}
     )
-    refused(game, open_action("6h 7h 8h"), ERR_LAST_CARD_STUCK)
+    refused(game, open_action("6h 7h 8h"), ERR_TURN_UNFINISHABLE)
     assert [a for a in legal(game) if a < DISCARD_BASE] == [add_action(card("Kc"), 0)]
     # with a muerto left the last card's discard takes it: fine
     game = build_game(variant, hands={0: "6h 7h 8h Kc"}, melds={0: ["Ks Kd Kh"]})
@@ -308,18 +309,28 @@ def test_meld_leaving_a_card_that_cannot_go_out_is_illegal(variant):
     assert muerto_status(game, 0)[0] == MUERTO_PENDING
 
 
-def test_meld_leaving_an_undiscardable_wild_is_illegal_colombian():
-    # no_wild_discard and no muerto left: a single 2c left could never be discarded
+def test_meld_leaving_an_undiscardable_wild_is_legal_when_the_wild_can_be_laid_colombian():
+    """no_wild_discard and no muerto left: a single 2c left cannot be discarded, but it can
+    be laid on the new run, going out by melding (colombian needs no canasta)."""
     game = build_game(
         "colombian", hands={0: "6h 7h 8h 2c"}, melds={0: ["Ks Kd Kh *"]}, muertos_taken={0: 1}
     )
-    refused(game, open_action("6h 7h 8h"), ERR_LAST_CARD_STUCK)
+    do_open(game, "6h 7h 8h")
+    assert legal(game) == [add_action(card("2c"), 1)]
+    do_add(game, "2c", 1)
+    assert game.done[0] and sc(game, S_WENT_OUT) == 0
+    # 4s then 2c, or 2c then 4s: both finish the turn
+    for first, second in (("4s", "2c"), ("2c", "4s")):
+        game = build_game(
+            "colombian", hands={0: "4s 2c"}, melds={0: ["5s 6s 7s"]}, muertos_taken={0: 1}
+        )
+        do_add(game, first, 0)
+        assert hand(game, 0) == cards(second)
+    # the wild cannot be laid anywhere (every meld dirty): the meld is refused
     game = build_game(
-        "colombian", hands={0: "4s 2c"}, melds={0: ["5s 6s 7s"]}, muertos_taken={0: 1}
+        "colombian", hands={0: "6h 7h 8h 2c 2d"}, melds={0: ["Ks Kd Kh *"]}, muertos_taken={0: 1}
     )
-    refused(game, add_action(card("4s"), 0), ERR_LAST_CARD_STUCK)
-    do_add(game, "2c", 0)  # the other order leaves 4s, a legal discard
-    assert hand(game, 0) == cards("4s")
+    refused(game, open_action("6h 7h 8h"), ERR_TURN_UNFINISHABLE)
     game = build_game(
         "colombian",
         hands={0: "6h 7h 8h 2c"},
@@ -345,7 +356,7 @@ def test_meld_leaving_a_single_wild_may_take_the_muerto_keeping_it():
     do(game, TAKE_MUERTO_KEEP_WILDS)
     assert hand(game, 0) == cards("2c " + MUERTO0) and known(game, 0) == cards("2c")
     assert muerto_info(game, 0, 0) == (MUERTO_TAKEN, HOW_KEPT_WILDS, 0)
-    # without muerto_keep_wilds the same meld is stuck
+    # without muerto_keep_wilds the wild is laid on the new run: a direct muerto
     game = build_game(
         "colombian",
         hands={0: "6h 7h 8h 2c"},
@@ -353,16 +364,21 @@ def test_meld_leaving_a_single_wild_may_take_the_muerto_keeping_it():
         muertos={0: [MUERTO0]},
         muerto_keep_wilds=False,
     )
-    refused(game, open_action("6h 7h 8h"), ERR_LAST_CARD_STUCK)
+    do_open(game, "6h 7h 8h")
+    assert legal(game) == [add_action(card("2c"), 1)]
+    do_add(game, "2c", 1)
+    assert muerto_info(game, 0, 0) == (MUERTO_TAKEN, HOW_DIRECT, 0)
 
 
 def test_meld_leaving_the_barred_pile_card_is_illegal_italian():
+    """Qd taken from a one-card pile may not be discarded and fits no meld: the opening
+    that would leave it alone leaves a turn that cannot be finished."""
     game = build_game(
         "italian", hands={0: "6h 7h 8h"}, melds={0: ["Ks Kd Kh"]}, pile="Qd", phase="draw"
     )
     do(game, TAKE_PILE)
     assert sc(game, S_NO_DISCARD) == card("Qd")
-    refused(game, open_action("6h 7h 8h"), ERR_LAST_CARD_STUCK)
+    refused(game, open_action("6h 7h 8h"), ERR_TURN_UNFINISHABLE)
 
 
 # ====================================================================== muerto_keep_wilds

@@ -27,12 +27,12 @@ from burako_env.core.actions import add_action, discard_action
 from burako_env.core.constants import (
     DRAW_STOCK,
     ERR_CLOSE_WITH_WILD,
-    ERR_LAST_CARD_STUCK,
     ERR_MIN_FIRST_MELD,
     ERR_OK,
     ERR_PILE_EMPTY,
     ERR_PILE_TOO_SMALL,
     ERR_REDISCARD,
+    ERR_TURN_UNFINISHABLE,
     ERR_WILD_DISCARD,
     HOW_DIRECT,
     JOKER,
@@ -364,12 +364,18 @@ def test_close_discard_not_wild(variant, overrides, rule):
     else:
         do(game, discard_action(JOKER))
         assert game.done[0] and sc(game, S_WENT_OUT) == 0
-    # a meld that leaves only a wild to go out with is itself illegal
+    # a meld that leaves only a wild to go out with: the wild may not be the discard, so
+    # the turn is finished by laying it (going out by melding), where that is allowed
     game = game_with("7h 8h 9h *", muertos_taken={0: 1})
-    if rule:
-        refused(game, open_action("7h 8h 9h"), ERR_LAST_CARD_STUCK)
+    by_melding = not game.variant.close_requires_discard
+    if rule and not by_melding:
+        refused(game, open_action("7h 8h 9h"), ERR_TURN_UNFINISHABLE)
     else:
         do_open(game, "7h 8h 9h")
+        if rule:
+            assert legal(game) == sorted([add_action(JOKER, 0), add_action(JOKER, 1)])
+            do(game, add_action(JOKER, 1))
+            assert game.done[0] and sc(game, S_WENT_OUT) == 0
     # a wild discard that does not go out, or that takes the muerto, is fine
     game = game_with("* Kd", muertos_taken={0: 1})
     do(game, discard_action(JOKER))

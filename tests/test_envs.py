@@ -17,7 +17,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import burako_env
-from burako_env import burako_v0
+from burako_env import burako_v1
 from burako_env.core.actions import describe_action, discard_action
 from burako_env.core.constants import (
     DRAW_STOCK,
@@ -76,18 +76,18 @@ API_WARNINGS = (
 @pytest.mark.filterwarnings(*API_WARNINGS)
 @pytest.mark.parametrize(("variant", "players"), CONFIGS, ids=IDS)
 def test_pettingzoo_api(variant, players):
-    api_test(burako_v0.env(variant=variant, num_players=players), num_cycles=1000)
+    api_test(burako_v1.env(variant=variant, num_players=players), num_cycles=1000)
 
 
 @pytest.mark.parametrize(("variant", "players"), CONFIGS, ids=IDS)
 def test_pettingzoo_seed(variant, players):
-    seed_test(lambda: burako_v0.env(variant=variant, num_players=players), num_cycles=200)
+    seed_test(lambda: burako_v1.env(variant=variant, num_players=players), num_cycles=200)
 
 
 @pytest.mark.parametrize(("variant", "players"), CONFIGS, ids=IDS)
 def test_pettingzoo_render(variant, players, capsys):
     render_test(
-        functools.partial(burako_v0.env, variant=variant, num_players=players),
+        functools.partial(burako_v1.env, variant=variant, num_players=players),
         custom_tests={"ansi": lambda text: "To act" in text or "over" in text},
     )
     assert "Burako" in capsys.readouterr().out  # human mode printed the table
@@ -95,22 +95,22 @@ def test_pettingzoo_render(variant, players, capsys):
 
 @pytest.mark.filterwarnings(*API_WARNINGS)
 def test_pettingzoo_api_match_mode():
-    api_test(burako_v0.env(variant="italian", num_players=2, episode="match", target=300))
+    api_test(burako_v1.env(variant="italian", num_players=2, episode="match", target=300))
 
 
 def test_imports():
-    assert burako_env.env is burako_v0.env
-    assert burako_env.raw_env is burako_v0.raw_env
+    assert burako_env.env is burako_v1.env
+    assert burako_env.raw_env is burako_v1.raw_env
     e = burako_env.env()
     e.reset(seed=0)
     assert e.agents == ["player_0", "player_1", "player_2", "player_3"]
-    assert str(e) == "burako_v0"
+    assert str(e) == "burako_v1"
     with pytest.raises(AttributeError):
         _ = burako_env.no_such_name
 
 
 def test_order_enforcing_before_reset():
-    e = burako_v0.env()
+    e = burako_v1.env()
     with pytest.raises(AttributeError, match="before reset"):
         _ = e.agent_selection
     with pytest.raises(AttributeError, match="before reset"):
@@ -200,7 +200,7 @@ def test_raw_env_illegal_action_raises_and_leaves_game():
 
 
 def test_wrapped_env_illegal_move_terminates_with_penalty():
-    e = burako_v0.env(num_players=4)
+    e = burako_v1.env(num_players=4)
     e.reset(seed=3)
     offender = e.agent_selection
     bad = TAKE_PILE  # peek phase
@@ -229,7 +229,7 @@ def test_explain_illegal():
 # ------------------------------------------------------------------ rewards
 @pytest.mark.parametrize("reward", ["score", "win", "raw"])
 def test_hand_rewards(reward):
-    e = burako_v0.env(variant="argentine", num_players=4, reward=reward)
+    e = burako_v1.env(variant="argentine", num_players=4, reward=reward)
     e.reset(seed=21)
     totals = dict.fromkeys(e.possible_agents, 0.0)
     rng = random.Random(0)
@@ -338,7 +338,7 @@ def test_render_finished_hand():
 def test_gym_check_env():
     from gymnasium.utils.env_checker import check_env
 
-    env = gymnasium.make("Burako-v0", num_players=4)
+    env = gymnasium.make("Burako-v1", num_players=4)
     check_env(env.unwrapped)
     check_env(BurakoGymEnv(variant="colombian", num_players=6, control="team", seat="random"))
 

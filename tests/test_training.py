@@ -122,9 +122,9 @@ def test_saved_agent_plays_a_pettingzoo_game(runs):
         for _ in range(50):
             obs, mask, info = env.step(agent.act(obs, mask))
         return
-    from burako_env import burako_v0
+    from burako_env import burako_v1
 
-    env = burako_v0.env(variant="argentine", num_players=4)
+    env = burako_v1.env(variant="argentine", num_players=4)
     env.reset(seed=5)
     steps = 0
     for _name in env.agent_iter(max_iter=20000):
@@ -381,3 +381,22 @@ def test_hint_network_reads_its_hint_policy():
         net.hint_gain.fill_(100.0)
         actions, _, _, _ = net.act(o, legal, valid, greedy=True)
         assert (actions.numpy() == teacher).all()
+
+
+def test_policy_of_another_action_space_is_refused(tmp_path):
+    """A policy trained before rules v1 (1,773 ids) is refused, naming both sizes."""
+    from burako_env.core.constants import NUM_ACTIONS
+    from burako_env.variants import load_variant
+    from training.checkpoint import CheckpointError, load_network, policy_dict, save_file
+    from training.network import BurakoNet
+
+    v = load_variant("argentine", num_players=4)
+    net = BurakoNet(4, v.total_cards, hidden=16, encoder=8, meld_dim=8)
+    data = policy_dict(net, v, net.obs_size)
+    data["spec"]["num_actions"] = 1773
+    save_file(data, tmp_path / "old.pt")
+    with pytest.raises(CheckpointError, match=f"1773 ids; this engine .* has {NUM_ACTIONS}"):
+        load_network(tmp_path / "old.pt")
+    data["spec"]["num_actions"] = NUM_ACTIONS
+    save_file(data, tmp_path / "new.pt")
+    load_network(tmp_path / "new.pt")

@@ -127,10 +127,19 @@ def policy_dict(net, variant, obs_size: int, meta: dict | None = None) -> dict:
 
 def load_network(path: str | Path):
     """``(network, file dict)`` from a policy file or a training checkpoint."""
+    from burako_env.core.constants import NUM_ACTIONS
     from training.network import BurakoNet, read_blocks
 
     data = load_file(path)
     spec = data["spec"]
+    if not isinstance(spec, dict):
+        raise CheckpointError(f"checkpoint {str(path)!r}: bad network spec ({spec!r})")
+    if spec.get("num_actions") != NUM_ACTIONS:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} was trained on an action space of "
+            f"{spec.get('num_actions')} ids; this engine (rules v1) has {NUM_ACTIONS}: "
+            f"retrain it for this engine"
+        )
     try:
         now = read_blocks(spec["num_players"], spec["total_cards"])
     except (KeyError, ValueError, TypeError) as exc:

@@ -17,7 +17,7 @@ card's own features.
 The policy works on the **legal action lists** (:func:`legal_lists`): the logits of the
 legal ids only, padded with ``-1e9`` (probability exactly 0 in float32); the entropy
 sums over the legal actions only. Invalid actions thus never get probability. Only the
-listed ids' logits are computed (about 10 of the 1,773 per observation), from the rows
+listed ids' logits are computed (about 10 of the 2,541 per observation), from the rows
 of the heads they use; :meth:`BurakoNet.full_logits` computes every id's densely, the
 reference the legal-list logits are tested against.
 """

@@ -6,6 +6,7 @@ The table of ranges is in docs/ACTIONS.md; the constants in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from burako_env.cards import JOKER, NUM_RANKS, format_card, format_cards
@@ -13,11 +14,14 @@ from burako_env.core.constants import (
     ADD_BASE,
     DISCARD_BASE,
     DRAW_STOCK,
+    GROUP_CLEAN_SUITS,
+    GROUP_CLEAN_TEMPLATES,
+    GROUP_PAIR_SUITS,
     GROUP_RANKS,
+    GROUP_TEMPLATES_PER_RANK,
     MAX_MELDS,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
-    NUM_WILD_KINDS,
     OPEN_GROUP_BASE,
     OPEN_RUN_BASE,
     OPEN_WILD_GROUP_BASE,
@@ -74,12 +78,14 @@ def decode_action(a: int) -> ActionInfo:
     if a == TAKE_MUERTO_KEEP_WILDS:
         return ActionInfo(a, "muerto_keep_wilds")
     if a < OPEN_RUN_BASE:
-        idx = a - OPEN_GROUP_BASE
-        rank = GROUP_RANKS[idx // NUM_WILD_KINDS]
-        kind = idx % NUM_WILD_KINDS
-        wild = wild_card_of_kind(kind) if kind else -1
-        n_nat = 3 if kind == 0 else 2
-        cards = tuple([rank] * n_nat + ([wild] if kind else []))  # suits chosen at play
+        rank_index, tpl = divmod(a - OPEN_GROUP_BASE, GROUP_TEMPLATES_PER_RANK)
+        rank = GROUP_RANKS[rank_index]
+        if tpl < GROUP_CLEAN_TEMPLATES:
+            suits, wild = GROUP_CLEAN_SUITS[tpl], -1
+        else:
+            pair, kind = divmod(tpl - GROUP_CLEAN_TEMPLATES, 5)
+            suits, wild = GROUP_PAIR_SUITS[pair], wild_card_of_kind(kind + 1)
+        cards = tuple(s * NUM_RANKS + rank for s in suits) + ((wild,) if wild >= 0 else ())
         return ActionInfo(a, "open_group", cards, wild=wild)
     if a < OPEN_WILD_GROUP_BASE:
         idx = a - OPEN_RUN_BASE
@@ -124,9 +130,8 @@ def describe_action(a: int) -> str:
     if k == "muerto_keep_wilds":
         return "take the muerto keeping the wilds in hand"
     if k == "open_group":
-        rank = "A23456789TJQK"[info.cards[0] % NUM_RANKS]
-        text = f"open a group of {rank}s"
-        return text + (f" with {format_card(info.wild)}" if info.wild >= 0 else " (clean)")
+        text = f"open group {format_cards(info.cards)}"
+        return text + (" (wild)" if info.wild >= 0 else " (clean)")
     if k == "open_run":
         text = f"open run {format_cards(info.cards)}"
         if info.wild >= 0:
@@ -152,25 +157,15 @@ def discard_action(card: int) -> int:
 def open_actions_for(cards: list[int]) -> list[int]:
     """Every opening action whose cards are exactly ``cards`` (any order).
 
-    Groups match by rank and wild (the engine picks the suits); runs and wild groups by
-    their cards. Used by the CLI to turn ``meld 7h 8h 9h`` into an action id.
+    Used by the CLI to turn ``meld 7h 8h 9h`` into an action id. A group names its suits,
+    so ``8h 8s 8d`` is one id and ``8h 8h 8s`` another.
     """
-    want = sorted(int(c) for c in cards)
-    found = []
+    return list(_openings_by_cards().get(tuple(sorted(int(c) for c in cards)), ()))
+
+
+@functools.cache
+def _openings_by_cards() -> dict[tuple[int, ...], tuple[int, ...]]:
+    found: dict[tuple[int, ...], list[int]] = {}
     for a in range(OPEN_GROUP_BASE, ADD_BASE):
-        info = decode_action(a)
-        if info.kind != "open_group":
-            if sorted(info.cards) == want:
-                found.append(a)
-            continue
-        nat = list(want)
-        if info.wild >= 0:
-            if info.wild not in nat:
-                continue
-            nat.remove(info.wild)
-        rank = info.cards[0]
-        if len(nat) == len(info.cards) - (info.wild >= 0) and all(
-            c != JOKER and c % NUM_RANKS == rank for c in nat
-        ):
-            found.append(a)
-    return found
+        found.setdefault(tuple(sorted(decode_action(a).cards)), []).append(a)
+    return {k: tuple(v) for k, v in found.items()}

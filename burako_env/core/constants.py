@@ -44,11 +44,20 @@ TAKE_PILE = 1
 PEEK_KEEP = 2
 PEEK_REJECT = 3
 TAKE_MUERTO_KEEP_WILDS = 4
-#: group openings: 12 ranks (A, 3..K) x 6 wild kinds; naturals are chosen by the engine
+#: group openings name their cards (RULES.md 2.1): for each of the 12 ranks (A, 3..K),
+#: 20 clean templates (the multisets of 3 suits) then 10 x 5 with a wild (the multisets
+#: of 2 suits, each with one of the 5 wild kinds): every choice of suits and wild is an id
 OPEN_GROUP_BASE = 5
 GROUP_RANKS = (0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
 NUM_GROUP_RANKS = 12
-NUM_OPEN_GROUP = NUM_GROUP_RANKS * NUM_WILD_KINDS
+GROUP_CLEAN_SUITS = tuple(
+    (a, b, c) for a in range(4) for b in range(a, 4) for c in range(b, 4)
+)  # 20 multisets of 3 suits, sorted
+GROUP_PAIR_SUITS = tuple((a, b) for a in range(4) for b in range(a, 4))  # 10 multisets of 2
+GROUP_CLEAN_TEMPLATES = len(GROUP_CLEAN_SUITS)
+GROUP_DIRTY_TEMPLATES = len(GROUP_PAIR_SUITS) * 5
+GROUP_TEMPLATES_PER_RANK = GROUP_CLEAN_TEMPLATES + GROUP_DIRTY_TEMPLATES
+NUM_OPEN_GROUP = NUM_GROUP_RANKS * GROUP_TEMPLATES_PER_RANK
 #: run openings, per suit: 12 clean (start 1..12), 13 x 5 pair + wild at an end
 #: (pair start 1..13), 12 x 5 wild in the gap (p, wild, p + 2 for p = 1..12)
 OPEN_RUN_BASE = OPEN_GROUP_BASE + NUM_OPEN_GROUP
@@ -88,7 +97,8 @@ NUM_MELD_FIELDS = 12
 MUERTO_UNTAKEN = 0
 MUERTO_TAKEN = 1  # taken and in play: scores as taken
 MUERTO_PENDING = 2  # taken with the discard; scores as not taken until the taker's next turn
-MUERTO_STOCK = 3  # became the stock (muerto_refills_stock): scores as not taken
+MUERTO_STOCK = 3  # became the stock (muerto_refills_stock), or with muerto_pot shared the
+#                  pot emptied before the team took one: scores as not taken
 MUERTO_ABSENT = 4  # the variant has fewer muertos per team
 
 HOW_NONE = 0
@@ -130,7 +140,8 @@ S_HAND_SCORE1 = 23
 S_EPISODE_MATCH = 24  # 1: the episode is a whole match; 0: one hand
 S_WINNER = 25  # team that won the episode (hand: higher hand score), -1 tie / not over
 S_TOTAL_STEPS = 26  # actions applied in the episode
-NUM_SCALARS = 27
+S_MUERTOS_LEFT = 27  # muerto packets neither taken nor turned into the stock (the pot's size)
+NUM_SCALARS = 28
 
 # ---------------------------------------------------------------- score items (RULES.md 7)
 SCORE_ITEMS = (
@@ -161,7 +172,7 @@ ERR_MELD_CLOSED = 13
 ERR_MIN_FIRST_MELD = 14
 ERR_CANNOT_GO_OUT = 15
 ERR_GO_OUT_BY_DISCARD = 16
-ERR_LAST_CARD_STUCK = 17
+ERR_TURN_UNFINISHABLE = 17
 ERR_WILD_DISCARD = 18
 ERR_REDISCARD = 19
 ERR_CLOSE_WITH_WILD = 20
@@ -169,6 +180,7 @@ ERR_NO_MUERTO = 21
 ERR_NOT_ONLY_WILDS = 22
 ERR_VARIANT_OFF = 23
 ERR_MUST_MELD_WILDS = 24
+ERR_POT_EMPTY = 25
 
 ERROR_MESSAGES = {
     ERR_OK: "legal",
@@ -188,7 +200,10 @@ ERROR_MESSAGES = {
     ERR_MIN_FIRST_MELD: "below the minimum first meld the player may not take a muerto or go out",
     ERR_CANNOT_GO_OUT: "going out needs the canasta that close_requires asks for",
     ERR_GO_OUT_BY_DISCARD: "going out must be done by a discard (close_requires_discard)",
-    ERR_LAST_CARD_STUCK: "the meld would leave a single card that cannot legally be discarded",
+    ERR_TURN_UNFINISHABLE: (
+        "after this meld no sequence of legal melds and a legal discard (or going out) can "
+        "finish the turn"
+    ),
     ERR_WILD_DISCARD: "a wild may not be discarded (no_wild_discard)",
     ERR_REDISCARD: "the card just taken (one-card pile or kept peek) may not be discarded now",
     ERR_CLOSE_WITH_WILD: "the discard that goes out may not be a wild (close_discard_not_wild)",
@@ -196,6 +211,10 @@ ERROR_MESSAGES = {
     ERR_NOT_ONLY_WILDS: "the muerto may be taken keeping wilds only by a hand of 1 or 2 wilds",
     ERR_VARIANT_OFF: "the variant does not have this rule",
     ERR_MUST_MELD_WILDS: "a hand of only wilds must be melded while a meld is legal",
+    ERR_POT_EMPTY: (
+        "the team took no muerto and the pot is empty (muerto_pot: shared): it may never "
+        "empty a hand"
+    ),
 }
 
 
@@ -223,9 +242,9 @@ MUERTO_OBS_FIELDS = 3  # status, how it was taken, taker seat relative to the vi
 #: misc block: stock size, pile size, turn, hand index, own seat, dealer (relative),
 #: first player (relative), card barred from discard (+1), own team's minimum first meld,
 #: own team opened, other team opened, provisional points, match points (own, other),
-#: last hand scores (own, other), hands ended
-NUM_MISC = 17
-NUM_VARIANT_FEATURES = 44  # every entry of the params array (params.NUM_PARAMS)
+#: last hand scores (own, other), hands ended, muerto packets left (the pot's size)
+NUM_MISC = 18
+NUM_VARIANT_FEATURES = 45  # every entry of the params array (params.NUM_PARAMS)
 
 
 def obs_layout(num_players: int, total_cards: int) -> ObsLayout:

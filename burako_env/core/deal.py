@@ -20,6 +20,7 @@ from burako_env.core.constants import (
     S_LAST_TURN,
     S_MIN_EXTRA0,
     S_MIN_EXTRA1,
+    S_MUERTOS_LEFT,
     S_NO_DISCARD,
     S_OPENED0,
     S_OPENED1,
@@ -133,6 +134,7 @@ def deal_hand(st, b, params, hand_index):
     s[S_OPENED1] = 0
     s[S_MIN_EXTRA0] = 0
     s[S_MIN_EXTRA1] = 0
+    s[S_MUERTOS_LEFT] = 2 * params[P_MUERTOS]
     upcard = params[P_OPENING_FIRST_UPCARD] if hand_index == 0 else params[P_OPENING_LATER_UPCARD]
     st.stock_len[b] -= 1
     top_card = deck[st.stock_len[b]]

@@ -14,6 +14,8 @@ from burako_env.core.constants import (
     ERR_DOES_NOT_FIT,
     ERR_MELD_CLOSED,
     ERR_OK,
+    GROUP_CLEAN_SUITS,
+    GROUP_PAIR_SUITS,
     JOKER,
     MELD_GROUP,
     MELD_RUN,
@@ -45,6 +47,21 @@ from burako_env.core.params import (
 WILD_GROUP_COMBOS = np.array(
     [(a, b, c) for a in range(1, 6) for b in range(a, 6) for c in range(b, 6)], dtype=np.int64
 )
+
+
+def _group_templates() -> np.ndarray:
+    """[GROUP_TEMPLATES_PER_RANK, 5]: the naturals of each suit, then the wild kind (0: clean)."""
+    rows = []
+    for suits in GROUP_CLEAN_SUITS:
+        rows.append([suits.count(s) for s in range(4)] + [0])
+    for pair in GROUP_PAIR_SUITS:
+        for kind in range(1, 6):
+            rows.append([pair.count(s) for s in range(4)] + [kind])
+    return np.array(rows, dtype=np.int64)
+
+
+#: group opening templates, in the order of their action ids (constants.OPEN_GROUP_BASE)
+GROUP_TEMPLATES = _group_templates()
 
 
 @njit
@@ -125,15 +142,17 @@ def normalize_run(row):
 
 
 @njit
-def build_group(row, rank, suits3, n_naturals, wild):
-    """A group of ``rank`` from ``n_naturals`` suits listed in ``suits3`` and a wild (or -1)."""
+def build_group(row, rank, template, wild):
+    """A group of ``rank`` with ``template[s]`` naturals of suit s and a wild (or -1)."""
     clear_row(row)
     row[MF_KIND] = MELD_GROUP
     row[MF_KEY] = rank
-    for i in range(n_naturals):
-        row[MF_N0 + suits3[i]] += 1
+    n = 0
+    for s in range(4):
+        row[MF_N0 + s] = template[s]
+        n += template[s]
     row[MF_WILD] = wild
-    row[MF_SIZE] = n_naturals + (1 if wild >= 0 else 0)
+    row[MF_SIZE] = n + (1 if wild >= 0 else 0)
 
 
 @njit

@@ -23,6 +23,7 @@ from burako_env.core.constants import (
     S_HAND_SCORE0,
     S_HANDS_ENDED,
     S_MATCH0,
+    S_MUERTOS_LEFT,
     S_NO_DISCARD,
     S_OPENED0,
     S_PEEK_CARD,
@@ -133,5 +134,6 @@ def observe_one(st, b, v, params, lay, out):
     out[m + 14] = s[S_HAND_SCORE0 + my_team]
     out[m + 15] = s[S_HAND_SCORE0 + other]
     out[m + 16] = s[S_HANDS_ENDED]
+    out[m + 17] = s[S_MUERTOS_LEFT]
     for i in range(NUM_PARAMS):
         out[o_variant + i] = params[i]

@@ -54,7 +54,8 @@ P_NO_CANASTA_NEGATIVE = 40
 P_MAX_TURNS = 41
 P_TOTAL_CARDS = 42
 P_MAX_HANDS = 43
-NUM_PARAMS = 44
+P_MUERTO_POT_SHARED = 44  # 1: muerto_pot == "shared"
+NUM_PARAMS = 45
 
 CLOSE_ANY_CANASTA = 0
 CLOSE_CLEAN_CANASTA = 1
@@ -113,6 +114,7 @@ def variant_params(v: Variant) -> np.ndarray:
     p[P_MAX_TURNS] = v.max_turns
     p[P_TOTAL_CARDS] = v.total_cards
     p[P_MAX_HANDS] = v.max_hands
+    p[P_MUERTO_POT_SHARED] = v.muerto_pot == "shared"
     return p
 
 

@@ -22,7 +22,6 @@ from burako_env.core.constants import (
     ERR_CLOSE_WITH_WILD,
     ERR_GAME_OVER,
     ERR_GO_OUT_BY_DISCARD,
-    ERR_LAST_CARD_STUCK,
     ERR_MIN_FIRST_MELD,
     ERR_NO_MUERTO,
     ERR_NO_SLOT,
@@ -32,13 +31,16 @@ from burako_env.core.constants import (
     ERR_OUT_OF_RANGE,
     ERR_PILE_EMPTY,
     ERR_PILE_TOO_SMALL,
+    ERR_POT_EMPTY,
     ERR_RANK_TAKEN,
     ERR_REDISCARD,
+    ERR_TURN_UNFINISHABLE,
     ERR_VARIANT_OFF,
     ERR_WILD_DISCARD,
     ERR_WILD_GROUP_OPEN,
     ERR_WRONG_PHASE,
     GROUP_RANKS,
+    GROUP_TEMPLATES_PER_RANK,
     HOW_DIRECT,
     HOW_INDIRECT,
     HOW_KEPT_WILDS,
@@ -64,8 +66,8 @@ from burako_env.core.constants import (
     MUERTO_UNTAKEN,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
+    NUM_MELD_FIELDS,
     NUM_RANKS,
-    NUM_WILD_KINDS,
     OPEN_GROUP_BASE,
     OPEN_RUN_BASE,
     OPEN_WILD_GROUP_BASE,
@@ -90,6 +92,7 @@ from burako_env.core.constants import (
     S_LAST_TURN,
     S_MATCH0,
     S_MIN_EXTRA0,
+    S_MUERTOS_LEFT,
     S_NO_DISCARD,
     S_OPENED0,
     S_PEEK_CARD,
@@ -106,6 +109,7 @@ from burako_env.core.constants import (
 )
 from burako_env.core.deal import deal_hand
 from burako_env.core.melds import (
+    GROUP_TEMPLATES,
     WILD_GROUP_COMBOS,
     add_card,
     build_group,
@@ -135,6 +139,7 @@ from burako_env.core.params import (
     P_MIN_FIRST_MELD_STEP,
     P_MIN_FIRST_MELD_THRESHOLD,
     P_MUERTO_KEEP_WILDS,
+    P_MUERTO_POT_SHARED,
     P_MUERTO_REFILLS_STOCK,
     P_MUERTOS,
     P_NO_WILD_DISCARD,
@@ -153,8 +158,9 @@ GROUP_RANKS_ARR = np.array(GROUP_RANKS, dtype=np.int64)
 
 # scratch rows of GameState.scratch
 ROW_NEW = 0
-ROW_TRY = 1
-ROW_SUITS = 2  # suits chosen for a group opening (first three fields)
+#: candidate melds listed at one level of the completable-turn search: at most every
+#: opening plus an add of each card type to each slot
+MAX_MELD_CANDIDATES = ADD_BASE + MAX_MELDS * NUM_CARD_TYPES
 
 
 # ------------------------------------------------------------------ small queries
@@ -269,89 +275,246 @@ def _unique_rank_error(st, b, t, rank, params):
 
 # ------------------------------------------------------------------ after a meld
 @njit_inline
-def after_meld_error(st, b, p, params, used0, used1, used2, n_used, row, slot, h):
-    """Checks on the hand a meld leaves: empty (direct muerto or going out) or one card.
+def pot_closed(st, b, t, params):
+    """muerto_pot shared: the pot emptied before team ``t`` took a muerto. The team may
+    never empty a hand again (RULES.md 5)."""
+    return params[P_MUERTO_POT_SHARED] and st.muerto_status[b, t, 0] == MUERTO_STOCK
 
-    ``row`` is the meld as it would stand after the move, ``slot`` the slot it replaces
-    (-1 for a new meld), ``h`` the hand size before the move. Most moves leave two cards or
-    more and return at once: this sits in the enumeration's inner loop.
+
+@njit_inline
+def empty_hand_error(st, b, p, params, value_added, row, slot):
+    """May the meld that empties the hand stand: a direct muerto, or going out by melding?
+
+    ``value_added``: the points the meld puts on the table (min_first_meld); ``row``: the
+    meld as it would stand; ``slot``: the slot it replaces (-1 for a new meld).
     """
     t = p % 2
-    h_after = h - n_used
-    if h_after >= 2:
-        return ERR_OK
-    min_ok = True
     if min_first_meld_active(st, b, t, params):
-        value_added = 0
-        for c in (used0, used1, used2):
-            if c >= 0:
-                value_added += card_value(c, params)
-        min_ok = provisional_points(st, b, t, params) + value_added >= team_minimum(
-            st, b, t, params
-        )
+        if provisional_points(st, b, t, params) + value_added < team_minimum(st, b, t, params):
+            return ERR_MIN_FIRST_MELD
+    if next_muerto(st, b, t, params) >= 0:
+        return ERR_OK
+    if pot_closed(st, b, t, params):
+        return ERR_POT_EMPTY
+    if params[P_CLOSE_REQUIRES_DISCARD]:
+        return ERR_GO_OUT_BY_DISCARD
     any_c, clean_c = team_canastas(st, b, t, slot)
     if row_is_canasta(row):
         any_c = True
         if row_is_clean(row):
             clean_c = True
-    has_muerto = next_muerto(st, b, t, params) >= 0
-    if h_after == 0:
-        if not min_ok:
-            return ERR_MIN_FIRST_MELD
-        if has_muerto:
-            return ERR_OK
-        if params[P_CLOSE_REQUIRES_DISCARD]:
-            return ERR_GO_OUT_BY_DISCARD
-        if not close_allowed(any_c, clean_c, params):
-            return ERR_CANNOT_GO_OUT
-        return ERR_OK
-    # one card left: it must be a legal discard in the position the meld leaves
-    last = -1
-    for c in range(NUM_CARD_TYPES):
-        left = st.hands[b, p, c] - (used0 == c) - (used1 == c) - (used2 == c)
-        if left > 0:
-            last = c
-            break
-    if plain_discard_error(st, b, last, params) != ERR_OK:
-        # muerto_keep_wilds: a lone wild left is not stuck, it may take the muerto
-        keep = params[P_MUERTO_KEEP_WILDS] and has_muerto and min_ok and is_wild_card(last)
-        if not keep:
-            return ERR_LAST_CARD_STUCK
-    if not min_ok or has_muerto:
-        return ERR_OK  # below the minimum the melds come back; else an indirect muerto
     if not close_allowed(any_c, clean_c, params):
-        return ERR_LAST_CARD_STUCK
-    if params[P_CLOSE_DISCARD_NOT_WILD] and is_wild_card(last):
-        return ERR_LAST_CARD_STUCK
+        return ERR_CANNOT_GO_OUT
     return ERR_OK
+
+
+@njit_inline
+def _used_value(u0, u1, u2, params):
+    total = 0
+    for c in (u0, u1, u2):
+        if c >= 0:
+            total += card_value(c, params)
+    return total
+
+
+@njit_inline
+def _used_count(u0, u1, u2, c):
+    return int(u0 == c) + int(u1 == c) + int(u2 == c)
+
+
+@njit_inline
+def after_meld_error(st, b, p, params, u0, u1, u2, n_used, row, slot, h):
+    """Checks on the hand a meld leaves (RULES.md 5, a turn must be completable).
+
+    ``u0..u2``: the cards the meld takes from the hand (-1 unused); ``row``: the meld as
+    it would stand; ``slot``: the slot it replaces (-1 for a new meld); ``h``: the hand
+    size before the move. An empty hand must be a legal direct muerto or going out.
+    Otherwise the turn must still be finishable: a card that may be discarded without
+    emptying the hand settles it at once (the usual case, and this sits in the
+    enumeration's inner loop); only a last card, or a hand of cards that may not be
+    discarded, needs the search of :func:`_completable_after`.
+    """
+    h_after = h - n_used
+    if h_after == 0:
+        value = 0
+        if params[P_MIN_FIRST_MELD] > 0:
+            value = _used_value(u0, u1, u2, params)
+        return empty_hand_error(st, b, p, params, value, row, slot)
+    if h_after >= 2:
+        no_wild = params[P_NO_WILD_DISCARD]
+        bar = st.scalars[b, S_NO_DISCARD]
+        if not no_wild and bar < 0:
+            return ERR_OK
+        restricted = 0
+        if no_wild:
+            restricted += st.hands[b, p, JOKER] - _used_count(u0, u1, u2, JOKER)
+            for s in range(4):
+                two = s * NUM_RANKS + RANK_TWO
+                restricted += st.hands[b, p, two] - _used_count(u0, u1, u2, two)
+        if bar >= 0 and not (no_wild and is_wild_card(bar)):
+            restricted += st.hands[b, p, bar] - _used_count(u0, u1, u2, bar)
+        if h_after > restricted:
+            return ERR_OK
+    return _completable_after(st, b, p, params, u0, u1, u2, row, slot)
+
+
+@njit_inline
+def _push_meld(st, b, t, p, u0, u1, u2, row, slot, saved):
+    """Lay a meld in place for the search (``saved`` keeps the row it overwrites)."""
+    target = slot if slot >= 0 else st.num_melds[b, t]
+    copy_row(st.melds[b, t, target], saved)
+    copy_row(row, st.melds[b, t, target])
+    if slot < 0:
+        st.num_melds[b, t] += 1
+    for c in (u0, u1, u2):
+        if c >= 0:
+            st.hands[b, p, c] -= 1
+
+
+@njit_inline
+def _pop_meld(st, b, t, p, u0, u1, u2, slot, saved):
+    """Undo :func:`_push_meld` exactly."""
+    if slot < 0:
+        st.num_melds[b, t] -= 1
+        target = st.num_melds[b, t]
+    else:
+        target = slot
+    copy_row(saved, st.melds[b, t, target])
+    for c in (u0, u1, u2):
+        if c >= 0:
+            st.hands[b, p, c] += 1
+
+
+@njit
+def _completable_after(st, b, p, params, u0, u1, u2, row, slot):
+    """ERR_OK if, after the meld, the turn can still be finished; else ERR_TURN_UNFINISHABLE.
+
+    The meld is laid in place, :func:`_finishable` searches, and everything is put back
+    as it was, the scratch row (the meld under test, which callers then lay) included.
+    """
+    t = p % 2
+    trial = np.empty(NUM_MELD_FIELDS, np.int8)
+    saved = np.empty(NUM_MELD_FIELDS, np.int8)
+    copy_row(row, trial)
+    _push_meld(st, b, t, p, u0, u1, u2, trial, slot, saved)
+    ok = _finishable(st, b, params)
+    _pop_meld(st, b, t, p, u0, u1, u2, slot, saved)
+    copy_row(trial, st.scratch[b, ROW_NEW])
+    return ERR_OK if ok else ERR_TURN_UNFINISHABLE
+
+
+@njit_inline
+def _is_open_wild_group(st, b, t, slot, params):
+    row = st.melds[b, t, slot]
+    limit = params[P_MAX_MELD] if params[P_MAX_MELD] > 0 else 7
+    return row[MF_KIND] == MELD_WILD_GROUP and row[MF_SIZE] < limit
+
+
+@njit_inline
+def _settles(st, b, params):
+    """The turn ends from here without another meld: a legal discard (its restrictions not
+    lifted), or taking the muerto keeping wilds."""
+    p = st.scalars[b, S_PLAYER]
+    h = hand_size(st, b, p)
+    revert = reverting(st, b, p % 2, params)
+    for c in range(NUM_CARD_TYPES):
+        if st.hands[b, p, c] == 0 and not revert:
+            continue
+        if discard_error(st, b, c, params, False, h, revert) == ERR_OK:
+            return True
+    return params[P_MUERTO_KEEP_WILDS] and muerto_keep_error(st, b, params) == ERR_OK
+
+
+@njit
+def _finishable(st, b, params):
+    """Can the player to act finish the turn from here (RULES.md 5)?
+
+    Yes if the position settles (:func:`_settles`), or some meld empties the hand legally
+    (a direct muerto, going out by melding), or some meld leads to a position that can be
+    finished. A direct muerto ends the search: the player goes on with a new hand (and
+    never-stuck guards it). A depth-first search over melds laid in place and taken back,
+    with an explicit stack (numba cannot load a recursive function from its cache).
+
+    Melds on different slots commute (what each accepts depends only on its own cards,
+    and on whether the team's wild group is open), so the search lays them in canonical
+    order: adds by non-decreasing slot, an opening counting as the next slot, adds to an
+    open wild group (which bars wilds elsewhere until it closes) at any time. The search
+    runs only on the rare hands that no plain discard settles: a last card, or cards none
+    of which may be discarded, so it looks only as far ahead as those cards need.
+    """
+    if _settles(st, b, params):
+        return True
+    p = st.scalars[b, S_PLAYER]
+    t = p % 2
+    depth = hand_size(st, b, p) + 1  # every level lays at least one card
+    cand = np.empty((depth, MAX_MELD_CANDIDATES), np.int16)
+    cand_end = np.zeros(depth, np.int64)
+    cand_next = np.zeros(depth, np.int64)
+    min_slot = np.zeros(depth, np.int64)
+    laid = np.zeros((depth, 4), np.int64)  # per level: the cards used and the slot
+    saved = np.empty((depth, NUM_MELD_FIELDS), np.int8)
+    trial = np.empty(NUM_MELD_FIELDS, np.int8)
+    level = 0
+    cand_end[0] = _meld_candidates(st, b, params, cand[0], 0)
+    found = False
+    while level >= 0 and not found:
+        if cand_next[level] >= cand_end[level]:
+            level -= 1  # every meld of this level tried: take back the one below
+            if level >= 0:
+                lv = laid[level]
+                _pop_meld(st, b, t, p, lv[0], lv[1], lv[2], lv[3], saved[level])
+            continue
+        a = cand[level, cand_next[level]]
+        cand_next[level] += 1
+        if a >= ADD_BASE:
+            slot = (a - ADD_BASE) // NUM_CARD_TYPES
+            exempt = _is_open_wild_group(st, b, t, slot, params)
+            if slot < min_slot[level] and not exempt:
+                continue
+            err = add_basic_error(st, b, a, params)
+            u0 = (a - ADD_BASE) % NUM_CARD_TYPES
+            u1 = -1
+            u2 = -1
+            n_used = 1
+            next_min = min_slot[level] if exempt else slot
+        else:
+            err, u0, u1, u2 = open_basic_error(st, b, a, params)
+            slot = -1
+            n_used = 3
+            next_min = st.num_melds[b, t]
+        if err != ERR_OK:
+            continue
+        copy_row(st.scratch[b, ROW_NEW], trial)
+        if hand_size(st, b, p) == n_used:
+            value = _used_value(u0, u1, u2, params) if params[P_MIN_FIRST_MELD] > 0 else 0
+            found = empty_hand_error(st, b, p, params, value, trial, slot) == ERR_OK
+            continue
+        lv = laid[level]
+        lv[0] = u0
+        lv[1] = u1
+        lv[2] = u2
+        lv[3] = slot
+        _push_meld(st, b, t, p, u0, u1, u2, trial, slot, saved[level])
+        if _settles(st, b, params):
+            found = True
+            level += 1  # unwound below like any other level
+            continue
+        level += 1
+        cand_end[level] = _meld_candidates(st, b, params, cand[level], 0)
+        cand_next[level] = 0
+        min_slot[level] = next_min
+    # take back every meld still laid
+    for k in range(level - 1, -1, -1):
+        lv = laid[k]
+        _pop_meld(st, b, t, p, lv[0], lv[1], lv[2], lv[3], saved[k])
+    return found
 
 
 # ------------------------------------------------------------------ openings
 @njit_inline
-def _choose_group_suits(st, b, p, rank, n, suits):
-    """Naturals for a group: each from the suit held most often (duplicates go first)."""
-    taken = st.scratch[b, ROW_TRY]
-    for s in range(4):
-        taken[s] = 0
-    for k in range(n):
-        best = -1
-        best_count = 0
-        for s in range(4):
-            left = st.hands[b, p, s * NUM_RANKS + rank] - taken[s]
-            if left > best_count:
-                best = s
-                best_count = left
-        if best < 0:
-            return False
-        taken[best] += 1
-        suits[k] = best
-    return True
-
-
-@njit_inline
-def open_error(st, b, a, params, h):
-    """Legality of an opening (``h``: the hand size); on success the new meld is in
-    scratch row ROW_NEW. Returns (error, used card 0, 1, 2).
+def open_basic_error(st, b, a, params):
+    """Legality of an opening without the checks on the hand it leaves; on success the
+    new meld is in scratch row ROW_NEW. Returns (error, used card 0, 1, 2).
     """
     p = st.scalars[b, S_PLAYER]
     t = p % 2
@@ -364,37 +527,36 @@ def open_error(st, b, a, params, h):
     wild = -1
     if a < OPEN_RUN_BASE:
         idx = a - OPEN_GROUP_BASE
-        rank = GROUP_RANKS_ARR[idx // NUM_WILD_KINDS]
-        kind = idx % NUM_WILD_KINDS
-        n_nat = 3 if kind == 0 else 2
-        suits = st.scratch[b, ROW_SUITS]
-        if not _choose_group_suits(st, b, p, rank, n_nat, suits):
-            return ERR_CARDS_NOT_IN_HAND, -1, -1, -1
-        u0 = suits[0] * NUM_RANKS + rank
-        u1 = suits[1] * NUM_RANKS + rank
-        if kind == 0:
-            u2 = suits[2] * NUM_RANKS + rank
-        else:
-            wild = wild_of_kind(kind)
+        rank = GROUP_RANKS_ARR[idx // GROUP_TEMPLATES_PER_RANK]
+        tpl = GROUP_TEMPLATES[idx % GROUP_TEMPLATES_PER_RANK]
+        for s in range(4):
+            for _ in range(tpl[s]):
+                c = s * NUM_RANKS + rank
+                if u0 < 0:
+                    u0 = c
+                elif u1 < 0:
+                    u1 = c
+                else:
+                    u2 = c
+        if tpl[4] > 0:
+            wild = wild_of_kind(tpl[4])
             u2 = wild
-            if st.hands[b, p, wild] < 1:
-                return ERR_CARDS_NOT_IN_HAND, -1, -1, -1
         err = _unique_rank_error(st, b, t, rank, params)
         if err != ERR_OK:
             return err, -1, -1, -1
-        build_group(row, rank, suits, n_nat, wild)
+        build_group(row, rank, tpl, wild)
     elif a < OPEN_WILD_GROUP_BASE:
         idx = a - OPEN_RUN_BASE
         suit = idx // RUN_TEMPLATES_PER_SUIT
-        tpl = idx % RUN_TEMPLATES_PER_SUIT
-        if tpl < RUN_CLEAN_TEMPLATES:
-            start = tpl + 1
+        tpl_i = idx % RUN_TEMPLATES_PER_SUIT
+        if tpl_i < RUN_CLEAN_TEMPLATES:
+            start = tpl_i + 1
             u0 = position_card(suit, start)
             u1 = position_card(suit, start + 1)
             u2 = position_card(suit, start + 2)
             build_run(row, suit, start, start + 2, 0, -1)
-        elif tpl < RUN_CLEAN_TEMPLATES + RUN_PAIR_TEMPLATES:
-            k = tpl - RUN_CLEAN_TEMPLATES
+        elif tpl_i < RUN_CLEAN_TEMPLATES + RUN_PAIR_TEMPLATES:
+            k = tpl_i - RUN_CLEAN_TEMPLATES
             start = k // 5 + 1
             wild = wild_of_kind(k % 5 + 1)
             u0 = position_card(suit, start)
@@ -402,7 +564,7 @@ def open_error(st, b, a, params, h):
             u2 = wild
             build_run(row, suit, start, start + 1, 0, wild)
         else:
-            k = tpl - RUN_CLEAN_TEMPLATES - RUN_PAIR_TEMPLATES
+            k = tpl_i - RUN_CLEAN_TEMPLATES - RUN_PAIR_TEMPLATES
             start = k // 5 + 1
             wild = wild_of_kind(k % 5 + 1)
             u0 = position_card(suit, start)
@@ -419,21 +581,32 @@ def open_error(st, b, a, params, h):
         build_wild_group(row, u0, u1, u2)
     # the three cards must be in hand, with multiplicity
     for c in (u0, u1, u2):
-        need = int(u0 == c) + int(u1 == c) + int(u2 == c)  # numpy bools add as OR
-        if st.hands[b, p, c] < need:
+        if st.hands[b, p, c] < _used_count(u0, u1, u2, c):
             return ERR_CARDS_NOT_IN_HAND, -1, -1, -1
     has_wild = row[MF_KIND] == MELD_WILD_GROUP or row[MF_WILD] >= 0
     if has_wild and wild_group_open(st, b, t, params):
         return ERR_WILD_GROUP_OPEN, -1, -1, -1
-    err = after_meld_error(st, b, p, params, u0, u1, u2, 3, row, -1, h)
+    return ERR_OK, u0, u1, u2
+
+
+@njit_inline
+def open_error(st, b, a, params, h):
+    """Legality of an opening (``h``: the hand size); on success the new meld is in
+    scratch row ROW_NEW. Returns (error, used card 0, 1, 2).
+    """
+    err, u0, u1, u2 = open_basic_error(st, b, a, params)
+    if err != ERR_OK:
+        return err, u0, u1, u2
+    p = st.scalars[b, S_PLAYER]
+    err = after_meld_error(st, b, p, params, u0, u1, u2, 3, st.scratch[b, ROW_NEW], -1, h)
     return err, u0, u1, u2
 
 
 # ------------------------------------------------------------------ adding a card
 @njit_inline
-def add_error(st, b, a, params, h):
-    """Legality of adding a card (``h``: the hand size); on success the new row is in
-    scratch row ROW_NEW."""
+def add_basic_error(st, b, a, params):
+    """Legality of adding a card without the checks on the hand it leaves; on success
+    the new row is in scratch row ROW_NEW."""
     p = st.scalars[b, S_PLAYER]
     t = p % 2
     idx = a - ADD_BASE
@@ -451,7 +624,20 @@ def add_error(st, b, a, params, h):
     added_wild = row[MF_KIND] != MELD_WILD_GROUP and row[MF_WILD] < 0 and out[MF_WILD] >= 0
     if added_wild and wild_group_open(st, b, t, params):
         return ERR_WILD_GROUP_OPEN
-    return after_meld_error(st, b, p, params, c, -1, -1, 1, out, slot, h)
+    return ERR_OK
+
+
+@njit_inline
+def add_error(st, b, a, params, h):
+    """Legality of adding a card (``h``: the hand size); on success the new row is in
+    scratch row ROW_NEW."""
+    err = add_basic_error(st, b, a, params)
+    if err != ERR_OK:
+        return err
+    p = st.scalars[b, S_PLAYER]
+    slot = (a - ADD_BASE) // NUM_CARD_TYPES
+    c = (a - ADD_BASE) % NUM_CARD_TYPES
+    return after_meld_error(st, b, p, params, c, -1, -1, 1, st.scratch[b, ROW_NEW], slot, h)
 
 
 # ------------------------------------------------------------------ discards
@@ -475,6 +661,8 @@ def discard_error(st, b, c, params, lifted, h, revert):
         if err != ERR_OK:
             return err
     if h == 1 and next_muerto(st, b, t, params) < 0:
+        if pot_closed(st, b, t, params):
+            return ERR_POT_EMPTY
         any_c, clean_c = team_canastas(st, b, t, -1)
         if not close_allowed(any_c, clean_c, params):
             return ERR_CANNOT_GO_OUT
@@ -585,15 +773,20 @@ def _meld_candidates(st, b, params, out, n):
     if st.num_melds[b, t] < MAX_MELDS:
         for ri in range(GROUP_RANKS_ARR.shape[0]):
             r = GROUP_RANKS_ARR[ri]
-            nat = hand[r] + hand[NUM_RANKS + r] + hand[2 * NUM_RANKS + r] + hand[3 * NUM_RANKS + r]
-            if nat < 2:
+            n0 = hand[r]
+            n1 = hand[NUM_RANKS + r]
+            n2 = hand[2 * NUM_RANKS + r]
+            n3 = hand[3 * NUM_RANKS + r]
+            if n0 + n1 + n2 + n3 < 2:
                 continue
-            for kind in range(NUM_WILD_KINDS):
-                if kind == 0 and nat < 3:
+            base = OPEN_GROUP_BASE + ri * GROUP_TEMPLATES_PER_RANK
+            for k in range(GROUP_TEMPLATES_PER_RANK):
+                tpl = GROUP_TEMPLATES[k]
+                if tpl[0] > n0 or tpl[1] > n1 or tpl[2] > n2 or tpl[3] > n3:
                     continue
-                if kind > 0 and hand[wild_of_kind(kind)] == 0:
+                if tpl[4] > 0 and hand[wild_of_kind(tpl[4])] == 0:
                     continue
-                out[n] = OPEN_GROUP_BASE + ri * NUM_WILD_KINDS + kind
+                out[n] = base + k
                 n += 1
         for s in range(4):
             base = OPEN_RUN_BASE + s * RUN_TEMPLATES_PER_SUIT
@@ -726,27 +919,72 @@ def _forget_played(st, b, p, c):
 
 
 @njit
+def _pot_packet(st, b, t):
+    """muerto_pot shared: where the pot's next packet lies for team ``t`` to take.
+
+    The two packets of the pot start at muertos[b, 0, 0] and muertos[b, 1, 0]; a team's
+    own index holds the packet it took. When one packet is left and neither team has
+    taken one, it lies at index 0 (the stock takes index 1 first); otherwise at the
+    index of the team that has not taken one.
+    """
+    if st.scalars[b, S_MUERTOS_LEFT] == 2:
+        return t
+    both_untaken = (
+        st.muerto_status[b, 0, 0] == MUERTO_UNTAKEN and st.muerto_status[b, 1, 0] == MUERTO_UNTAKEN
+    )
+    if both_untaken:
+        return 0
+    return 0 if st.muerto_status[b, 0, 0] == MUERTO_UNTAKEN else 1
+
+
+@njit
+def _packet_left(st, b, params):
+    """One muerto packet fewer in play; an emptied shared pot closes the teams without one."""
+    st.scalars[b, S_MUERTOS_LEFT] -= 1
+    if params[P_MUERTO_POT_SHARED] and st.scalars[b, S_MUERTOS_LEFT] == 0:
+        for t in range(2):
+            if st.muerto_status[b, t, 0] == MUERTO_UNTAKEN:
+                st.muerto_status[b, t, 0] = MUERTO_STOCK
+
+
+@njit
 def _take_muerto(st, b, p, params, how):
     t = p % 2
     m = next_muerto(st, b, t, params)
+    if params[P_MUERTO_POT_SHARED]:
+        k = _pot_packet(st, b, t)
+        if k != t:
+            for i in range(MUERTO_SIZE):
+                st.muertos[b, t, 0, i] = st.muertos[b, k, 0, i]
     st.muerto_status[b, t, m] = MUERTO_PENDING if how == HOW_INDIRECT else MUERTO_TAKEN
     st.muerto_how[b, t, m] = how
     st.muerto_taker[b, t, m] = p
     for i in range(MUERTO_SIZE):
         st.hands[b, p, st.muertos[b, t, m, i]] += 1
+    _packet_left(st, b, params)
 
 
 @njit
 def _after_draw_from_stock(st, b, params):
     if st.stock_len[b] == 0 and params[P_MUERTO_REFILLS_STOCK]:
-        for t in range(2):
-            m = next_muerto(st, b, t, params)
-            if m >= 0:
+        if params[P_MUERTO_POT_SHARED]:
+            if st.scalars[b, S_MUERTOS_LEFT] > 0:
+                # the pot's next packet becomes the stock and belongs to no team
+                k = 1 if st.scalars[b, S_MUERTOS_LEFT] == 2 else _pot_packet(st, b, 0)
                 for i in range(MUERTO_SIZE):
-                    st.stock[b, i] = st.muertos[b, t, m, i]
+                    st.stock[b, i] = st.muertos[b, k, 0, i]
                 st.stock_len[b] = MUERTO_SIZE
-                st.muerto_status[b, t, m] = MUERTO_STOCK
-                break
+                _packet_left(st, b, params)
+        else:
+            for t in range(2):
+                m = next_muerto(st, b, t, params)
+                if m >= 0:
+                    for i in range(MUERTO_SIZE):
+                        st.stock[b, i] = st.muertos[b, t, m, i]
+                    st.stock_len[b] = MUERTO_SIZE
+                    st.muerto_status[b, t, m] = MUERTO_STOCK
+                    _packet_left(st, b, params)
+                    break
     if st.stock_len[b] <= params[P_STOCK_END]:
         st.scalars[b, S_LAST_TURN] = 1
 

@@ -38,6 +38,7 @@ from burako_env.core.constants import (
     MF_WILD,
     MUERTO_ABSENT,
     MUERTO_SIZE,
+    MUERTO_STOCK,
     MUERTO_UNTAKEN,
     NUM_MELD_FIELDS,
     PHASE_DRAW,
@@ -45,6 +46,7 @@ from burako_env.core.constants import (
     PHASE_PLAY,
     S_FIRST_PLAYER,
     S_MATCH0,
+    S_MUERTOS_LEFT,
     S_NO_DISCARD,
     S_OPENED0,
     S_PEEK_CARD,
@@ -129,6 +131,7 @@ def build_game(
     stock: str | None = None,
     muertos: dict[int, list[str]] | None = None,
     muertos_taken: dict[int, int] | None = None,
+    pot_left: int | None = None,
     player: int = 0,
     phase: str = "play",
     peek_card: str | None = None,
@@ -143,7 +146,10 @@ def build_game(
 
     ``stock`` lists the stock bottom first (its last card is drawn next); when None, the
     cards left over fill it. ``muertos_taken[t]`` marks that many of team t's muertos as
-    already taken (and played). ``opened`` says which teams have confirmed melds
+    already taken (and played). ``pot_left`` (``muerto_pot: shared``) says how many packets
+    the pot still holds when fewer than the untaken teams' count: with 0, a team that took
+    none can never go out; with 1 and both teams untaken, team 0's packet is the one left.
+    ``opened`` says which teams have confirmed melds
     (min_first_meld); by default a team with melds has opened.
     """
     game = Game(variant, num_players=num_players, batch_size=1, episode=episode, **overrides)
@@ -208,6 +214,16 @@ def build_game(
             if len(cards) != MUERTO_SIZE:
                 raise ValueError(f"muerto {m} of team {t} needs {MUERTO_SIZE} cards")
             st.muertos[0, t, m] = cards
+    untaken = int((st.muerto_status[0] == MUERTO_UNTAKEN).sum())
+    s[S_MUERTOS_LEFT] = untaken
+    if pot_left is not None:
+        if v.muerto_pot != "shared" or not 0 <= pot_left <= untaken:
+            raise ValueError(
+                f"pot_left needs muerto_pot 'shared' and 0..{untaken} packets, got {pot_left}"
+            )
+        s[S_MUERTOS_LEFT] = pot_left
+        if pot_left == 0:
+            st.muerto_status[0, :, 0][st.muerto_status[0, :, 0] == MUERTO_UNTAKEN] = MUERTO_STOCK
     if stock is None:
         stock_cards = [c for c in range(NUM_CARD_TYPES) for _ in range(int(left[c]))]
     else:

@@ -15,11 +15,13 @@ from burako_env.core.constants import (
     MAX_MELDS,
     MAX_MUERTOS,
     MUERTO_SIZE,
+    MUERTO_UNTAKEN,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     NUM_MELD_FIELDS,
     NUM_SCALARS,
     NUM_SCORE_ITEMS,
+    S_MUERTOS_LEFT,
 )
 
 
@@ -91,3 +93,26 @@ def states_equal(a: GameState, b: GameState) -> bool:
         for name, x, y in zip(GameState._fields, a, b, strict=True)
         if name != "scratch"
     )
+
+
+def untaken_packets(state: GameState, b: int, shared_pot: bool) -> list[tuple[int, int]]:
+    """The (team, index) of every muerto packet of game ``b`` still face down.
+
+    With ``muerto_pot: shared`` the statuses say which teams may still take one, and the
+    pot's size says how many packets are left (see ``rules._pot_packet`` for where they
+    lie); otherwise each untaken status is a packet of its own.
+    """
+    if not shared_pot:
+        return [
+            (t, m)
+            for t in range(2)
+            for m in range(MAX_MUERTOS)
+            if state.muerto_status[b, t, m] == MUERTO_UNTAKEN
+        ]
+    left = int(state.scalars[b, S_MUERTOS_LEFT])
+    if left == 2:
+        return [(0, 0), (1, 0)]
+    if left == 0:
+        return []
+    untaken = [t for t in range(2) if state.muerto_status[b, t, 0] == MUERTO_UNTAKEN]
+    return [(0 if len(untaken) == 2 else untaken[0], 0)]

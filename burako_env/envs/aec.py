@@ -6,20 +6,20 @@ A PettingZoo AEC environment for Burako (Buraco, Burraco), the rummy-family game
 melds, canastas and *muertos*, in four rule variants (``argentine``, ``italian``,
 ``brazilian``, ``colombian``; RULES.md) or one's own YAML of house rules.
 
-| Import             | `from burako_env import burako_v0`                         |
+| Import             | `from burako_env import burako_v1`                         |
 |--------------------|------------------------------------------------------------|
 | Actions            | Discrete                                                   |
 | Parallel API       | No                                                         |
 | Manual Control     | No (the `burako play` CLI is the human interface)          |
 | Agents             | `agents= ['player_0', 'player_1', ...]`                    |
 | Agents             | 2, 4 (all variants), 6 or 8 (colombian)                    |
-| Action Shape       | Discrete(NUM_ACTIONS) = Discrete(1773)                     |
-| Observation Shape  | `{"observation": (obs_size,) int16, "action_mask": (1773,) int8}` |
+| Action Shape       | Discrete(NUM_ACTIONS) = Discrete(2541)                     |
+| Observation Shape  | `{"observation": (obs_size,) int16, "action_mask": (2541,) int8}` |
 | Observation Values | int16: counts, table fields, sizes and scores (some negative) |
 
-    from burako_env import burako_v0
+    from burako_env import burako_v1
 
-    env = burako_v0.env(variant="argentine", num_players=4, render_mode="ansi")
+    env = burako_v1.env(variant="argentine", num_players=4, render_mode="ansi")
     env.reset(seed=42)
     for agent in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
@@ -36,7 +36,7 @@ turn is several decisions (draw, any number of melds, the discard) by the same p
 
 ## Arguments
 
-``burako_v0.env(variant="argentine", num_players=None, episode="hand", reward="score",
+``burako_v1.env(variant="argentine", num_players=None, episode="hand", reward="score",
 render_mode=None, copy_observations=False, render_viewer=None, **overrides)``
 
 * ``variant``: a variant name, a YAML path or a :class:`~burako_env.variants.Variant`.
@@ -74,11 +74,11 @@ pass ``copy_observations=True``.
 
 ``raw_env.legal_actions()`` gives the same legal ids as a short int array (a view of the
 engine's list, in the engine's order), a cheaper way to sample a random legal move than
-a 1773-wide mask.
+a 2541-wide mask.
 
 ## Action Space
 
-``Discrete(1773)``: draw from the stock, take the pile, keep or reject a peeked card,
+``Discrete(2541)``: draw from the stock, take the pile, keep or reject a peeked card,
 take the muerto keeping wilds, open a group / run / wild group (templates; the engine
 picks the suits of a group's naturals), add one card to a meld slot, discard a card.
 The table of ranges is docs/ACTIONS.md; ``burako_env.core.actions.describe_action``
@@ -119,7 +119,12 @@ truncated).
 
 ## Version History
 
-* v0: Initial version (burako 0.1.0).
+* v1: Rules v1 (burako 0.2.0): a meld is legal when the turn can still be finished
+  (the old "last card must be discardable" rule is withdrawn), the brazilian muerto pot
+  (`muerto_pot: shared`), group openings that name their suits. Action space
+  Discrete(2541) (group ids 5-844; the other ranges shifted by 768), observation `misc`
+  gains the muerto packets left (18 entries) and `variant` the `muerto_pot` flag.
+* v0: Initial version (burako 0.1.0), Discrete(1773).
 """
 
 from __future__ import annotations
@@ -369,7 +374,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
 
     metadata = {
         "render_modes": ["human", "ansi"],
-        "name": "burako_v0",
+        "name": "burako_v1",
         "is_parallelizable": False,
         "render_fps": 1,
     }

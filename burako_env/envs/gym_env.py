@@ -7,7 +7,7 @@ interface of :class:`agents.base.Agent` (``act(obs[B, O], mask[B, A]) -> actions
 lets the opponents play until the learner is to act again or the episode ends.
 
     import gymnasium, burako_env
-    env = gymnasium.make("Burako-v0", variant="italian", num_players=4)
+    env = gymnasium.make("Burako-v1", variant="italian", num_players=4)
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks().argmax())
 

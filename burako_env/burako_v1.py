@@ -1,4 +1,4 @@
-"""Burako, version 0, as PettingZoo classic names its environments::
+"""Burako, version 1 (rules v1), as PettingZoo classic names its environments::
 
     from burako_env import burako_v0
 

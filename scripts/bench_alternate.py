@@ -1,0 +1,73 @@
+"""Compare the core's speed of two source trees in one alternating run.
+
+    .venv/bin/python scripts/bench_alternate.py OLD_TREE NEW_TREE [--rounds 5]
+
+Each round runs ``bench_core`` (random legal play of whole hands inside one compiled
+kernel) in a fresh process for the first tree, then for the second, with that tree first
+on ``PYTHONPATH`` (a git worktree of an older commit, say). Alternating and taking the
+median of each side keeps the machine's noise out of the ratio (docs/BENCHMARKS.md). Each
+tree compiles into its own numba cache before the rounds begin.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+SNIPPET = """
+import json, sys
+from burako_env.bench import bench_core
+r = bench_core({variant!r}, {players}, batch_size={batch}, threads={threads},
+               min_games={games}, seed={seed})
+print("RESULT " + json.dumps(r))
+"""
+
+
+def run(tree: Path, args: argparse.Namespace) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    code = SNIPPET.format(
+        variant=args.variant, players=args.players, batch=args.batch, threads=args.threads,
+        games=args.games, seed=args.seed,
+    )  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=tree, capture_output=True, text=True, check=True
+    ).stdout
+    line = next(x for x in out.splitlines() if x.startswith("RESULT "))
+    return json.loads(line[len("RESULT ") :])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("trees", nargs=2, type=Path, help="the two source trees (old, new)")
+    ap.add_argument("--variant", default="argentine")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--games", type=int, default=4000, help="games per measurement")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    trees = [t.resolve() for t in args.trees]
+    for t in trees:  # compile (or load) each tree's kernels outside the measured rounds
+        run(t, argparse.Namespace(**{**vars(args), "games": 64}))
+    rates: list[list[float]] = [[], []]
+    for k in range(args.rounds):
+        for i, t in enumerate(trees):
+            r = run(t, args)
+            rates[i].append(r["games_per_s"])
+            print(f"round {k + 1} {t.name}: {r['games_per_s']:,.0f} hands/s", flush=True)
+    med = [statistics.median(r) for r in rates]
+    print(
+        f"{args.variant} {args.players}p, batch {args.batch}, {args.threads} threads, "
+        f"{args.games} hands x {args.rounds} rounds: {trees[0].name} {med[0]:,.0f} hands/s, "
+        f"{trees[1].name} {med[1]:,.0f} hands/s, ratio new/old {med[1] / med[0]:.3f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
