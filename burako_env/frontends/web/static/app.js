@@ -289,7 +289,9 @@ function renderPlay() {
         (m.meld || m.cards.map(c => ({ card: c, wild: null }))).map(x => cardEl(x.card, { small: true, wild: x.wild })))));
   }
 
-  app.replaceChildren(h("div", { class: "table play" },
+  // data-state and data-moves let a script (the browser tests) wait for the next turn
+  const state = v.over ? "over" : myTurn ? "my-turn" : "waiting";
+  app.replaceChildren(h("div", { class: "table play", id: "table", "data-state": state, "data-moves": v.log.length },
     h("div", { class: "board" },
       statusLine(v),
       seatsEl(v, false),
@@ -504,7 +506,7 @@ function renderWatch() {
   const lastMove = h("div", { class: "status-line", id: "last-move" }, last ? "P" + last.seat + " (" + last.who + "): " + last.text : "the deal, before the first move");
   const board = [h("p", { style: "opacity:0.8;margin:0" }, v.header), controls, lastMove, statusLine(v), seatsEl(v, true), middleEl(v, null, false), teamsEl(v, new Set(), null, false)];
   if (v.over && v.last_hand) board.push(h("div", { class: "panel" }, h("h3", {}, v.result.text), scoreTable(v.last_hand.teams)));
-  app.replaceChildren(h("div", { class: "table watch" }, h("div", { class: "board" }, board), h("aside", {}, scoresEl(v), logEl(v.moves_played, v.step))));
+  app.replaceChildren(h("div", { class: "table watch", id: "table", "data-step": v.step }, h("div", { class: "board" }, board), h("aside", {}, scoresEl(v), logEl(v.moves_played, v.step))));
 }
 
 document.addEventListener("keydown", ev => {
