@@ -298,7 +298,7 @@ function renderPlay() {
       middleEl(v, one, myTurn),
       teamsEl(v, addSlots, one, myTurn),
       h("div", { class: "mine panel" },
-        h("h3", {}, "Your hand, P" + v.seat + " (team " + (v.seat % 2) + "), " + me.cards + " cards"),
+        h("h3", {}, "Your hand, P" + v.seat + " (team " + (v.seat % 2) + "), " + me.cards + (me.cards === 1 ? " card" : " cards")),
         hand, actions, suggest,
         h("div", { id: "message", class: "message" }))),
     h("aside", { class: "side" }, scoresEl(v), logEl(v.log, null))));
@@ -321,7 +321,7 @@ function seatsEl(v, allHands) {
     if (s.seat === own) return null;
     const box = h("div", { class: "seat" + (s.to_act ? " to-act" : ""), "data-seat": s.seat },
       h("div", { class: "name" }, seatName(s.seat, v) + (!allHands && s.team === v.seat % 2 ? " · partner" : "")),
-      h("div", {}, "team " + s.team + " · " + s.cards + " cards"));
+      h("div", {}, "team " + s.team + " · " + s.cards + (s.cards === 1 ? " card" : " cards")));
     if (s.hand) box.append(h("div", { class: "cards" }, s.hand.map(c => cardEl(c, { small: true }))));
     else box.append(h("div", { class: "cards" }, Array.from({ length: Math.min(s.cards, 8) }, () => backEl(true))));
     if (s.known && s.known.length) box.append(h("div", { class: "known" }, "known in hand: " + cardsText(s.known)));
@@ -497,10 +497,10 @@ function renderWatch() {
   seatSel.addEventListener("change", () => { watch.viewer = seatSel.value; goStep(v.step); });
   const last = v.step > 0 ? v.moves_played[v.step - 1] : null;
   const controls = h("div", { class: "controls" },
-    h("button", { id: "first", onclick: () => goStep(0), disabled: v.step === 0 }, "⏮ start"),
+    h("button", { id: "first", onclick: () => goStep(0), disabled: v.step === 0 }, "|◀ start"),
     h("button", { id: "back", onclick: () => goStep(v.step - 1), disabled: v.step === 0 }, "◀ back"),
     h("button", { id: "forward", class: "primary", onclick: () => goStep(v.step + 1), disabled: v.step === v.steps }, "forward ▶"),
-    h("button", { id: "last", onclick: () => goStep(v.steps), disabled: v.step === v.steps }, "end ⏭"),
+    h("button", { id: "last", onclick: () => goStep(v.steps), disabled: v.step === v.steps }, "end ▶|"),
     h("span", { class: "counter", id: "counter" }, "move " + v.step + " / " + v.steps),
     seatSel);
   const lastMove = h("div", { class: "status-line", id: "last-move" }, last ? "P" + last.seat + " (" + last.who + "): " + last.text : "the deal, before the first move");
