@@ -395,7 +395,8 @@ function rerender() { if (watch) renderWatch(); else if (view) renderPlay(); }
 // ------------------------------------------------------------------ end of a hand
 function maybeSummary() {
   if (watch || !view || summaryShown) return;
-  if (view.over || view.hands_ended > seenHands()) openSummary(false);
+  // a hand has ended since the person last closed a summary (the last hand too)
+  if (view.hands_ended > seenHands()) openSummary(false);
 }
 
 function scoreTable(teams) {
