@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import socket
 from pathlib import Path
 
 import numpy as np
@@ -581,6 +582,13 @@ def test_serve_command_errors(tmp_path):
         assert "error:" in r.output and message in r.output
     r = runner.invoke(cli_app, ["serve", "--help"])
     assert r.exit_code == 0 and "--records" in r.output
+    assert "serve" in runner.invoke(cli_app, ["--help"]).output
+    with socket.socket() as busy:  # a port already taken: a clear error, not a traceback
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = runner.invoke(cli_app, ["serve", "--port", str(port), "--records", str(tmp_path)])
+    assert r.exit_code == 2 and f"error: cannot listen on 127.0.0.1:{port}" in r.output
 
 
 FRONT_ENDS = {"cli.py", "play.py", "playback.py", "bench.py", "simulate.py", "rules_text.py"}
