@@ -12,12 +12,14 @@ the melds it fits glow. Needs Debian's chromium (``apt-get install chromium``)::
 from __future__ import annotations
 
 import argparse
+import io
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from PIL import Image
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,11 +92,13 @@ def main() -> None:
                     "#hand .card"
                 )
                 card.click()
-                page.screenshot(path=args.out, full_page=True)
+                png = page.screenshot(full_page=True)
                 browser.close()
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+    # lossless (a 256-colour palette would turn the blue diamonds grey)
+    Image.open(io.BytesIO(png)).convert("RGB").save(args.out, optimize=True)
     print(f"wrote {args.out}")
 
 
