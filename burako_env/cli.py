@@ -7,6 +7,7 @@
     burako tournament random greedy discard_table --hands 200 --out results/
     burako play --bots greedy --seat 1 --save game.jsonl
     burako replay games.jsonl --check
+    burako serve --records games       # the table in a browser: play, watch records
     burako train --config configs/train/tiny.yaml
 
 Every command has ``--help``; a bad argument prints ``error: ...`` and exits with code 2.
@@ -513,6 +514,52 @@ def replay(
     if moves_only:
         typer.echo(f"\n{table}")
     typer.echo(f"\nReplayed {len(rec.actions)} moves; the result matches the record.")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on (keep it local)")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port (0: any free port)")] = 8000,
+    records: Annotated[
+        str, typer.Option(help="folder of record files (*.jsonl) that Watch lists")
+    ] = "games",
+    save_dir: Annotated[
+        str | None,
+        typer.Option(help="folder for saved games (default: the records folder)"),
+    ] = None,
+    bot_delay: Annotated[
+        float, typer.Option(help="seconds the page waits before a bot moves")
+    ] = 0.7,
+) -> None:
+    """The table in a browser: play against the bots, watch recorded games.
+
+    Prints the URL to open. Watch shows the record files under --records (and nothing
+    outside it); a finished game can be saved there as a record.
+    """
+    from pathlib import Path
+
+    if not 0 <= port <= 65535:
+        _fail(f"--port must be 0..65535, got {port}")
+    if bot_delay < 0:
+        _fail(f"--bot-delay must be 0 or more seconds, got {bot_delay}")
+    for name, folder in (("--records", records), ("--save-dir", save_dir)):
+        if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
+            _fail(f"{name} {folder!r} is a file; give a folder")
+    from burako_env.frontends.web import serve as run
+
+    try:
+        run(
+            host=host,
+            port=port,
+            records_dir=records,
+            save_dir=save_dir,
+            bot_delay=bot_delay,
+            echo=typer.echo,
+        )
+    except OSError as exc:
+        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
 
 
 @app.command()

@@ -1,0 +1,158 @@
+"""The moves the page offers, and a clicked move turned into an action id.
+
+:func:`legal_moves` lists the engine's legal actions for the player to act, each with the
+engine's description, its kind, the hand cards it moves and, for an opening, the meld it
+lays (wild where it stands). The cards come from the engine itself: each opening is tried
+on a copy of the game and the new meld read back, so openings whose suits the engine
+picks, and any kind of opening the engine adds, show exactly what they lay.
+
+:func:`resolve_move` turns a request from the page into an action id: ``{"action": id}``
+from a button, or a move on cards (``{"kind": "discard", "cards": [c]}``,
+``{"kind": "add", "cards": [c], "slot": s}``, ``{"kind": "open", "cards": [a, b, c]}``)
+which goes through :func:`burako_env.play.parse_move`, the parser of ``burako play``.
+A request that is not a move raises :class:`BadMove`; an illegal one :class:`RefusedMove`
+with the engine's reason. Neither touches the game.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from burako_env.cards import NUM_CARD_TYPES, format_cards
+from burako_env.core.actions import decode_action, describe_action
+from burako_env.core.constants import NUM_ACTIONS, S_HANDS_ENDED
+from burako_env.core.game import Game, IllegalActionError
+from burako_env.core.state import copy_state
+from burako_env.frontends.web.table import meld_cards
+from burako_env.play import MoveError, parse_move
+
+#: the kinds of move made on cards, and the typed move each one becomes
+CARD_MOVES = ("discard", "add", "open")
+
+
+class BadMove(ValueError):
+    """A request that names no move (malformed, cards not held, not a meld)."""
+
+
+class RefusedMove(ValueError):
+    """A move the engine does not allow now; the message is its reason."""
+
+    def __init__(self, action: int, reason: str):
+        self.action = action
+        self.reason = reason
+        super().__init__(f"not legal: {describe_action(action)}: {reason}")
+
+
+def _trial(game: Game) -> Game:
+    """A copy of the game to try an action on (the original never moves)."""
+    trial = copy.copy(game)
+    trial.state = copy_state(game.state)
+    return trial
+
+
+def _opening(game: Game, action: int, b: int = 0) -> tuple[list[int], list[dict] | None]:
+    """The hand cards an opening moves and the meld it lays, read from a trial step."""
+    info = decode_action(action)
+    st = game.state
+    team = int(game.current_player[b]) % 2
+    before = int(st.num_melds[b, team])
+    trial = _trial(game)
+    trial.step_one(action, b)
+    ts = trial.state
+    same_hand = ts.scalars[b, S_HANDS_ENDED] == st.scalars[b, S_HANDS_ENDED]
+    if same_hand and ts.num_melds[b, team] > before:
+        laid = meld_cards(ts.melds[b, team, before])
+        return sorted(c["card"] for c in laid), laid
+    # the opening ended the hand (a new deal cleared the table): the decoded cards
+    return sorted(info.cards), None
+
+
+def legal_moves(game: Game, b: int = 0) -> list[dict]:
+    """The legal actions of the player to act, in the engine's order, for the page."""
+    moves = []
+    for a in game.legal_actions(b):
+        a = int(a)
+        info = decode_action(a)
+        move = {"action": a, "kind": info.kind, "text": describe_action(a), "cards": []}
+        if info.kind.startswith("open"):
+            move["kind"] = "open"
+            move["cards"], move["meld"] = _opening(game, a, b)
+        elif info.kind in ("add", "discard"):
+            move["cards"] = [int(c) for c in info.cards]
+            if info.kind == "add":
+                move["slot"] = int(info.slot)
+        moves.append(move)
+    return moves
+
+
+def _card_list(value, kind: str) -> list[int]:
+    if not isinstance(value, list) or not value:
+        raise BadMove(f"a {kind} move needs 'cards': a list of card ids 0..{NUM_CARD_TYPES - 1}")
+    for c in value:
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < NUM_CARD_TYPES:
+            raise BadMove(f"{c!r} is not a card id: card ids are 0..{NUM_CARD_TYPES - 1}")
+    return value
+
+
+def _typed(request: dict) -> str:
+    """The ``burako play`` line for a move on cards."""
+    kind = request.get("kind")
+    if kind not in CARD_MOVES:
+        raise BadMove(
+            f"unknown move kind {kind!r}: send {{'action': id}}, or 'kind' one of "
+            f"{', '.join(CARD_MOVES)} with 'cards'"
+        )
+    cards = format_cards(_card_list(request.get("cards"), kind))
+    if kind == "discard":
+        return f"discard {cards}"
+    if kind == "open":
+        return f"meld {cards}"
+    slot = request.get("slot")
+    if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
+        raise BadMove("an add move needs 'slot': the number of one of your team's melds")
+    return f"add {cards} to {slot}"
+
+
+def resolve_move(game: Game, seat: int, request, b: int = 0) -> int:
+    """The legal action id a request from the page stands for.
+
+    Raises :class:`BadMove` when the request names no move and :class:`RefusedMove` when
+    the engine does not allow it now (its reason in the message); the game is untouched.
+    """
+    if not isinstance(request, dict):
+        raise BadMove("a move is a JSON object: {'action': id} or {'kind': ..., 'cards': [...]}")
+    if "action" in request:
+        a = request["action"]
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise BadMove(f"'action' must be an action id (a whole number), got {a!r}")
+        if not 0 <= a < NUM_ACTIONS:
+            raise BadMove(f"action {a} is outside the action space 0..{NUM_ACTIONS - 1}")
+    else:
+        try:
+            a = parse_move(_typed(request), game, seat, b)
+        except MoveError as exc:
+            raise BadMove(str(exc)) from exc
+        if isinstance(a, str):  # a command word cannot come out of a move on cards
+            raise BadMove(f"{request!r} is not a move")
+    why = game.why_illegal(a, b)
+    if why is not None:
+        raise RefusedMove(a, why)
+    return int(a)
+
+
+def apply_move(game: Game, action: int, b: int = 0) -> None:
+    """Step a legal action (the engine checks it once more before anything moves)."""
+    try:
+        game.step_one(action, b)
+    except IllegalActionError as exc:  # resolve_move checked it: a bug if this happens
+        raise RefusedMove(action, str(exc)) from exc
+
+
+def legal_mask_row(game: Game, b: int = 0) -> np.ndarray:
+    """The mask row of game ``b``, shaped [1, NUM_ACTIONS] for an agent."""
+    return game.legal_action_mask()[b : b + 1]
+
+
+__all__ = ["BadMove", "RefusedMove", "apply_move", "legal_mask_row", "legal_moves", "resolve_move"]

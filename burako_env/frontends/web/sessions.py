@@ -1,0 +1,345 @@
+"""Games in play in the browser, and recorded games stepped through.
+
+* :class:`PlaySession`: one person's game against bots (one per browser tab): the
+  :class:`~burako_env.core.game.Game`, the seat, the bots and the moves so far. A move is
+  checked before anything changes, so a refused one leaves the game as it was.
+* :class:`SessionStore`: the games by id, the oldest dropped past ``max_games``.
+* :class:`RecordLibrary`: the record files of one folder. A file is asked for by its name
+  as the listing gives it and looked up in that listing, never joined to a path, so nothing
+  outside the folder can be read.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from burako_env.core.actions import describe_action
+from burako_env.core.constants import S_HANDS_ENDED
+from burako_env.core.game import EPISODES, Game
+from burako_env.core.state import copy_state
+from burako_env.frontends.web.moves import apply_move, legal_mask_row, legal_moves, resolve_move
+from burako_env.frontends.web.table import table_view
+from burako_env.playback import check_record, header, load_lines, start
+from burako_env.records import GameRecord, write_records
+from burako_env.variants import VARIANT_NAMES, VariantError, load_variant
+
+#: the games kept in memory at once; past it the least recently used is dropped
+MAX_GAMES = 200
+#: the agents the page offers as bots
+BOT_NAMES = ("discard_table", "greedy", "random", "ppo")
+#: where a game's moves come from in its log
+HUMAN = "you"
+
+
+class SessionError(ValueError):
+    """A request the server cannot serve; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def variant_choices() -> list[dict]:
+    """The named variants with their player counts (the page's set-up form)."""
+    out = []
+    for name in VARIANT_NAMES:
+        v = load_variant(name)
+        out.append({"name": name, "players": list(v.players), "default_players": v.num_players})
+    return out
+
+
+@dataclass
+class PlaySession:
+    """One game against bots: the person at ``seat``, ``bots`` at every other seat."""
+
+    id: str
+    game: Game
+    seat: int
+    bots: dict
+    names: list[str]  # who sits at each seat ("you" for the person)
+    seed: int
+    variant: str
+    log: list[dict] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    saved_as: str | None = None
+
+    @classmethod
+    def new(cls, options) -> PlaySession:
+        """A fresh game from the set-up form's JSON; SessionError says what to fix."""
+        from burako_env.play import make_bots
+
+        if not isinstance(options, dict):
+            raise SessionError("the new game's options must be a JSON object")
+        unknown = set(options) - {"variant", "players", "seat", "bots", "episode", "seed"}
+        if unknown:
+            raise SessionError(f"unknown game options: {', '.join(sorted(unknown))}")
+        variant = options.get("variant", "argentine")
+        if variant not in VARIANT_NAMES:
+            raise SessionError(
+                f"unknown variant {variant!r}: use one of {', '.join(VARIANT_NAMES)}"
+            )
+        players = options.get("players")
+        seat = options.get("seat", 0)
+        seed = options.get("seed", 0)
+        episode = options.get("episode", "hand")
+        for name, value in (("players", players), ("seat", seat), ("seed", seed)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise SessionError(f"{name} must be a whole number, got {value!r}")
+        if seed is None or seed < 0:
+            raise SessionError(f"seed must be 0 or more, got {seed!r}")
+        if episode not in EPISODES:
+            raise SessionError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
+        try:
+            game = Game(variant, num_players=players, episode=episode, seed=seed)
+        except VariantError as exc:
+            raise SessionError(str(exc)) from exc
+        n = game.num_players
+        if seat is None or not 0 <= seat < n:
+            raise SessionError(f"seat must be 0..{n - 1} for {n} players, got {seat!r}")
+        bots = options.get("bots", "discard_table")
+        others = [p for p in range(n) if p != seat]
+        if isinstance(bots, str):
+            bots = [bots] * len(others)
+        if not isinstance(bots, list) or len(bots) != len(others):
+            raise SessionError(f"bots must be one agent name, or a list of {len(others)} names")
+        for name in bots:
+            if name not in BOT_NAMES:
+                raise SessionError(f"unknown bot {name!r}: use one of {', '.join(BOT_NAMES)}")
+        try:
+            agents = make_bots(game, seat, list(bots), seed)
+        except ValueError as exc:
+            raise SessionError(str(exc)) from exc
+        names = [HUMAN if p == seat else bots[others.index(p)] for p in range(n)]
+        return cls(secrets.token_hex(8), game, seat, agents, names, seed, variant)
+
+    # ------------------------------------------------------------ state
+    @property
+    def to_act(self) -> int:
+        return int(self.game.current_player[0])
+
+    def view(self) -> dict:
+        """The table as the person sees it, with their legal moves when it is their turn."""
+        game = self.game
+        # once the game is over every hand is shown, as at a real table
+        view = table_view(game, viewer=None if game.is_over() else self.seat)
+        view["id"] = self.id
+        view["seat"] = self.seat
+        view["names"] = self.names
+        view["seed"] = self.seed
+        view["log"] = self.log
+        view["moves"] = [] if game.is_over() or self.to_act != self.seat else legal_moves(game)
+        view["saved_as"] = self.saved_as
+        return view
+
+    def _record_move(self, player: int, action: int) -> None:
+        hands_before = int(self.game.state.scalars[0, S_HANDS_ENDED])
+        apply_move(self.game, action)
+        self.actions.append(action)
+        entry = {"seat": player, "who": self.names[player], "text": describe_action(action)}
+        self.log.append(entry)
+        if int(self.game.state.scalars[0, S_HANDS_ENDED]) != hands_before:
+            self.log.append({"seat": None, "who": "", "text": f"hand {hands_before + 1} is over"})
+
+    # ------------------------------------------------------------ moves
+    def move(self, request) -> None:
+        """The person's move; raises BadMove / RefusedMove / SessionError, game untouched."""
+        if self.game.is_over():
+            raise SessionError("the game is over: start a new one", 409)
+        if self.to_act != self.seat:
+            p = self.to_act
+            raise SessionError(f"it is P{p}'s turn ({self.names[p]}), not yours", 409)
+        action = resolve_move(self.game, self.seat, request)
+        self._record_move(self.seat, action)
+
+    def bot_move(self) -> None:
+        """One move of the bot to act; SessionError when it is the person's turn."""
+        if self.game.is_over():
+            raise SessionError("the game is over: no bot is to move", 409)
+        p = self.to_act
+        if p == self.seat:
+            raise SessionError("it is your turn, not a bot's", 409)
+        obs = self.game.observe_one(p)[None]
+        action = int(np.asarray(self.bots[p].act(obs, legal_mask_row(self.game))).reshape(-1)[0])
+        why = self.game.why_illegal(action)
+        if why is not None:  # an agent bug, reported instead of played
+            raise SessionError(
+                f"bot {self.names[p]!r} at P{p} chose illegal action {action}: {why}", 500
+            )
+        self._record_move(p, action)
+
+    # ------------------------------------------------------------ records
+    def record(self) -> GameRecord:
+        """The finished game as a record (burako_env.records); SessionError before the end."""
+        game = self.game
+        if not game.is_over():
+            raise SessionError("the game is not over yet: a record holds a finished game", 409)
+        scores = game.match_scores[0] if game.episode == "match" else game.hand_scores[0]
+        seats = ["human" if p == self.seat else name for p, name in enumerate(self.names)]
+        return GameRecord(
+            variant=self.variant,
+            num_players=game.num_players,
+            seed=self.seed,
+            index=0,
+            seats=seats,
+            actions=list(self.actions),
+            scores=[int(v) for v in scores],
+            winner=int(game.winner[0]),
+            episode=game.episode,
+            agents=seats[:2],
+            meta={"source": "burako serve", "human_seat": self.seat},
+        )
+
+    def save(self, folder: Path) -> str:
+        """Write the record to ``folder/game-<id>.jsonl``; returns the file name."""
+        record = self.record()
+        name = f"game-{self.id}.jsonl"
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{name}.tmp"
+        write_records(tmp, [record])
+        tmp.replace(folder / name)  # whole or not at all
+        self.saved_as = name
+        return name
+
+
+class SessionStore:
+    """The games in play, by id; the least recently used go past ``max_games``."""
+
+    def __init__(self, max_games: int = MAX_GAMES) -> None:
+        self.max_games = max_games
+        self._games: OrderedDict[str, PlaySession] = OrderedDict()
+
+    def add(self, session: PlaySession) -> PlaySession:
+        self._games[session.id] = session
+        while len(self._games) > self.max_games:
+            self._games.popitem(last=False)
+        return session
+
+    def get(self, game_id: str) -> PlaySession:
+        session = self._games.get(game_id)
+        if session is None:
+            raise SessionError(
+                f"no game {game_id!r} here: it may be from before the server restarted; "
+                "start a new game",
+                404,
+            )
+        self._games.move_to_end(game_id)
+        return session
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+
+class RecordLibrary:
+    """The ``*.jsonl`` record files under one folder (None: no folder, nothing listed)."""
+
+    def __init__(self, folder: str | Path | None) -> None:
+        self.folder = None if folder is None else Path(folder).resolve()
+
+    def files(self) -> dict[str, Path]:
+        """Name (relative, with ``/``) to path of every record file inside the folder.
+
+        Links that lead outside the folder are left out."""
+        if self.folder is None or not self.folder.is_dir():
+            return {}
+        out = {}
+        for path in sorted(self.folder.rglob("*.jsonl")):
+            real = path.resolve()
+            if real.is_file() and real.is_relative_to(self.folder):
+                out[path.relative_to(self.folder).as_posix()] = real
+        return out
+
+    def path(self, name) -> Path:
+        if not isinstance(name, str) or not name:
+            raise SessionError("name a record file: 'file' as the list of records gives it")
+        path = self.files().get(name)
+        if path is None:
+            raise SessionError(
+                f"no record file {name!r} in the records folder; the list of records names "
+                "the files there",
+                404,
+            )
+        return path
+
+    def listing(self) -> list[dict]:
+        return [{"file": name, "bytes": p.stat().st_size} for name, p in self.files().items()]
+
+    def games(self, name: str) -> list[dict]:
+        """Each line of a file: its header, or why it is not a record."""
+        try:
+            lines = load_lines(self.path(name))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SessionError(f"cannot read {name}: {exc}", 422) from exc
+        out = []
+        for i, line in enumerate(lines):
+            if line.record is None:
+                out.append({"game": i, "line": line.lineno, "error": line.error})
+            else:
+                try:
+                    text = header(line.record)
+                except Exception as exc:  # noqa: BLE001 - fields of the wrong type
+                    out.append({"game": i, "line": line.lineno, "error": f"bad record: {exc}"})
+                    continue
+                out.append({"game": i, "line": line.lineno, "header": text})
+        return out
+
+    def record(self, name: str, game: int) -> tuple[GameRecord, int]:
+        """Record ``game`` of a file (and its line), checked by replaying it."""
+        try:
+            lines = load_lines(self.path(name))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SessionError(f"cannot read {name}: {exc}", 422) from exc
+        if isinstance(game, bool) or not isinstance(game, int) or not 0 <= game < len(lines):
+            raise SessionError(
+                f"{name} holds {len(lines)} game(s): ask for game 0..{len(lines) - 1}, "
+                f"not {game!r}",
+                404,
+            )
+        line = lines[game]
+        problem = line.error if line.record is None else check_record(line.record)
+        if problem is not None:
+            raise SessionError(f"{name}, game {game} (line {line.lineno}): {problem}", 422)
+        return line.record, line.lineno
+
+
+def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
+    """The recorded game after ``step`` moves, seen by ``viewer`` (None: every hand)."""
+    n = len(record.actions)
+    if not 0 <= step <= n:
+        raise SessionError(f"step must be 0..{n} (the record has {n} moves), got {step}")
+    if viewer is not None and not 0 <= viewer < record.num_players:
+        raise SessionError(f"viewer must be a seat 0..{record.num_players - 1} or 'all'")
+    game = start(record)
+    moves = []
+    at_step = copy_state(game.state) if step == 0 else None
+    for k, a in enumerate(record.actions, 1):
+        p = int(game.current_player[0])
+        moves.append({"seat": p, "who": record.seats[p], "text": describe_action(int(a))})
+        game.step_one(int(a))
+        if k == step:
+            at_step = copy_state(game.state)
+    if step < n:
+        game.state = at_step  # the table as it stood after the chosen move
+    final = table_view(game, viewer=viewer)
+    final["names"] = list(record.seats)
+    final["moves_played"] = moves
+    final["step"] = step
+    final["steps"] = n
+    final["header"] = header(record)
+    return final
+
+
+__all__ = [
+    "BOT_NAMES",
+    "MAX_GAMES",
+    "PlaySession",
+    "RecordLibrary",
+    "SessionError",
+    "SessionStore",
+    "variant_choices",
+    "watch_view",
+]

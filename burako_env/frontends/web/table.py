@@ -1,0 +1,245 @@
+"""A game as the page draws it: plain JSON, seen by one seat or with every hand open.
+
+:func:`table_view` reads game ``b`` of a :class:`~burako_env.core.game.Game` (no kernel
+runs, so drawing never changes a game) and returns what a player at ``viewer`` may see
+(RULES.md 10): their own hand, every hand size, the whole discard pile in order, both
+teams' melds with where each wild stands, the muertos, the cards known to be in other
+hands, scores and, once a hand has ended, every score item of both teams.
+``viewer=None`` opens every hand (watching a recorded game).
+
+Cards travel as card type ids (0..52); :func:`card_faces` gives the page their rank,
+suit and colour once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from burako_env.cards import JOKER, NUM_CARD_TYPES, RANKS, SUIT_SYMBOLS, SUITS, sort_for_display
+from burako_env.core.constants import (
+    END_WENT_OUT,
+    MAX_MUERTOS,
+    MELD_GROUP,
+    MELD_RUN,
+    MELD_WILD_GROUP,
+    MF_GAP,
+    MF_KIND,
+    MF_LO,
+    MF_SIZE,
+    MF_WILD,
+    MUERTO_ABSENT,
+    MUERTO_PENDING,
+    MUERTO_STOCK,
+    MUERTO_UNTAKEN,
+    PHASE_OVER,
+    PHASE_PEEK,
+    S_END_REASON,
+    S_HAND_INDEX,
+    S_HAND_SCORE0,
+    S_HANDS_ENDED,
+    S_MATCH0,
+    S_NO_DISCARD,
+    S_OPENED0,
+    S_PEEK_CARD,
+    S_PHASE,
+    S_PLAYER,
+    S_TURN,
+    S_WENT_OUT,
+    S_WINNER,
+    SCORE_ITEMS,
+)
+from burako_env.render import END_TEXT, HOW_TEXT, PHASE_TEXT, meld_display_cards, meld_label
+
+#: a canasta is a meld of 7 cards or more (RULES.md 2)
+CANASTA_SIZE = 7
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+SCORE_ITEM_TEXT = {
+    "table_cards": "cards on the table",
+    "canasta_bonus": "canasta bonuses",
+    "going_out": "going out",
+    "muertos_taken": "muertos taken",
+    "muertos_not_taken": "muertos not taken",
+    "hand_cards": "cards left in hand",
+}
+
+
+def card_faces() -> list[dict]:
+    """Rank, suit and colour of every card type, in id order (what the page draws)."""
+    faces = []
+    for c in range(NUM_CARD_TYPES):
+        if c == JOKER:
+            faces.append({"id": c, "rank": "★", "suit": "joker", "symbol": "", "text": "*"})
+            continue
+        suit = c // len(RANKS)
+        rank = RANKS[c % len(RANKS)]
+        faces.append(
+            {
+                "id": c,
+                "rank": "10" if rank == "T" else rank,
+                "suit": SUIT_NAMES[suit],
+                "symbol": SUIT_SYMBOLS[suit],
+                "text": rank + SUITS[suit],
+            }
+        )
+    return faces
+
+
+def _counts_to_sorted(counts) -> list[int]:
+    return sort_for_display([c for c in range(len(counts)) for _ in range(int(counts[c]))])
+
+
+def meld_cards(row) -> list[dict]:
+    """A meld's cards in table order, each ``{"card", "wild"}``; ``wild`` is ``"gap"`` for
+    a wild standing in for a missing card, ``"end"`` for one at an end of a run (it counts
+    as whichever end the run needs), ``"group"`` for a group's wild, else null."""
+    kind = int(row[MF_KIND])
+    wild = int(row[MF_WILD])
+    cards = meld_display_cards(row)
+    roles: list[str | None] = [None] * len(cards)
+    if kind == MELD_RUN and wild >= 0:
+        gap = int(row[MF_GAP])
+        # meld_display_cards puts a gap wild at its position and an end wild last
+        roles[gap - int(row[MF_LO]) if gap else len(cards) - 1] = "gap" if gap else "end"
+    elif kind == MELD_GROUP and wild >= 0:
+        roles[-1] = "group"
+    elif kind == MELD_WILD_GROUP:
+        roles = ["group"] * len(cards)
+    return [{"card": int(c), "wild": r} for c, r in zip(cards, roles, strict=True)]
+
+
+def meld_view(row, slot: int, max_meld_size: int) -> dict:
+    kind = int(row[MF_KIND])
+    size = int(row[MF_SIZE])
+    return {
+        "slot": slot,
+        "kind": {MELD_GROUP: "group", MELD_RUN: "run", MELD_WILD_GROUP: "wild group"}[kind],
+        "cards": meld_cards(row),
+        "label": meld_label(row, max_meld_size),
+        "clean": kind != MELD_WILD_GROUP and int(row[MF_WILD]) < 0,
+        "canasta": size >= CANASTA_SIZE,
+        "closed": bool(max_meld_size) and size >= max_meld_size,
+    }
+
+
+def _muertos(st, b: int) -> list[list[dict]]:
+    teams = []
+    for t in range(2):
+        packets = []
+        for m in range(MAX_MUERTOS):
+            status = int(st.muerto_status[b, t, m])
+            if status == MUERTO_ABSENT:
+                continue
+            if status == MUERTO_UNTAKEN:
+                packets.append({"taken": False, "text": "untaken"})
+            elif status == MUERTO_STOCK:
+                packets.append({"taken": True, "text": "became the stock"})
+            else:
+                how = HOW_TEXT.get(int(st.muerto_how[b, t, m]), "")
+                text = f"taken by P{int(st.muerto_taker[b, t, m])} ({how})"
+                if status == MUERTO_PENDING:
+                    text += ", not yet played"
+                packets.append({"taken": True, "text": text})
+        teams.append(packets)
+    return teams
+
+
+def score_view(items, scores) -> list[dict]:
+    """Both teams' score items of a finished hand, in words, with their totals."""
+    return [
+        {
+            "team": t,
+            "total": int(scores[t]),
+            "items": [
+                {"name": name, "text": SCORE_ITEM_TEXT.get(name, name), "points": int(items[t, k])}
+                for k, name in enumerate(SCORE_ITEMS)
+            ],
+        }
+        for t in range(2)
+    ]
+
+
+def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
+    """Game ``b`` seen by seat ``viewer`` (None: every hand open), as JSON-ready data."""
+    st = game.state
+    v = game.variant
+    n = game.num_players
+    if viewer is not None and not 0 <= viewer < n:
+        raise ValueError(f"viewer must be a seat 0..{n - 1} or None, got {viewer}")
+    s = st.scalars[b]
+    phase = int(s[S_PHASE])
+    player = int(s[S_PLAYER])
+    over = phase == PHASE_OVER
+    sizes = st.hands[b].sum(axis=1)
+    pile_len = int(st.pile_len[b])
+    pile = [int(c) for c in st.pile[b, :pile_len]]
+    seats = []
+    for p in range(n):
+        seat = {
+            "seat": p,
+            "team": p % 2,
+            "cards": int(sizes[p]),
+            "to_act": p == player and not over,
+        }
+        if viewer is None or p == viewer:
+            seat["hand"] = _counts_to_sorted(st.hands[b, p])
+        elif st.known[b, p].any():
+            seat["known"] = _counts_to_sorted(st.known[b, p])
+        seats.append(seat)
+    peek = int(s[S_PEEK_CARD])
+    hands_ended = int(s[S_HANDS_ENDED])
+    episode = getattr(game, "episode", "hand")
+    view = {
+        "variant": v.name,
+        "num_players": n,
+        "episode": episode,
+        "target": int(v.target),
+        "viewer": viewer,
+        "hand_number": int(s[S_HAND_INDEX]) + 1,
+        "turn": int(s[S_TURN]) + 1,
+        "phase": "over" if over else ("peek", "draw", "play")[phase],
+        "phase_text": PHASE_TEXT[phase],
+        "to_act": None if over else player,
+        "stock": int(st.stock_len[b]),
+        "pile": pile,  # bottom first: public in full (RULES.md 10)
+        "peek_card": peek
+        if phase == PHASE_PEEK and peek >= 0 and viewer in (None, player)
+        else None,
+        "no_discard": None if over or s[S_NO_DISCARD] < 0 else int(s[S_NO_DISCARD]),
+        "seats": seats,
+        "muertos": _muertos(st, b),
+        "melds": [
+            [
+                meld_view(st.melds[b, t, i], i, v.max_meld_size)
+                for i in range(int(st.num_melds[b, t]))
+            ]
+            for t in range(2)
+        ],
+        "opened": [bool(s[S_OPENED0 + t]) for t in range(2)] if v.min_first_meld else None,
+        "match_points": [int(s[S_MATCH0]), int(s[S_MATCH0 + 1])],
+        "hands_ended": hands_ended,
+        "last_hand": None,
+        "over": over,
+        "result": None,
+    }
+    if hands_ended:
+        scores = (int(s[S_HAND_SCORE0]), int(s[S_HAND_SCORE0 + 1]))
+        view["last_hand"] = {
+            "number": hands_ended,
+            "scores": list(scores),
+            "teams": score_view(np.asarray(st.score_items[b]), scores),
+        }
+    if over:
+        reason = END_TEXT.get(int(s[S_END_REASON]), "")
+        if s[S_END_REASON] == END_WENT_OUT:
+            reason = f"team {int(s[S_WENT_OUT])} {reason}"
+        winner = int(s[S_WINNER])
+        view["result"] = {
+            "reason": reason,
+            "winner": winner,
+            "text": f"{reason}; "
+            + ("a tie" if winner < 0 else f"team {winner} wins the {episode}"),
+        }
+    return view
+
+
+__all__ = ["CANASTA_SIZE", "card_faces", "meld_cards", "score_view", "table_view"]

@@ -1,0 +1,614 @@
+"""``burako serve`` without a browser: the routes, bad requests and the path limits.
+
+The app runs in Starlette's TestClient. Every bad request must get a clear error and leave
+the game exactly as it was; the records folder is the only place files are read from.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+from agents import make_agent
+from burako_env.cards import NUM_RANKS, parse_cards
+from burako_env.cli import app as cli_app
+from burako_env.core.actions import decode_action, describe_action, discard_action
+from burako_env.core.constants import (
+    MELD_GROUP,
+    MELD_RUN,
+    MF_GAP,
+    MF_HI,
+    MF_KEY,
+    MF_KIND,
+    MF_LO,
+    MF_N0,
+    MF_SIZE,
+    MF_WILD,
+    NUM_ACTIONS,
+    NUM_MELD_FIELDS,
+    SCORE_ITEMS,
+)
+from burako_env.core.game import Game
+from burako_env.core.state import copy_state, states_equal
+from burako_env.frontends.web import create_app
+from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
+from burako_env.frontends.web.sessions import PlaySession, SessionError, SessionStore
+from burako_env.frontends.web.table import card_faces, meld_cards, table_view
+from burako_env.playback import check_record
+from burako_env.records import GameRecord, read_records, write_records
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ---------------------------------------------------------------- helpers
+def play_out(game: Game, seed: int = 0) -> list[int]:
+    """Random legal moves to the end of the episode; returns the actions."""
+    agent = make_agent("random", seed=seed)
+    actions = []
+    while not game.is_over():
+        a = int(
+            agent.act(
+                game.observe_one(int(game.current_player[0]))[None], game.legal_action_mask()
+            )[0]
+        )
+        game.step_one(a)
+        actions.append(a)
+    return actions
+
+
+def random_record(seed: int = 1, players: int = 4) -> GameRecord:
+    game = Game("argentine", num_players=players, seed=seed)
+    actions = play_out(game, seed)
+    return GameRecord(
+        variant="argentine",
+        num_players=players,
+        seed=seed,
+        index=0,
+        seats=["random"] * players,
+        actions=actions,
+        scores=[int(v) for v in game.hand_scores[0]],
+        winner=int(game.winner[0]),
+    )
+
+
+@pytest.fixture
+def folders(tmp_path):
+    records = tmp_path / "records"
+    records.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    return records, outside
+
+
+@pytest.fixture
+def client(folders):
+    records, _ = folders
+    return TestClient(create_app(records_dir=records, bot_delay=0))
+
+
+def new_game(client, **options) -> dict:
+    body = {"seed": 5, "bots": "greedy", **options}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def my_turn(client, view) -> dict:
+    """Let the bots move until it is the person's turn (or the game is over)."""
+    while not view["over"] and view["to_act"] != view["seat"]:
+        r = client.post(f"/api/games/{view['id']}/bot")
+        assert r.status_code == 200, r.text
+        view = r.json()
+    return view
+
+
+def hand_of(view) -> list[int]:
+    return view["seats"][view["seat"]]["hand"]
+
+
+# ---------------------------------------------------------------- the page and options
+def test_page_script_and_options(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert '<script src="/static/app.js">' in page.text
+    for name, kind in (("app.js", "javascript"), ("app.css", "css")):
+        r = client.get(f"/static/{name}")
+        assert r.status_code == 200 and kind in r.headers["content-type"]
+    # no outside asset: nothing in the page loads from another host
+    for name in ("index.html", "app.js", "app.css"):
+        text = (ROOT / "burako_env/frontends/web/static" / name).read_text()
+        assert "http://" not in text and "https://" not in text, name
+    opts = client.get("/api/options").json()
+    assert [v["name"] for v in opts["variants"]] == [
+        "argentine",
+        "italian",
+        "brazilian",
+        "colombian",
+    ]
+    assert {"greedy", "discard_table", "random"} <= set(opts["bots"])
+    assert len(opts["faces"]) == 53 and opts["faces"][52]["suit"] == "joker"
+    assert opts["bot_delay_ms"] == 0 and opts["records"] is True
+
+
+def test_card_faces_match_the_notation():
+    faces = card_faces()
+    for c in range(52):
+        assert parse_cards(faces[c]["text"]) == [c]
+        assert faces[c]["suit"] == ("clubs", "diamonds", "hearts", "spades")[c // NUM_RANKS]
+
+
+# ---------------------------------------------------------------- the table as JSON
+def _row(**fields) -> np.ndarray:
+    row = np.zeros(NUM_MELD_FIELDS, np.int8)
+    row[MF_WILD] = -1
+    names = {"kind": MF_KIND, "key": MF_KEY, "lo": MF_LO, "hi": MF_HI, "gap": MF_GAP}
+    names |= {"wild": MF_WILD, "size": MF_SIZE}
+    for k, v in fields.items():
+        row[names[k]] = v
+    return row
+
+
+def test_meld_cards_show_where_the_wild_stands():
+    joker = 52
+    gap_run = _row(kind=MELD_RUN, key=2, lo=7, hi=9, gap=8, wild=joker, size=3)
+    assert meld_cards(gap_run) == [
+        {"card": parse_cards("7h")[0], "wild": None},
+        {"card": joker, "wild": "gap"},
+        {"card": parse_cards("9h")[0], "wild": None},
+    ]
+    end_run = _row(kind=MELD_RUN, key=2, lo=5, hi=6, gap=0, wild=parse_cards("2c")[0], size=3)
+    assert [c["wild"] for c in meld_cards(end_run)] == [None, None, "end"]
+    assert meld_cards(end_run)[2]["card"] == parse_cards("2c")[0]
+    clean = _row(kind=MELD_RUN, key=0, lo=1, hi=3, size=3)  # A 2 3 of clubs: the 2 is natural
+    assert [c["wild"] for c in meld_cards(clean)] == [None, None, None]
+    group = _row(kind=MELD_GROUP, key=6, wild=joker, size=3)
+    group[MF_N0 + 1] = 1
+    group[MF_N0 + 3] = 1
+    assert meld_cards(group) == [
+        {"card": parse_cards("7d")[0], "wild": None},
+        {"card": parse_cards("7s")[0], "wild": None},
+        {"card": joker, "wild": "group"},
+    ]
+
+
+def test_view_hides_other_hands_and_shows_public_things():
+    game = Game("argentine", seed=3)
+    play = 0
+    while not game.is_over() and play < 40:  # some way into the hand: melds, a pile
+        a = int(game.legal_actions()[-1 if play % 3 else 0])
+        game.step_one(a)
+        play += 1
+    viewer = int(game.current_player[0])
+    view = table_view(game, viewer=viewer)
+    for seat in view["seats"]:
+        assert ("hand" in seat) == (seat["seat"] == viewer)
+        assert seat["cards"] == int(game.state.hands[0, seat["seat"]].sum())
+    mine = view["seats"][viewer]["hand"]
+    assert sorted(mine) == [c for c in range(53) for _ in range(game.state.hands[0, viewer, c])]
+    assert view["pile"] == [int(c) for c in game.state.pile[0, : game.state.pile_len[0]]]
+    assert view["stock"] == int(game.state.stock_len[0])
+    json.dumps(view)  # JSON-ready
+    everything = table_view(game, viewer=None)
+    assert all("hand" in s for s in everything["seats"])
+    with pytest.raises(ValueError, match="viewer must be a seat"):
+        table_view(game, viewer=9)
+
+
+def test_legal_moves_come_from_the_engine():
+    """The page's moves are exactly the engine's legal actions, with its words; each
+    opening names the hand cards it moves, read back from the meld it lays."""
+    game = Game("argentine", seed=3)
+    checked_openings = 0
+    for _ in range(200):
+        if game.is_over():
+            break
+        moves = legal_moves(game)
+        assert [m["action"] for m in moves] == [int(a) for a in game.legal_actions()]
+        assert all(m["text"] == describe_action(m["action"]) for m in moves)
+        hand = game.state.hands[0, int(game.current_player[0])]
+        for m in moves:
+            counts = np.bincount(m["cards"], minlength=53) if m["cards"] else np.zeros(53)
+            assert (counts <= hand).all(), m  # only cards the player holds
+            if m["kind"] == "open":
+                assert sorted(c["card"] for c in m["meld"]) == m["cards"]
+                assert len(m["cards"]) == len(decode_action(m["action"]).cards)
+                checked_openings += 1
+        before = copy_state(game.state)
+        legal_moves(game)
+        assert states_equal(before, game.state)  # trying openings never moves the game
+        game.step_one(int(game.legal_actions()[0]))
+    assert checked_openings > 0
+
+
+# ---------------------------------------------------------------- playing through the API
+def test_new_game_options_are_checked(client):
+    bad = [
+        ({"variant": "poker"}, "unknown variant 'poker'"),
+        ({"players": 3}, "3 players is not allowed"),
+        ({"seat": 4}, "seat must be 0..3"),
+        ({"seat": "one"}, "seat must be a whole number"),
+        ({"bots": "shark"}, "unknown bot 'shark'"),
+        ({"bots": ["greedy"]}, "a list of 3 names"),
+        ({"episode": "forever"}, "episode must be one of"),
+        ({"seed": -1}, "seed must be 0 or more"),
+        ({"colour": "red"}, "unknown game options: colour"),
+    ]
+    for options, message in bad:
+        r = client.post("/api/games", json=options)
+        assert r.status_code == 400, (options, r.text)
+        assert message in r.json()["error"], (options, r.json())
+    r = client.post("/api/games", content=b"{not json")
+    assert r.status_code == 400 and "not JSON" in r.json()["error"]
+    r = client.post("/api/games", json=[1, 2])
+    assert r.status_code == 400 and "JSON object" in r.json()["error"]
+
+
+def test_unknown_game_id_is_a_clear_404(client):
+    for method, path in (
+        ("GET", "/api/games/nosuch"),
+        ("POST", "/api/games/nosuch/move"),
+        ("POST", "/api/games/nosuch/bot"),
+        ("POST", "/api/games/nosuch/save"),
+        ("GET", "/api/games/nosuch/record"),
+    ):
+        r = client.request(method, path, json={"action": 0} if path.endswith("move") else None)
+        assert r.status_code == 404, (path, r.text)
+        assert "no game 'nosuch'" in r.json()["error"] and "start a new game" in r.json()["error"]
+    r = client.get("/api/no/such/route")
+    assert r.status_code == 404 and "error" in r.json()
+    r = client.get("/api/games")  # POST only
+    assert r.status_code == 405 and "error" in r.json()
+
+
+def test_bad_and_illegal_moves_leave_the_game_as_it_was(client):
+    view = my_turn(client, new_game(client, seat=0))
+    gid = view["id"]
+    hand = hand_of(view)
+    legal = {m["action"] for m in view["moves"]}
+    held_not_legal = next(
+        discard_action(c) for c in hand if discard_action(c) not in legal
+    )  # the first turn is a peek or a draw: no discard is legal yet
+    not_held = next(c for c in range(52) if c not in hand)
+    cases = [
+        ({"action": held_not_legal}, 409, "not legal: discard"),
+        ({"action": NUM_ACTIONS}, 400, "outside the action space"),
+        ({"action": -1}, 400, "outside the action space"),
+        ({"action": "draw"}, 400, "must be an action id"),
+        ({"action": True}, 400, "must be an action id"),
+        ({"kind": "fly"}, 400, "unknown move kind 'fly'"),
+        ({"kind": "discard"}, 400, "needs 'cards'"),
+        ({"kind": "discard", "cards": [99]}, 400, "99 is not a card id"),
+        ({"kind": "discard", "cards": [not_held]}, 400, "you do not hold"),
+        ({"kind": "discard", "cards": hand[:2]}, 400, "discard one card"),
+        ({"kind": "add", "cards": hand[:1]}, 400, "needs 'slot'"),
+        ({"kind": "add", "cards": hand[:1], "slot": 0}, 409, "not legal: add"),
+        ({"kind": "open", "cards": hand[:2]}, 400, "exactly 3 cards"),
+        ("discard", 400, "a move is a JSON object"),
+    ]
+    for body, status, message in cases:
+        r = client.post(f"/api/games/{gid}/move", json=body)
+        assert r.status_code == status, (body, r.text)
+        assert message in r.json()["error"], (body, r.json())
+        assert client.get(f"/api/games/{gid}").json() == view  # nothing moved
+    refused = client.post(f"/api/games/{gid}/move", json={"action": held_not_legal}).json()
+    assert refused["reason"] == "it is not the phase for this kind of action"
+    assert refused["action"] == held_not_legal
+    r = client.post(f"/api/games/{gid}/move", content=b"\xff\xfe")
+    assert r.status_code == 400 and "not JSON" in r.json()["error"]
+    r = client.post(f"/api/games/{gid}/bot")
+    assert r.status_code == 409 and "your turn" in r.json()["error"]
+    assert client.get(f"/api/games/{gid}").json() == view
+
+
+def test_a_refused_move_leaves_the_state_untouched():
+    session = PlaySession.new({"seed": 2, "bots": "random"})
+    while session.to_act != session.seat:
+        session.bot_move()
+    before = copy_state(session.game.state)
+    hand = session.view()["seats"][0]["hand"]
+    with pytest.raises(RefusedMove, match="it is not the phase"):
+        session.move({"kind": "discard", "cards": hand[:1]})
+    naturals = [c for c in hand if c != 52 and c % NUM_RANKS != 1]  # no joker, no 2
+    three = []
+    for c in naturals:  # three ranks far apart: neither a group nor a run
+        if all(abs(c % NUM_RANKS - d % NUM_RANKS) > 2 for d in three):
+            three.append(c)
+    assert len(three) >= 3
+    with pytest.raises(BadMove, match="is not a meld"):
+        session.move({"kind": "open", "cards": three[:3]})
+    assert states_equal(before, session.game.state) and session.actions == []
+
+
+def test_move_on_a_bots_turn_is_refused(client):
+    view = new_game(client, seat=1)  # P0 plays first
+    assert view["to_act"] == 0 and view["moves"] == []
+    r = client.post(f"/api/games/{view['id']}/move", json={"action": 0})
+    assert r.status_code == 409 and "it is P0's turn (greedy), not yours" in r.json()["error"]
+
+
+def test_tabs_play_separate_games(client):
+    a = new_game(client, seed=1)
+    b = new_game(client, seed=1)
+    assert a["id"] != b["id"]
+    a = my_turn(client, a)
+    first = a["moves"][0]["action"]
+    after = client.post(f"/api/games/{a['id']}/move", json={"action": first}).json()
+    assert len(after["log"]) == len(a["log"]) + 1
+    assert client.get(f"/api/games/{b['id']}").json() == b  # the other tab's game did not move
+
+
+def play_hand(client, view) -> dict:
+    """The person draws and discards (or plays the first legal move) until the end."""
+    while True:
+        view = my_turn(client, view)
+        if view["over"]:
+            return view
+        kinds = [m["kind"] for m in view["moves"]]
+        pick = view["moves"][kinds.index("discard")] if "discard" in kinds else view["moves"][0]
+        r = client.post(f"/api/games/{view['id']}/move", json={"action": pick["action"]})
+        assert r.status_code == 200, r.text
+        view = r.json()
+
+
+def test_whole_hand_then_save_and_watch(client, folders):
+    records, _ = folders
+    view = new_game(client, players=2, seed=11)
+    gid = view["id"]
+    r = client.post(f"/api/games/{gid}/save")
+    assert r.status_code == 409 and "not over yet" in r.json()["error"]
+    view = play_hand(client, view)
+    assert view["over"] and view["result"]["text"]
+    assert all("hand" in s for s in view["seats"])  # the end shows every hand
+    teams = view["last_hand"]["teams"]
+    assert [[i["name"] for i in t["items"]] for t in teams] == [list(SCORE_ITEMS)] * 2
+    assert [t["total"] for t in teams] == [sum(i["points"] for i in t["items"]) for t in teams]
+    r = client.post(f"/api/games/{gid}/move", json={"action": 0})
+    assert r.status_code == 409 and "the game is over" in r.json()["error"]
+
+    saved = client.post(f"/api/games/{gid}/save").json()
+    assert saved["file"] == f"game-{gid}.jsonl" and saved["view"]["saved_as"] == saved["file"]
+    (rec,) = read_records(records / saved["file"])
+    assert check_record(rec) is None and rec.meta["human_seat"] == 0
+    assert rec.seats == ["human", "greedy"]
+    assert rec.scores == [t["total"] for t in teams]
+    download = client.get(f"/api/games/{gid}/record")
+    assert download.status_code == 200 and "attachment" in download.headers["content-disposition"]
+    assert GameRecord.from_dict(json.loads(download.text)) == rec
+
+    listing = client.get("/api/records").json()["files"]
+    assert [f["file"] for f in listing] == [saved["file"]]
+    games = client.get("/api/records/games", params={"file": saved["file"]}).json()["games"]
+    assert len(games) == 1 and "human" in games[0]["header"]
+    n = len(rec.actions)
+    start = client.get("/api/records/view", params={"file": saved["file"], "step": 0}).json()
+    assert start["step"] == 0 and start["steps"] == n and not start["over"]
+    end = client.get("/api/records/view", params={"file": saved["file"], "step": n}).json()
+    assert end["over"] and end["last_hand"]["teams"] == teams
+
+
+def test_match_mode_reports_each_hand(client):
+    view = new_game(client, players=2, seed=4, episode="match")
+    hands_seen = 0
+    for _ in range(3000):
+        view = my_turn(client, view)
+        if view["hands_ended"] > hands_seen:
+            hands_seen = view["hands_ended"]
+            assert view["last_hand"]["number"] == hands_seen
+        if view["over"] or hands_seen >= 2:
+            break
+        kinds = [m["kind"] for m in view["moves"]]
+        pick = view["moves"][kinds.index("discard")] if "discard" in kinds else view["moves"][0]
+        view = client.post(f"/api/games/{view['id']}/move", json={"action": pick["action"]}).json()
+    assert hands_seen >= 2 or view["over"]
+    assert view["episode"] == "match" and sum(view["match_points"]) != 0
+
+
+# ---------------------------------------------------------------- watching records
+def test_watch_steps_and_viewers(client, folders):
+    records, _ = folders
+    rec = random_record(seed=1)
+    sub = records / "tournament"
+    sub.mkdir()
+    write_records(sub / "games.jsonl", [rec, random_record(seed=2)])
+    name = "tournament/games.jsonl"
+    assert [f["file"] for f in client.get("/api/records").json()["files"]] == [name]
+    game = Game("argentine", seed=1)
+    done = 0
+    for step in (0, 1, 5, len(rec.actions)):
+        for a in rec.actions[done:step]:
+            game.step_one(a)
+        done = step
+        r = client.get("/api/records/view", params={"file": name, "game": 0, "step": step})
+        assert r.status_code == 200, r.text
+        view = r.json()
+        assert (view["step"], view["steps"], view["file"]) == (step, len(rec.actions), name)
+        expected = table_view(game)
+        assert view["seats"] == expected["seats"] and view["melds"] == expected["melds"]
+        assert view["pile"] == expected["pile"] and view["to_act"] == expected["to_act"]
+        texts = [m["text"] for m in view["moves_played"]]
+        assert texts == [describe_action(a) for a in rec.actions]
+    seat_view = client.get(
+        "/api/records/view", params={"file": name, "step": 3, "viewer": "2"}
+    ).json()
+    assert [("hand" in s) for s in seat_view["seats"]] == [False, False, True, False]
+    second = client.get("/api/records/view", params={"file": name, "game": 1}).json()
+    assert second["steps"] == len(random_record(seed=2).actions)
+    for params, status, message in (
+        ({"file": name, "step": len(rec.actions) + 1}, 400, "step must be 0.."),
+        ({"file": name, "step": "x"}, 400, "step must be a whole number"),
+        ({"file": name, "viewer": "7"}, 400, "viewer must be a seat 0..3"),
+        ({"file": name, "viewer": "me"}, 400, "viewer must be 'all' or a seat"),
+        ({"file": name, "game": 2}, 404, "holds 2 game(s)"),
+        ({}, 400, "name a record file"),
+    ):
+        r = client.get("/api/records/view", params=params)
+        assert r.status_code == status, (params, r.text)
+        assert message in r.json()["error"], (params, r.json())
+
+
+def test_corrupt_records_get_a_clear_error(client, folders):
+    records, _ = folders
+    good = random_record(seed=3)
+    after_one = Game("argentine", seed=3)
+    after_one.step_one(good.actions[0])
+    illegal = next(a for a in range(NUM_ACTIONS) if after_one.why_illegal(a) is not None)
+    bad_move = GameRecord(
+        **{**good.__dict__, "actions": [good.actions[0], illegal] + good.actions[2:]}
+    )
+    wrong_score = GameRecord(**{**good.__dict__, "scores": [1, 2]})
+    (records / "mixed.jsonl").write_text(
+        good.to_json()
+        + "\n{broken json\n"
+        + bad_move.to_json()
+        + "\n"
+        + json.dumps({"variant": "argentine", "oops": 1})
+        + "\n"
+        + wrong_score.to_json()
+        + "\n"
+    )
+    (records / "binary.jsonl").write_bytes(b"\xff\xfe\x00garbage")
+    games = client.get("/api/records/games", params={"file": "mixed.jsonl"}).json()["games"]
+    assert "header" in games[0]
+    assert games[1]["line"] == 2 and "not a game record" in games[1]["error"]
+    assert "unknown record fields" in games[3]["error"]
+    expect = {
+        1: "line 2): not a game record",
+        2: f"move 2: P{int(after_one.current_player[0])} plays {illegal} (",
+        3: "unknown record fields: ['oops']",
+        4: "the replayed scores are",
+    }
+    for game, message in expect.items():
+        r = client.get("/api/records/view", params={"file": "mixed.jsonl", "game": game})
+        assert r.status_code == 422, r.text
+        assert message in r.json()["error"], (game, r.json())
+    assert client.get("/api/records/view", params={"file": "mixed.jsonl"}).status_code == 200
+    r = client.get("/api/records/games", params={"file": "binary.jsonl"})
+    assert r.status_code == 422 and "cannot read binary.jsonl" in r.json()["error"]
+
+
+def test_nothing_outside_the_folders_is_served(client, folders, tmp_path):
+    records, outside = folders
+    write_records(outside / "secret.jsonl", [random_record(seed=4)])
+    (records / "link.jsonl").symlink_to(outside / "secret.jsonl")  # a link leading out
+    (records / "linked_dir").symlink_to(outside, target_is_directory=True)
+    write_records(records / "mine.jsonl", [random_record(seed=4)])
+    (records / "notes.txt").write_text("not a record file")
+    assert [f["file"] for f in client.get("/api/records").json()["files"]] == ["mine.jsonl"]
+    for name in (
+        "../outside/secret.jsonl",
+        str(outside / "secret.jsonl"),
+        "link.jsonl",
+        "linked_dir/secret.jsonl",
+        "notes.txt",
+        "./mine.jsonl",
+        "mine.jsonl/../mine.jsonl",
+        "/etc/passwd",
+    ):
+        for route in ("/api/records/games", "/api/records/view"):
+            r = client.get(route, params={"file": name})
+            assert r.status_code == 404, (name, r.text)
+            assert "no record file" in r.json()["error"]
+    for path in (
+        "/static/../app.py",
+        "/static/%2e%2e/app.py",
+        "/static/..%2fapp.py",
+        "/static/%2e%2e%2f%2e%2e%2fcli.py",
+        "/static/__init__.py",
+        "/static/",
+        "/../pyproject.toml",
+        "/static/%2fetc%2fpasswd",
+    ):
+        r = client.get(path)
+        assert r.status_code == 404, path
+        assert "import " not in r.text, path  # no source file came back
+    assert client.get("/static/app.js").status_code == 200
+
+
+def test_saving_writes_only_in_the_save_folder(tmp_path):
+    save = tmp_path / "saved"
+    client = TestClient(create_app(records_dir=None, save_dir=save, bot_delay=0))
+    view = play_hand(client, new_game(client, players=2, seed=8))
+    name = client.post(f"/api/games/{view['id']}/save").json()["file"]
+    assert [p.name for p in save.iterdir()] == [name]  # no temporary file left
+    assert client.get("/api/records").json() == {"files": [], "folder": False}
+    off = TestClient(create_app(records_dir=None, save_dir=None, bot_delay=0))
+    view = play_hand(off, new_game(off, players=2, seed=8))
+    r = off.post(f"/api/games/{view['id']}/save")
+    assert r.status_code == 409 and "without a folder to save games" in r.json()["error"]
+
+
+def test_only_local_host_names_are_answered():
+    local = TestClient(
+        create_app(allowed_hosts=["127.0.0.1", "localhost"]), base_url="http://localhost"
+    )
+    assert local.get("/api/options").status_code == 200
+    other = TestClient(
+        create_app(allowed_hosts=["127.0.0.1", "localhost"]), base_url="http://evil.test"
+    )
+    assert other.get("/api/options").status_code == 400
+
+
+def test_store_drops_the_oldest_games():
+    store = SessionStore(max_games=2)
+    sessions = [PlaySession.new({"seed": s, "bots": "random", "players": 2}) for s in range(3)]
+    for s in sessions:
+        store.add(s)
+    assert len(store) == 2
+    with pytest.raises(SessionError, match="no game") as err:
+        store.get(sessions[0].id)
+    assert err.value.status == 404
+    assert store.get(sessions[2].id) is sessions[2]
+
+
+# ---------------------------------------------------------------- the command and the layers
+def test_serve_command_errors(tmp_path):
+    runner = CliRunner()
+    a_file = tmp_path / "file.jsonl"
+    a_file.write_text("")
+    for args, message in (
+        (["--records", str(a_file)], "--records"),
+        (["--port", "70000"], "--port must be 0..65535"),
+        (["--bot-delay", "-1"], "--bot-delay must be 0 or more"),
+    ):
+        r = runner.invoke(cli_app, ["serve", *args])
+        assert r.exit_code == 2, (args, r.output)
+        assert "error:" in r.output and message in r.output
+    r = runner.invoke(cli_app, ["serve", "--help"])
+    assert r.exit_code == 0 and "--records" in r.output
+    assert "serve" in runner.invoke(cli_app, ["--help"]).output
+    with socket.socket() as busy:  # a port already taken: a clear error, not a traceback
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = runner.invoke(cli_app, ["serve", "--port", str(port), "--records", str(tmp_path)])
+    assert r.exit_code == 2 and f"error: cannot listen on 127.0.0.1:{port}" in r.output
+
+
+FRONT_ENDS = {"cli.py", "play.py", "playback.py", "bench.py", "simulate.py", "rules_text.py"}
+
+
+def test_the_library_never_imports_the_front_ends():
+    """Front ends sit on top: no module of the library (core, envs, records, agents,
+    training) imports burako_env.frontends."""
+    offenders = []
+    files = [p for p in (ROOT / "burako_env").rglob("*.py") if "frontends" not in p.parts]
+    files += list((ROOT / "agents").rglob("*.py")) + list((ROOT / "training").rglob("*.py"))
+    for path in files:
+        if path.parent == ROOT / "burako_env" and path.name in FRONT_ENDS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            if any(n.startswith("burako_env.frontends") for n in names):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
