@@ -671,6 +671,11 @@ def run_tournament(
                 )
             write_records(save_games, recs, append=True)
 
+    started_ray = False
+    if ray:  # connect before anything shows: a cluster that cannot be reached fails here
+        from burako_env.distributed import init_ray
+
+        started_ray = init_ray(ray_address, num_cpus=workers)
     old_threads = numba.get_num_threads()
     numba.set_num_threads(max(1, min(int(workers), numba.config.NUMBA_NUM_THREADS)))
     t_start = time.perf_counter()
@@ -714,6 +719,10 @@ def run_tournament(
     finally:
         bar.close()
         numba.set_num_threads(old_threads)
+        if started_ray:
+            import ray as ray_module
+
+            ray_module.shutdown()
     seconds = time.perf_counter() - t_start
     pairing_results = []
     for i, j in pairs:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +28,11 @@ ADDRESS_ENV = "RAY_ADDRESS"
 OBJECT_STORE_BYTES = 200 * 1024 * 1024
 #: CPUs a tournament or simulation task asks for (each runs numba on this many threads)
 TASK_CPUS = 1
+#: seconds to wait for the cluster's address to answer before saying it cannot be reached
+CONNECT_TIMEOUT_S = 5.0
+#: with this set to 0 before Ray is imported, Ray takes 127.0.0.1 as this machine's address,
+#: so a local instance (and a test's cluster) listens on loopback only
+LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 #: times Ray re-runs a task whose worker process died (a task is a pure function of its
 #: keys, so a re-run gives the same result)
 TASK_RETRIES = 5
@@ -51,15 +58,41 @@ def cluster_address(address: str | None = None) -> str | None:
     return address or os.environ.get(ADDRESS_ENV) or None
 
 
+def _check_reachable(address: str) -> None:
+    """A RayError naming ``address`` unless something answers there (Ray itself would retry
+    an unreachable address for minutes)."""
+    if address in ("auto", "local"):
+        return
+    hostport = address.split("://", 1)[-1]
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise RayError(
+            f"the Ray cluster address {address!r} is not HOST:PORT (e.g. 10.0.0.5:6379); "
+            f"fix --ray-address / {ADDRESS_ENV}"
+        )
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), CONNECT_TIMEOUT_S):
+            pass
+    except OSError as exc:
+        raise RayError(
+            f"cannot reach the Ray cluster at {address!r} ({exc.strerror or exc}); start it "
+            "with `ray start --head` on the head machine, or fix --ray-address / "
+            f"{ADDRESS_ENV}"
+        ) from None
+
+
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> bool:
     """Connect to the cluster at ``address`` (or ``RAY_ADDRESS``), or start a local instance
     with ``num_cpus`` CPUs (default: all) when neither names one. True if this call started
     the connection (and so should end it), False if Ray was already initialised."""
+    address = cluster_address(address)
+    if address is None and "ray" not in sys.modules:
+        os.environ.setdefault(LOOPBACK_ENV, "0")  # a local instance serves this machine only
     ray = require_ray()
     if ray.is_initialized():
         return False
-    address = cluster_address(address)
     if address is not None:
+        _check_reachable(address)
         try:
             ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
         except Exception as exc:  # Ray raises ConnectionError, RuntimeError or ValueError
