@@ -88,11 +88,12 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> bool:
     address = cluster_address(address)
     if address is None and "ray" not in sys.modules:
         os.environ.setdefault(LOOPBACK_ENV, "0")  # a local instance serves this machine only
-    ray = require_ray()
-    if ray.is_initialized():
-        return False
     if address is not None:
         _check_reachable(address)
+    ray = require_ray()
+    if ray.is_initialized():  # a connection this process already holds is used as it is
+        return False
+    if address is not None:
         try:
             ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
         except Exception as exc:  # Ray raises ConnectionError, RuntimeError or ValueError
