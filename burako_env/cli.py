@@ -7,6 +7,7 @@
     burako play --bots greedy --seat 1 --save game.jsonl
     burako replay games.jsonl --check
     burako train --config configs/train/tiny.yaml
+    burako tournament greedy discard_table --hands 4000 --ray   # on Ray (docs/SCALING.md)
 
 Every command has ``--help``; a bad argument prints ``error: ...`` and exits with code 2.
 """
@@ -530,8 +531,14 @@ def train(
     stop_after: Annotated[
         int | None, typer.Option(help="stop (with a checkpoint) after this many updates")
     ] = None,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
 ) -> None:
-    """Train a PPO policy by self-play against a league (docs/TRAINING.md)."""
+    """Train a PPO policy by self-play against a league (docs/TRAINING.md).
+
+    With --ray the rollouts run on distributed.workers Ray actors (docs/SCALING.md).
+    """
+    from burako_env.distributed import RayError
     from training.checkpoint import CheckpointError
     from training.config import ConfigError
     from training.ppo import train as run
@@ -543,8 +550,10 @@ def train(
             run_dir=resume or run_dir,
             resume=resume is not None,
             stop_after=stop_after,
+            ray=ray or ray_address is not None,
+            ray_address=ray_address,
         )
-    except (ConfigError, CheckpointError, FileExistsError) as exc:
+    except (ConfigError, CheckpointError, FileExistsError, RayError) as exc:
         _fail(str(exc))
 
 
