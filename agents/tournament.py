@@ -40,11 +40,13 @@ from agents.policies import (
     new_workspace,
 )
 from burako_env.core.constants import NUM_ACTIONS, S_DONE, S_HAND_SCORE0, S_MATCH0, S_PLAYER
-from burako_env.core.game import Game, game_seeds
+from burako_env.core.game import Game
 from burako_env.core.nb import njit_parallel, prange
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action, legal_actions
+from burako_env.distributed import game_seeds_range
 from burako_env.records import GameRecord, write_records
+from burako_env.variants import Variant
 
 #: actions a game may take before the kernel gives up on it (max_turns bounds a hand)
 MAX_STEPS_HAND = 20000
@@ -425,6 +427,127 @@ def _play_stepped(game: Game, seat_agent, pair_agents, agent_rng, record, max_st
     return np.full((bsz, 1), -1, np.int16), n_actions
 
 
+@dataclass(frozen=True)
+class _ChunkTask:
+    """One pairing on deals ``lo .. hi`` of one chunk: everything that fixes its games.
+
+    Every game's generators come from (seed, chunk, deal) and (seed, pairing, chunk, game),
+    and each game plays on alone in the kernel, so a slice of a chunk plays exactly the
+    games it plays inside the whole chunk (what lets Ray split the work freely)."""
+
+    variant: Variant
+    episode: str
+    seed: int
+    chunk: int
+    chunk_deals: int
+    lo: int
+    hi: int
+    pairing: int
+    record: bool
+    max_steps: int
+    compiled: bool | None
+
+
+@dataclass
+class _ChunkGames:
+    """The games of a :class:`_ChunkTask`: its deals with side 0 (agent a) on team 0, then
+    the same deals with the sides swapped."""
+
+    team: np.ndarray  # int64 [2k, 2]: team 0's and team 1's score
+    winner: np.ndarray  # int64 [2k]: winning team, -1 tie
+    actions: np.ndarray  # int16 [2k, steps] (with record)
+    n_actions: np.ndarray  # int64 [2k]
+    seconds: float
+    compiled: bool
+
+
+class _CompiledOnly(Agent):
+    """A compiled agent's policy without the agent object, to send to a Ray worker."""
+
+    def __init__(self, name: str, policy: tuple[int, np.ndarray]) -> None:
+        super().__init__(0)
+        self.name = name
+        self._policy = (int(policy[0]), np.asarray(policy[1], np.float64))
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        kind, w = self._policy
+        mask = np.asarray(mask, bool)
+        states = _seed_words(0, count=len(mask))
+        return act_batch(kind, np.asarray(obs), mask, states, w)
+
+    def compiled_policy(self) -> tuple[int, np.ndarray]:
+        return self._policy
+
+
+def _play_chunk(task: _ChunkTask, pair_agents) -> _ChunkGames:
+    t0 = time.perf_counter()
+    d, lo, hi = task.chunk_deals, task.lo, task.hi
+    k = hi - lo
+    num_players = task.variant.num_players
+    deal_words = game_seeds_range(chunk_deal_seed(task.seed, task.chunk), lo, k)
+    game = Game(task.variant, batch_size=2 * k, episode=task.episode)
+    game.state.rng[:k] = deal_words
+    game.state.rng[k:] = deal_words
+    game.reset()
+    chunk_rng = _seed_words(task.seed, task.pairing, task.chunk, 1, count=2 * d * num_players)
+    chunk_rng = chunk_rng.reshape(2 * d, num_players, 4)
+    agent_rng = np.ascontiguousarray(np.concatenate([chunk_rng[lo:hi], chunk_rng[d + lo : d + hi]]))
+    use_kernel = all(ag.compiled_policy() is not None for ag in pair_agents)
+    if task.compiled is not None:
+        use_kernel = use_kernel and task.compiled
+    play = _play_compiled if use_kernel else _play_stepped
+    actions, n_actions = play(
+        game, _seat_agents(k, num_players), pair_agents, agent_rng, task.record, task.max_steps
+    )
+    sc = game.state.scalars
+    team = (
+        sc[:, S_MATCH0 : S_MATCH0 + 2]
+        if task.episode == "match"
+        else sc[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2]
+    )
+    return _ChunkGames(
+        team=team.astype(np.int64),
+        winner=game.winner.astype(np.int64),
+        actions=actions,
+        n_actions=n_actions,
+        seconds=time.perf_counter() - t0,
+        compiled=use_kernel,
+    )
+
+
+def _merge_slices(parts: list[_ChunkGames]) -> _ChunkGames:
+    """The games of a chunk from those of its slices (in order), in the chunk's layout."""
+    if len(parts) == 1:
+        return parts[0]
+
+    def halves(arrays: list[np.ndarray]) -> np.ndarray:
+        firsts = [a[: len(a) // 2] for a in arrays]
+        seconds = [a[len(a) // 2 :] for a in arrays]
+        return np.concatenate(firsts + seconds)
+
+    width = max(p.actions.shape[1] for p in parts)
+    actions = [
+        np.pad(p.actions, ((0, 0), (0, width - p.actions.shape[1])), constant_values=-1)
+        for p in parts
+    ]
+    return _ChunkGames(
+        team=halves([p.team for p in parts]),
+        winner=halves([p.winner for p in parts]),
+        actions=halves(actions),
+        n_actions=halves([p.n_actions for p in parts]),
+        seconds=sum(p.seconds for p in parts),
+        compiled=all(p.compiled for p in parts),
+    )
+
+
+def play_tournament_chunk(task: _ChunkTask, pair_agents, threads: int) -> _ChunkGames:
+    """A Ray task: one slice of one chunk of one pairing, on ``threads`` numba threads."""
+    from burako_env.distributed import set_worker_threads
+
+    set_worker_threads(threads)
+    return _play_chunk(task, pair_agents)
+
+
 def run_tournament(
     agents: list,
     variant: str = "argentine",
@@ -437,15 +560,26 @@ def run_tournament(
     episode: str = "hand",
     chunk_deals: int = 1024,
     compiled: bool | None = None,
+    ray: bool = False,
+    ray_address: str | None = None,
+    task_deals: int | None = None,
     **overrides,
 ) -> TournamentResult:
     """Play every pairing of ``agents`` (names for :func:`agents.make_agent`, or Agent
     objects) for ``hands_per_pairing`` hands (rounded up to even: each deal is played with
-    seats swapped), on deals fixed by ``seed``.
+    seats swapped), on deals fixed by ``seed`` (and ``chunk_deals``, the deals seeded
+    together).
 
     ``workers`` caps numba's threads. ``save_games`` writes every game as a JSON-lines
     :class:`~burako_env.records.GameRecord`. ``compiled=False`` forces the stepped path
     (for tests); by default pairings of compiled policies run in the kernel.
+
+    ``ray=True`` plays the compiled pairings as Ray tasks of ``task_deals`` deals each
+    (default ``chunk_deals``; one CPU and one numba thread each) on the cluster at
+    ``ray_address`` (default ``RAY_ADDRESS``, else a local Ray instance of ``workers``
+    CPUs); pairings with a Python agent play in this process, in the order of the local
+    run, as its generator carries from batch to batch. The result is the local run's,
+    bit for bit, whatever the cluster (docs/SCALING.md).
     """
     from tqdm.auto import tqdm
 
@@ -456,6 +590,8 @@ def run_tournament(
     ]
     if len(objs) < 2:
         raise ValueError("a tournament needs at least two agents")
+    if task_deals is not None and task_deals < 1:
+        raise ValueError(f"task_deals must be at least 1, got {task_deals}")
     names = _labels(objs)
     probe = Game(variant, num_players=num_players, batch_size=1, episode=episode, **overrides)
     num_players = probe.num_players
@@ -470,6 +606,76 @@ def run_tournament(
         chunk_deals = max(1, min(chunk_deals, RECORD_BYTES // (4 * max_steps)))
     if save_games is not None:
         Path(save_games).write_text("", encoding="utf-8")
+    # (chunk, first deal, deals, pairing index), in the order the local run plays them
+    keys = [
+        (chunk, start, min(chunk_deals, deals - start), pi)
+        for chunk, start in enumerate(range(0, deals, chunk_deals))
+        for pi in range(len(pairs))
+    ]
+
+    def task_of(key, lo: int, hi: int) -> _ChunkTask:
+        chunk, _, d, pi = key
+        return _ChunkTask(
+            probe.variant,
+            episode,
+            seed,
+            chunk,
+            d,
+            lo,
+            hi,
+            pi,
+            save_games is not None,
+            max_steps,
+            compiled,
+        )
+
+    def take(key, games: _ChunkGames) -> None:
+        """Book a chunk's games (in key order, as the local run does)."""
+        chunk, _, d, pi = key
+        i, j = pairs[pi]
+        res = results[i, j]
+        team, winner = games.team, games.winner
+        # side 0 (agent i) is team 0 in the first d games, team 1 in the rest
+        side_scores = np.empty((2 * d, 2), np.int64)
+        side_scores[:d] = team[:d]
+        side_scores[d:] = team[d:, ::-1]
+        side_win = winner.copy()
+        side_win[d:] = np.where(winner[d:] < 0, -1, 1 - winner[d:])
+        res.scores.append(side_scores)
+        res.winner_side.append(side_win)
+        res.seconds += games.seconds
+        res.compiled = games.compiled
+        if save_games is not None:
+            seat_agent = _seat_agents(d, num_players)
+            deal_seed = chunk_deal_seed(seed, chunk)
+            recs = []
+            for b in range(2 * d):
+                seats = [
+                    names[i] if seat_agent[b, p] == 0 else names[j] for p in range(num_players)
+                ]
+                recs.append(
+                    GameRecord(
+                        variant=vname,
+                        num_players=num_players,
+                        seed=deal_seed,
+                        index=b % d,
+                        seats=seats,
+                        actions=games.actions[b, : games.n_actions[b]].astype(int).tolist(),
+                        scores=[int(team[b, 0]), int(team[b, 1])],
+                        winner=int(winner[b]),
+                        episode=episode,
+                        agents=[seats[0], seats[1]],
+                        overrides=dict(overrides),
+                        meta={"tournament_seed": seed, "pairing": [names[i], names[j]]},
+                    )
+                )
+            write_records(save_games, recs, append=True)
+
+    started_ray = False
+    if ray:  # connect before anything shows: a cluster that cannot be reached fails here
+        from burako_env.distributed import init_ray
+
+        started_ray = init_ray(ray_address, num_cpus=workers)
     old_threads = numba.get_num_threads()
     numba.set_num_threads(max(1, min(int(workers), numba.config.NUMBA_NUM_THREADS)))
     t_start = time.perf_counter()
@@ -478,82 +684,45 @@ def run_tournament(
         unit="hand",
         disable=not progress,
         smoothing=0.1,
-        desc=f"{vname} {num_players}p",
+        desc=f"{vname} {num_players}p" + (" on ray" if ray else ""),
     )
+
+    def advance(n: int) -> None:
+        bar.update(n)
+        elapsed = time.perf_counter() - t_start
+        bar.set_postfix_str(f"{bar.n / max(elapsed, 1e-9):,.0f} hands/s")
+
+    meta: dict = {"workers": workers, "overrides": dict(overrides)}
     try:
-        for chunk, start in enumerate(range(0, deals, chunk_deals)):
-            d = min(chunk_deals, deals - start)
-            deal_seed = chunk_deal_seed(seed, chunk)
-            deal_words = game_seeds(deal_seed, d)
-            seat_agent = _seat_agents(d, num_players)
-            for pi, (i, j) in enumerate(pairs):
-                res = results[i, j]
-                pair_agents = (objs[i], objs[j])
-                t0 = time.perf_counter()
-                game = Game(
-                    variant, num_players=num_players, batch_size=2 * d, episode=episode, **overrides
+        if not ray:
+            for key in keys:
+                _, _, d, pi = key
+                i, j = pairs[pi]
+                take(key, _play_chunk(task_of(key, 0, d), (objs[i], objs[j])))
+                advance(2 * d)
+        else:
+            meta.update(
+                _run_on_ray(
+                    keys,
+                    pairs,
+                    objs,
+                    names,
+                    task_of,
+                    take,
+                    advance,
+                    compiled,
+                    task_deals or chunk_deals,
+                    ray_address,
+                    workers,
                 )
-                game.state.rng[:d] = deal_words
-                game.state.rng[d:] = deal_words
-                game.reset()
-                agent_rng = _seed_words(seed, pi, chunk, 1, count=2 * d * num_players).reshape(
-                    2 * d, num_players, 4
-                )
-                use_kernel = all(ag.compiled_policy() is not None for ag in pair_agents)
-                if compiled is not None:
-                    use_kernel = use_kernel and compiled
-                play = _play_compiled if use_kernel else _play_stepped
-                actions, n_actions = play(
-                    game, seat_agent, pair_agents, agent_rng, save_games is not None, max_steps
-                )
-                sc = game.state.scalars
-                team = (
-                    sc[:, S_MATCH0 : S_MATCH0 + 2]
-                    if episode == "match"
-                    else sc[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2]
-                )
-                team = team.astype(np.int64)
-                winner = game.winner.astype(np.int64)
-                # side 0 (agent i) is team 0 in the first d games, team 1 in the rest
-                side_scores = np.empty((2 * d, 2), np.int64)
-                side_scores[:d] = team[:d]
-                side_scores[d:] = team[d:, ::-1]
-                side_win = winner.copy()
-                side_win[d:] = np.where(winner[d:] < 0, -1, 1 - winner[d:])
-                res.scores.append(side_scores)
-                res.winner_side.append(side_win)
-                res.seconds += time.perf_counter() - t0
-                res.compiled = use_kernel
-                if save_games is not None:
-                    recs = []
-                    for b in range(2 * d):
-                        seats = [
-                            names[i] if seat_agent[b, p] == 0 else names[j]
-                            for p in range(num_players)
-                        ]
-                        recs.append(
-                            GameRecord(
-                                variant=vname,
-                                num_players=num_players,
-                                seed=deal_seed,
-                                index=b % d,
-                                seats=seats,
-                                actions=actions[b, : n_actions[b]].astype(int).tolist(),
-                                scores=[int(team[b, 0]), int(team[b, 1])],
-                                winner=int(winner[b]),
-                                episode=episode,
-                                agents=[seats[0], seats[1]],
-                                overrides=dict(overrides),
-                                meta={"tournament_seed": seed, "pairing": [names[i], names[j]]},
-                            )
-                        )
-                    write_records(save_games, recs, append=True)
-                bar.update(2 * d)
-                elapsed = time.perf_counter() - t_start
-                bar.set_postfix_str(f"{bar.n / max(elapsed, 1e-9):,.0f} hands/s")
+            )
     finally:
         bar.close()
         numba.set_num_threads(old_threads)
+        if started_ray:
+            import ray as ray_module
+
+            ray_module.shutdown()
     seconds = time.perf_counter() - t_start
     pairing_results = []
     for i, j in pairs:
@@ -596,8 +765,108 @@ def run_tournament(
         ratings=ratings,
         seconds=seconds,
         hands_per_second=total / max(seconds, 1e-9),
-        meta={"workers": workers, "overrides": dict(overrides)},
+        meta=meta,
     )
+
+
+def _run_on_ray(
+    keys, pairs, objs, names, task_of, take, advance, compiled, task_deals, address, workers
+) -> dict:
+    """The tournament's chunks as Ray tasks (compiled pairings) and in this process
+    (pairings with a Python agent); ``take`` books them in the local run's order."""
+    from burako_env.distributed import (
+        TASK_CPUS,
+        TASK_RETRIES,
+        RayError,
+        cluster_address,
+        cluster_cpus,
+        ray_session,
+        slices,
+    )
+
+    with ray_session(address, num_cpus=workers) as ray:
+        remote = ray.remote(num_cpus=TASK_CPUS, max_retries=TASK_RETRIES)(play_tournament_chunk)
+        parts: dict[tuple, list] = {}
+        owner: dict = {}
+        for key in keys:
+            _, _, d, pi = key
+            pair = [objs[x] for x in pairs[pi]]
+            if any(ag.compiled_policy() is None for ag in pair):
+                continue  # a Python agent: played here, in order
+            shipped = tuple(_CompiledOnly(names[x], objs[x].compiled_policy()) for x in pairs[pi])
+            pieces = slices(d, task_deals)
+            parts[key] = [None] * len(pieces)
+            for s_i, (lo, hi) in enumerate(pieces):
+                owner[remote.remote(task_of(key, lo, hi), shipped, TASK_CPUS)] = (key, s_i)
+        tasks = len(owner)
+        pending = list(owner)
+        finished: dict[tuple, _ChunkGames] = {}
+        next_key = 0
+
+        def fetch(ref) -> _ChunkGames:
+            try:
+                return ray.get(ref)
+            except ray.exceptions.RayTaskError as exc:
+                cause = getattr(exc, "cause", None)
+                if isinstance(cause, Exception):
+                    raise cause from None
+                raise RayError(f"a tournament task failed: {exc}") from exc
+            except ray.exceptions.RayError as exc:
+                raise RayError(
+                    f"a tournament task failed {TASK_RETRIES + 1} times (its worker died): {exc}"
+                ) from exc
+
+        def collect(timeout: float) -> None:
+            nonlocal pending
+            if not pending:
+                return
+            ready, pending = ray.wait(pending, num_returns=1, timeout=timeout)
+            if ready and pending:
+                more, pending = ray.wait(pending, num_returns=len(pending), timeout=0)
+                ready += more
+            for ref in ready:
+                key, s_i = owner.pop(ref)
+                games = fetch(ref)
+                parts[key][s_i] = games
+                advance(len(games.winner))
+                if all(p is not None for p in parts[key]):
+                    finished[key] = _merge_slices(parts.pop(key))
+
+        def flush() -> None:
+            nonlocal next_key
+            while next_key < len(keys) and keys[next_key] in finished:
+                take(keys[next_key], finished.pop(keys[next_key]))
+                next_key += 1
+
+        try:
+            for key in keys:
+                if key in parts:
+                    continue
+                _, _, d, pi = key
+                finished[key] = _play_chunk(task_of(key, 0, d), tuple(objs[x] for x in pairs[pi]))
+                advance(2 * d)
+                collect(0)
+                flush()
+            while pending:
+                collect(0.25)
+                flush()
+            flush()
+        except BaseException:
+            for ref in pending:
+                try:
+                    ray.cancel(ref)
+                except Exception:  # already finished or gone: nothing to stop
+                    pass
+            raise
+        cpus = cluster_cpus()
+    return {
+        "ray": {
+            "address": cluster_address(address) or "local",
+            "cpus": cpus,
+            "tasks": tasks,
+            "task_deals": task_deals,
+        }
+    }
 
 
 def _openskill(names, pairs, results) -> dict[str, dict[str, float]]:

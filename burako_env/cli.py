@@ -9,6 +9,7 @@
     burako replay games.jsonl --check
     burako serve --records games       # the table in a browser: play, watch records
     burako train --config configs/train/tiny.yaml
+    burako tournament greedy discard_table --hands 4000 --ray   # on Ray (docs/SCALING.md)
 
 Every command has ``--help``; a bad argument prints ``error: ...`` and exits with code 2.
 """
@@ -29,6 +30,18 @@ VariantOpt = Annotated[
     str, typer.Option("--variant", "-v", help="argentine, italian, brazilian, colombian or a YAML")
 ]
 PlayersOpt = Annotated[int | None, typer.Option("--players", "-p", help="number of players")]
+RayOpt = Annotated[
+    bool,
+    typer.Option(
+        "--ray", help="run on Ray: the cluster at --ray-address / RAY_ADDRESS, else a local one"
+    ),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address", help="Ray cluster address, e.g. 10.0.0.5:6379 (default: RAY_ADDRESS)"
+    ),
+]
 
 
 def _fail(message: str) -> None:
@@ -71,16 +84,41 @@ def simulate(
     players: PlayersOpt = None,
     games: Annotated[int, typer.Option(help="hands to play")] = 10_000,
     seed: Annotated[int, typer.Option(help="seed of the deals and the random players")] = 0,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
+    chunk: Annotated[int, typer.Option(help="with --ray: games per Ray task")] = 2048,
 ) -> None:
-    """Play random hands inside the compiled core and print a summary."""
+    """Play random hands inside the compiled core and print a summary.
+
+    With --ray the hands are split into Ray tasks; the summary is the same (docs/SCALING.md).
+    """
+    from burako_env.distributed import RayError
     from burako_env.simulate import simulate as run
     from burako_env.variants import VariantError
 
     if games < 1:
         _fail("--games must be at least 1")
+    if chunk < 1:
+        _fail("--chunk must be at least 1")
+    ray = ray or ray_address is not None
     try:
-        typer.echo(str(run(variant, players, games=games, seed=seed)))
+        typer.echo(
+            str(
+                run(
+                    variant,
+                    players,
+                    games=games,
+                    seed=seed,
+                    ray=ray,
+                    ray_address=ray_address,
+                    chunk=chunk,
+                    progress=ray,
+                )
+            )
+        )
     except VariantError as exc:
+        _fail(str(exc))
+    except RayError as exc:  # Ray missing, or the cluster unreachable
         _fail(str(exc))
 
 
@@ -235,11 +273,17 @@ def tournament(
         str | None, typer.Option(help="write every game to this JSON-lines file (for replay)")
     ] = None,
     progress: Annotated[bool, typer.Option(help="show a progress bar on stderr")] = True,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
+    task_deals: Annotated[
+        int | None, typer.Option(help="with --ray: deals per Ray task (default 1024)")
+    ] = None,
 ) -> None:
     """Round-robin tournament between agents; prints the table of results.
 
     Every pairing plays the same deals twice, seats swapped: win rates with 95% intervals,
-    score margins and OpenSkill ratings.
+    score margins and OpenSkill ratings. With --ray the games are Ray tasks (--workers:
+    the CPUs of a local Ray instance); the results are the same (docs/SCALING.md).
     """
     from pathlib import Path
 
@@ -251,6 +295,8 @@ def tournament(
         _fail("--workers must be at least 1")
     if episode not in ("hand", "match"):
         _fail(f"--episode must be hand or match, got {episode!r}")
+    if task_deals is not None and task_deals < 1:
+        _fail("--task-deals must be at least 1")
     try:
         from burako_env.variants import load_variant
 
@@ -277,6 +323,7 @@ def tournament(
         _fail(f"--out {out!r} is a file; give a folder")
 
     from agents.tournament import run_tournament
+    from burako_env.distributed import RayError
 
     try:
         res = run_tournament(
@@ -289,11 +336,16 @@ def tournament(
             save_games=save_games,
             progress=progress,
             episode=episode,
+            ray=ray or ray_address is not None,
+            ray_address=ray_address,
+            task_deals=task_deals,
         )
     except (ValueError, VariantError) as exc:
         _fail(str(exc))
     except OSError as exc:
         _fail(f"cannot write {save_games}: {exc.strerror or exc}")
+    except RayError as exc:  # Ray missing, or the cluster unreachable
+        _fail(str(exc))
     typer.echo(res.table())
     if out is not None:
         folder = Path(out)
@@ -580,8 +632,14 @@ def train(
     stop_after: Annotated[
         int | None, typer.Option(help="stop (with a checkpoint) after this many updates")
     ] = None,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
 ) -> None:
-    """Train a PPO policy by self-play against a league (docs/TRAINING.md)."""
+    """Train a PPO policy by self-play against a league (docs/TRAINING.md).
+
+    With --ray the rollouts run on distributed.workers Ray actors (docs/SCALING.md).
+    """
+    from burako_env.distributed import RayError
     from training.checkpoint import CheckpointError
     from training.config import ConfigError
     from training.ppo import train as run
@@ -593,8 +651,10 @@ def train(
             run_dir=resume or run_dir,
             resume=resume is not None,
             stop_after=stop_after,
+            ray=ray or ray_address is not None,
+            ray_address=ray_address,
         )
-    except (ConfigError, CheckpointError, FileExistsError) as exc:
+    except (ConfigError, CheckpointError, FileExistsError, RayError) as exc:
         _fail(str(exc))
 
 

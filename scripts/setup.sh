@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create .venv and install burako with its dev extras (idempotent).
+# Create .venv and install burako with its dev and ray extras (idempotent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
@@ -7,4 +7,5 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 # torch is pinned to the CPU build that this machine keeps on disk
-.venv/bin/python -m pip install --quiet -e ".[dev]"
+# ray: tests/test_ray.py runs the distributed paths on a local cluster
+.venv/bin/python -m pip install --quiet -e ".[dev,ray]"

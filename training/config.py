@@ -1,10 +1,11 @@
 """Training configuration: dataclasses with one docstring per field, read from YAML.
 
 A config file is a YAML mapping with the sections of :class:`TrainConfig` (``env``,
-``network``, ``ppo``, ``league``, ``imitation``, ``eval``) plus its top-level fields. Every key is
-checked: an unknown key or a value of the wrong type raises :class:`ConfigError` naming
-the key. Command-line overrides are ``"section.key=value"`` strings whose value is read
-as YAML (``ppo.lr=1e-4``, ``league.heuristics={greedy: 1.0}``).
+``network``, ``ppo``, ``league``, ``imitation``, ``eval``, ``distributed``) plus its
+top-level fields. Every key is checked: an unknown key or a value of the wrong type
+raises :class:`ConfigError` naming the key. Command-line overrides are
+``"section.key=value"`` strings whose value is read as YAML (``ppo.lr=1e-4``,
+``league.heuristics={greedy: 1.0}``).
 
     cfg = load_config("configs/train/default.yaml", ["ppo.lr=1e-4", "seed=3"])
 """
@@ -144,6 +145,16 @@ class EvalConfig:
 
 
 @dataclass
+class DistributedConfig:
+    workers: int = 2
+    """Rollout actors of a run on Ray (``burako train --ray``): each plays its share of
+    ``env.num_envs`` games (its own VectorEnv and league opponents) with the learner's
+    current weights and sends its transitions back. Without --ray this is not used."""
+    threads: int = 1
+    """numba and torch threads of each rollout actor (the Ray CPUs it asks for)."""
+
+
+@dataclass
 class TrainConfig:
     name: str = "ppo"
     """Run name: the run folder defaults to runs/<name>-<timestamp>."""
@@ -169,6 +180,7 @@ class TrainConfig:
     league: LeagueConfig = field(default_factory=LeagueConfig)
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    distributed: DistributedConfig = field(default_factory=DistributedConfig)
 
     # ------------------------------------------------------------ derived
     @property
@@ -307,6 +319,15 @@ def _validate(cfg: TrainConfig) -> None:
     need(cfg.keep_checkpoints >= 1, "keep_checkpoints", "positive", cfg.keep_checkpoints)
     need(cfg.log_every >= 1, "log_every", "positive", cfg.log_every)
     need(cfg.torch_threads >= 1, "torch_threads", "positive", cfg.torch_threads)
+    d = cfg.distributed
+    need(d.workers >= 1, "distributed.workers", "positive", d.workers)
+    need(
+        d.workers <= e.num_envs,
+        "distributed.workers",
+        f"at most env.num_envs ({e.num_envs})",
+        d.workers,
+    )
+    need(d.threads >= 1, "distributed.threads", "positive", d.threads)
     need(cfg.update_threads >= 1, "update_threads", "positive", cfg.update_threads)
     # names of agents: checked against the registry
     from agents import agent_names, make_agent

@@ -135,18 +135,21 @@ class League:
     # ------------------------------------------------------------ results
     def record(self, games: np.ndarray, winner: np.ndarray) -> None:
         """Elo updates and tallies for finished games (``winner``: team, -1 tie)."""
-        k = self.cfg.elo_k
         for b, w in zip(games.tolist(), winner.tolist(), strict=True):
             opp = int(self.opponent[b])
             if opp == SELF:
                 continue
-            name = self.name_of(opp)
-            score = 0.5 if w < 0 else float(w == self.learner_team[b])
-            ra, rb = self.ratings["learner"], self.ratings[name]
-            expected = 1.0 / (1.0 + 10 ** ((rb - ra) / 400.0))
-            self.ratings["learner"] = ra + k * (score - expected)
-            self.ratings[name] = rb - k * (score - expected)
-            self.tally.setdefault(name, []).append(score)
+            self.rate(self.name_of(opp), 0.5 if w < 0 else float(w == self.learner_team[b]))
+
+    def rate(self, name: str, score: float) -> None:
+        """The Elo update and tally of one game of the learner against ``name`` (``score``:
+        1 won, 0.5 tie, 0 lost)."""
+        k = self.cfg.elo_k
+        ra, rb = self.ratings["learner"], self.ratings[name]
+        expected = 1.0 / (1.0 + 10 ** ((rb - ra) / 400.0))
+        self.ratings["learner"] = ra + k * (score - expected)
+        self.ratings[name] = rb - k * (score - expected)
+        self.tally.setdefault(name, []).append(score)
 
     def pop_tally(self) -> dict[str, tuple[float, int]]:
         out = {n: (float(np.mean(v)), len(v)) for n, v in self.tally.items()}

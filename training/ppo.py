@@ -292,7 +292,7 @@ class Trainer:
     def collect(self) -> None:
         """``num_steps`` env steps of every game; the learner's decisions are stored."""
         cfg, env, league, store = self.cfg, self.env, self.league, self.store
-        num_envs, num_players = cfg.env.num_envs, self.num_players
+        num_envs, num_players = len(self.last), self.num_players
         actions = np.empty(num_envs, np.int64)
         rows_all = np.arange(num_envs)
         self.net.eval()
@@ -354,7 +354,16 @@ class Trainer:
     # ------------------------------------------------------------ update
     def learn(self) -> dict:
         """GAE along the streams, then PPO epochs over the trainable transitions."""
-        cfg, p, store = self.cfg, self.cfg.ppo, self.store
+        n = self.store.n
+        adv, returns, train_idx = self.advantages()
+        scalars = self.ppo_update(adv, returns, train_idx)
+        self.keep_pending()
+        scalars["charts/pending_transitions"] = float(n - len(train_idx))
+        return scalars
+
+    def advantages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """GAE along the streams of the stored rollout: ``(adv, returns, trainable rows)``."""
+        p, store = self.cfg.ppo, self.store
         n = store.n
         adv = np.zeros(n, np.float32)
         trainable = np.zeros(n, np.bool_)
@@ -368,9 +377,23 @@ class Trainer:
             adv,
             trainable,
         )
-        returns = adv + store.value[:n]
-        train_idx = np.flatnonzero(trainable)
+        return adv, adv + store.value[:n], np.flatnonzero(trainable)
 
+    def keep_pending(self) -> None:
+        """Pending transitions (the stream heads) move to the front of the store for the
+        next rollout; the rest is dropped."""
+        n = self.store.n
+        heads = self.last[self.last >= 0]
+        order = np.sort(heads)
+        remap = np.full(max(n, 1), -1, np.int64)
+        remap[order] = np.arange(len(order))
+        self.last[self.last >= 0] = remap[self.last[self.last >= 0]]
+        self.store.keep_only(order)
+
+    def ppo_update(self, adv: np.ndarray, returns: np.ndarray, train_idx: np.ndarray) -> dict:
+        """PPO epochs over the stored transitions ``train_idx`` (advantages ``adv``, returns
+        ``returns``, indexed by store row); the update's scalars."""
+        cfg, p, store = self.cfg, self.cfg.ppo, self.store
         # learning-rate annealing: linear from lr to 0 over the run
         frac = 1.0 - (self.update - 1.0) / cfg.num_updates if p.anneal_lr else 1.0
         lr = frac * p.lr
@@ -429,13 +452,6 @@ class Trainer:
         y_pred, y_true = store.value[train_idx], returns[train_idx]
         var_y = float(np.var(y_true)) if m else 0.0
         explained_var = math.nan if var_y == 0 else 1.0 - float(np.var(y_true - y_pred)) / var_y
-        # pending transitions move to the front of the store for the next rollout
-        heads = self.last[self.last >= 0]
-        order = np.sort(heads)
-        remap = np.full(max(n, 1), -1, np.int64)
-        remap[order] = np.arange(len(order))
-        self.last[self.last >= 0] = remap[self.last[self.last >= 0]]
-        store.keep_only(order)
         return {
             "losses/policy_loss": float(pg_loss.detach()),
             "losses/value_loss": float(v_loss.detach()),
@@ -446,9 +462,12 @@ class Trainer:
             "losses/explained_variance": explained_var,
             "charts/learning_rate": lr,
             "charts/learner_transitions": float(m),
-            "charts/pending_transitions": float(n - m),
             "charts/mean_return": float(returns[train_idx].mean()) if m else 0.0,
         }
+
+    def add_snapshot(self) -> None:
+        """A frozen copy of the learner joins the league."""
+        self.league.add_snapshot(self.net, self.update)
 
     # ------------------------------------------------------------ warm start
     def imitate(self, verbose: bool = True) -> dict:
@@ -554,6 +573,12 @@ class Trainer:
             },
             "league": self.league.state_dict(),
             "rng": rng_state(self.rng, self.generator),
+            **self.rollout_state(),
+        }
+
+    def rollout_state(self) -> dict:
+        """The games and the pending transitions, for a checkpoint."""
+        return {
             "env": env_state(self.env),
             "trainer": {
                 "last": torch.from_numpy(self.last.copy()),
@@ -561,6 +586,22 @@ class Trainer:
                 "store": self.store.state_dict(),
             },
         }
+
+    def load_rollout_state(self, data: dict, path: Path) -> None:
+        """Restore :meth:`rollout_state` from checkpoint ``data`` (read from ``path``)."""
+        if "env" not in data:
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} is of a run on Ray "
+                f"({len(data.get('workers', []))} rollout workers): resume it with --ray"
+            )
+        self.obs, self.mask, info = load_env_state(self.env, data["env"])
+        self.seat = info["seat"]
+        tr = data["trainer"]
+        if tuple(tr["last"].shape) != self.last.shape:
+            raise CheckpointError(f"checkpoint {str(path)!r}: another number of games")
+        self.last[...] = tr["last"].numpy()
+        self.ep_len[...] = tr["ep_len"].numpy()
+        self.store.load_state_dict(tr["store"])
 
     def save(self, best: bool = False) -> None:
         ck = self.run_dir / "checkpoints"
@@ -595,14 +636,7 @@ class Trainer:
             self.optimizer.load_state_dict(data["optimizer"])
             self.league.load_state_dict(data["league"])
             load_rng_state(data["rng"], self.rng, self.generator)
-            self.obs, self.mask, info = load_env_state(self.env, data["env"])
-            self.seat = info["seat"]
-            tr = data["trainer"]
-            if tuple(tr["last"].shape) != self.last.shape:
-                raise CheckpointError(f"checkpoint {str(path)!r}: another number of games")
-            self.last[...] = tr["last"].numpy()
-            self.ep_len[...] = tr["ep_len"].numpy()
-            self.store.load_state_dict(tr["store"])
+            self.load_rollout_state(data, path)
         except (KeyError, RuntimeError, ValueError) as exc:
             if isinstance(exc, CheckpointError):
                 raise
@@ -688,7 +722,7 @@ class Trainer:
                 scalars = self.learn()
                 t2 = time.perf_counter()
                 if self.update % cfg.league.snapshot_every == 0:
-                    self.league.add_snapshot(self.net, self.update)
+                    self.add_snapshot()
                 steps = cfg.rollout_steps
                 scalars["charts/steps_per_second"] = steps / (t2 - t0)
                 scalars["charts/rollout_steps_per_second"] = steps / (t1 - t0)
@@ -752,6 +786,8 @@ def train(
     resume: bool = False,
     stop_after: int | None = None,
     verbose: bool = True,
+    ray: bool = False,
+    ray_address: str | None = None,
 ) -> dict:
     """Train (or, with ``resume``, continue) a run; returns a summary dict.
 
@@ -760,6 +796,9 @@ def train(
     strings. ``run_dir``: the run folder (default ``runs/<name>-<timestamp>``).
     ``stop_after``: stop after this many updates in this call (a checkpoint is written),
     e.g. to split a run into chunks; the run's schedule does not change.
+    ``ray``: the rollouts run on ``distributed.workers`` Ray actors
+    (:mod:`training.distributed`) on the cluster at ``ray_address`` (else ``RAY_ADDRESS``,
+    else a local Ray instance); a run on Ray resumes on Ray.
     """
     if resume:
         if run_dir is None:
@@ -776,15 +815,37 @@ def train(
         run_dir = Path(run_dir)
         if (run_dir / "checkpoints" / "last.pt").exists():
             raise FileExistsError(f"{str(run_dir)!r} already holds a run: pass resume=True")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    save_config(cfg, run_dir / "config.yaml")
-    trainer = Trainer(cfg, run_dir)
-    if resume:
-        trainer.load(run_dir / "checkpoints" / "last.pt")
-    if verbose:
-        print(
-            f"run {run_dir}: {num_parameters(trainer.net):,} parameters, "
-            f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps",
-            flush=True,
-        )
-    return trainer.run(stop_after=stop_after, verbose=verbose)
+    if not ray:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        save_config(cfg, run_dir / "config.yaml")
+        trainer = Trainer(cfg, run_dir)
+        if resume:
+            trainer.load(run_dir / "checkpoints" / "last.pt")
+        if verbose:
+            print(
+                f"run {run_dir}: {num_parameters(trainer.net):,} parameters, "
+                f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps",
+                flush=True,
+            )
+        return trainer.run(stop_after=stop_after, verbose=verbose)
+
+    from burako_env.distributed import ray_session
+    from training.distributed import DistributedTrainer
+
+    with ray_session(ray_address):  # connect first: an unreachable cluster writes nothing
+        run_dir.mkdir(parents=True, exist_ok=True)
+        save_config(cfg, run_dir / "config.yaml")
+        trainer = DistributedTrainer(cfg, run_dir)
+        try:
+            if resume:
+                trainer.load(run_dir / "checkpoints" / "last.pt")
+            if verbose:
+                print(
+                    f"run {run_dir} on Ray: {num_parameters(trainer.net):,} parameters, "
+                    f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps from "
+                    f"{cfg.distributed.workers} rollout workers",
+                    flush=True,
+                )
+            return trainer.run(stop_after=stop_after, verbose=verbose)
+        finally:
+            trainer.close()
