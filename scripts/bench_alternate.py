@@ -55,17 +55,30 @@ def main() -> None:
     trees = [t.resolve() for t in args.trees]
     for t in trees:  # compile (or load) each tree's kernels outside the measured rounds
         run(t, argparse.Namespace(**{**vars(args), "games": 64}))
-    rates: list[list[float]] = [[], []]
+    hands: list[list[float]] = [[], []]
+    steps: list[list[float]] = [[], []]
+    per_hand = [0.0, 0.0]
     for k in range(args.rounds):
         for i, t in enumerate(trees):
             r = run(t, args)
-            rates[i].append(r["games_per_s"])
-            print(f"round {k + 1} {t.name}: {r['games_per_s']:,.0f} hands/s", flush=True)
-    med = [statistics.median(r) for r in rates]
+            hands[i].append(r["games_per_s"])
+            steps[i].append(r["steps_per_s"])
+            per_hand[i] = r["steps_per_game"]
+            print(
+                f"round {k + 1} {t.name}: {r['games_per_s']:,.0f} hands/s, "
+                f"{r['steps_per_s']:,.0f} steps/s",
+                flush=True,
+            )
+    h = [statistics.median(r) for r in hands]
+    s = [statistics.median(r) for r in steps]
     print(
         f"{args.variant} {args.players}p, batch {args.batch}, {args.threads} threads, "
-        f"{args.games} hands x {args.rounds} rounds: {trees[0].name} {med[0]:,.0f} hands/s, "
-        f"{trees[1].name} {med[1]:,.0f} hands/s, ratio new/old {med[1] / med[0]:.3f}"
+        f"{args.games} hands x {args.rounds} rounds (medians):\n"
+        f"  {trees[0].name}: {h[0]:,.0f} hands/s, {s[0]:,.0f} steps/s, "
+        f"{per_hand[0]:.1f} steps/hand\n"
+        f"  {trees[1].name}: {h[1]:,.0f} hands/s, {s[1]:,.0f} steps/s, "
+        f"{per_hand[1]:.1f} steps/hand\n"
+        f"  ratio new/old: hands/s {h[1] / h[0]:.3f}, steps/s {s[1] / s[0]:.3f}"
     )
 
 

@@ -39,6 +39,7 @@ from burako_env.core.constants import (
     ERR_WILD_DISCARD,
     ERR_WILD_GROUP_OPEN,
     ERR_WRONG_PHASE,
+    GROUP_CLEAN_TEMPLATES,
     GROUP_RANKS,
     GROUP_TEMPLATES_PER_RANK,
     HOW_DIRECT,
@@ -161,6 +162,8 @@ ROW_NEW = 0
 #: candidate melds listed at one level of the completable-turn search: at most every
 #: opening plus an add of each card type to each slot
 MAX_MELD_CANDIDATES = ADD_BASE + MAX_MELDS * NUM_CARD_TYPES
+#: after_meld_error's answer when only the completable-turn search can tell (not an ERR_*)
+NEEDS_SEARCH = -1
 
 
 # ------------------------------------------------------------------ small queries
@@ -332,7 +335,9 @@ def after_meld_error(st, b, p, params, u0, u1, u2, n_used, row, slot, h):
     Otherwise the turn must still be finishable: a card that may be discarded without
     emptying the hand settles it at once (the usual case, and this sits in the
     enumeration's inner loop); only a last card, or a hand of cards that may not be
-    discarded, needs the search of :func:`_completable_after`.
+    discarded, needs the search of :func:`_completable_after`: then it returns
+    NEEDS_SEARCH and the caller runs :func:`search_meld` outside its loop (a call that
+    passes the GameState, even on a path never taken, slows the inlined loop by a fourth).
     """
     h_after = h - n_used
     if h_after == 0:
@@ -355,7 +360,7 @@ def after_meld_error(st, b, p, params, u0, u1, u2, n_used, row, slot, h):
             restricted += st.hands[b, p, bar] - _used_count(u0, u1, u2, bar)
         if h_after > restricted:
             return ERR_OK
-    return _completable_after(st, b, p, params, u0, u1, u2, row, slot)
+    return NEEDS_SEARCH
 
 
 @njit_inline
@@ -401,6 +406,19 @@ def _completable_after(st, b, p, params, u0, u1, u2, row, slot):
     _pop_meld(st, b, t, p, u0, u1, u2, slot, saved)
     copy_row(trial, st.scratch[b, ROW_NEW])
     return ERR_OK if ok else ERR_TURN_UNFINISHABLE
+
+
+@njit
+def search_meld(st, b, a, params):
+    """The completable-turn verdict on meld ``a``, whose other checks passed."""
+    p = st.scalars[b, S_PLAYER]
+    if a >= ADD_BASE:
+        add_basic_error(st, b, a, params)
+        slot = (a - ADD_BASE) // NUM_CARD_TYPES
+        c = (a - ADD_BASE) % NUM_CARD_TYPES
+        return _completable_after(st, b, p, params, c, -1, -1, st.scratch[b, ROW_NEW], slot)
+    _, u0, u1, u2 = open_basic_error(st, b, a, params)
+    return _completable_after(st, b, p, params, u0, u1, u2, st.scratch[b, ROW_NEW], -1)
 
 
 @njit_inline
@@ -757,7 +775,10 @@ def action_error(st, b, a, params):
         if (err == ERR_WILD_DISCARD or err == ERR_REDISCARD) and is_stuck(st, b, params):
             return discard_error(st, b, c, params, True, h, revert)
         return err
-    return play_action_error(st, b, a, params, h)
+    err = play_action_error(st, b, a, params, h)
+    if err == NEEDS_SEARCH:
+        return search_meld(st, b, a, params)
+    return err
 
 
 # ------------------------------------------------------------------ enumeration
@@ -780,14 +801,24 @@ def _meld_candidates(st, b, params, out, n):
             if n0 + n1 + n2 + n3 < 2:
                 continue
             base = OPEN_GROUP_BASE + ri * GROUP_TEMPLATES_PER_RANK
-            for k in range(GROUP_TEMPLATES_PER_RANK):
+            # only the templates the suits held allow: clean ones need 3 naturals, the
+            # pair + wild ones a wild (this loop runs at every meld-phase enumeration)
+            if n0 + n1 + n2 + n3 >= 3:
+                for k in range(GROUP_CLEAN_TEMPLATES):
+                    tpl = GROUP_TEMPLATES[k]
+                    if tpl[0] <= n0 and tpl[1] <= n1 and tpl[2] <= n2 and tpl[3] <= n3:
+                        out[n] = base + k
+                        n += 1
+            if n_wilds == 0:
+                continue
+            for k in range(GROUP_CLEAN_TEMPLATES, GROUP_TEMPLATES_PER_RANK, 5):
                 tpl = GROUP_TEMPLATES[k]
                 if tpl[0] > n0 or tpl[1] > n1 or tpl[2] > n2 or tpl[3] > n3:
                     continue
-                if tpl[4] > 0 and hand[wild_of_kind(tpl[4])] == 0:
-                    continue
-                out[n] = base + k
-                n += 1
+                for kind in range(1, 6):
+                    if hand[wild_of_kind(kind)] > 0:
+                        out[n] = base + k + kind - 1
+                        n += 1
         for s in range(4):
             base = OPEN_RUN_BASE + s * RUN_TEMPLATES_PER_SUIT
             have = 0  # bit ``pos`` set when the natural of that run position is held
@@ -844,14 +875,34 @@ def _enumerate_melds(st, b, params, out, n, stop_at_first):
     here, because a call that passes the whole GameState costs far more than the check.
     """
     h = hand_size(st, b, st.scalars[b, S_PLAYER])
+    start = n
     end = _meld_candidates(st, b, params, out, n)
-    for i in range(n, end):
+    searched = False
+    for i in range(start, end):
         a = out[i]
-        if play_action_error(st, b, a, params, h) == ERR_OK:
+        err = play_action_error(st, b, a, params, h)
+        if err == ERR_OK:
             out[n] = a
             n += 1
             if stop_at_first:
                 return n
+        elif err == NEEDS_SEARCH:
+            out[n] = -1 - a  # kept in order, settled by the search below
+            n += 1
+            searched = True
+    if searched:
+        k = start
+        for i in range(start, n):
+            a = out[i]
+            if a < 0:
+                a = -1 - a
+                if search_meld(st, b, a, params) != ERR_OK:
+                    continue
+            out[k] = a
+            k += 1
+            if stop_at_first:
+                return k
+        n = k
     if params[P_MUERTO_KEEP_WILDS] and muerto_keep_error(st, b, params) == ERR_OK:
         out[n] = TAKE_MUERTO_KEEP_WILDS
         n += 1
