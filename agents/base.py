@@ -36,6 +36,7 @@ class Agent(ABC):
         """Raise ValueError if this agent cannot play ``variant`` (a
         :class:`~burako_env.variants.Variant`). Heuristics play any table; a learned
         policy only the variant, player count and action space it was trained on."""
+        return None
 
     def act_one(self, observation: dict) -> int:
         """One action for a PettingZoo observation ``{"observation", "action_mask"}``."""

@@ -8,11 +8,18 @@
     burako replay games.jsonl --check
     burako train --config configs/train/tiny.yaml
 
-Every command has ``--help``; a bad argument prints ``error: ...`` and exits with code 2.
+Every command has ``--help``. The error contract, kept by :func:`cli_errors` in every
+command: a bad argument or input (an unknown variant, an unreadable checkpoint, a file that
+cannot be written) prints ``error: ...`` and exits with code 2, before anything is written,
+so no half-written file or folder is left behind.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -29,9 +36,64 @@ VariantOpt = Annotated[
 PlayersOpt = Annotated[int | None, typer.Option("--players", "-p", help="number of players")]
 
 
+GreedyOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--greedy/--sample",
+        help="learned agents (ppo, ppo:PATH) play their most likely legal move (the default) "
+        "or sample from their policy",
+        show_default=False,
+    ),
+]
+
+
 def _fail(message: str) -> None:
     typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
     raise typer.Exit(2)
+
+
+def _os_message(exc: OSError) -> str:
+    name = exc.filename if exc.filename is not None else ""
+    reason = exc.strerror or str(exc)
+    return f"cannot use {name}: {reason}" if name else reason
+
+
+@contextmanager
+def cli_errors(remove_on_error: tuple[Path, ...] = ()) -> Iterator[None]:
+    """The CLI's one error contract: the library's errors (ValueError and its kin, such
+    as VariantError, ConfigError and CheckpointError, and OSError) become ``error: ...``
+    and exit 2. The paths in ``remove_on_error``, created by the command, are removed
+    first, so a failure leaves nothing half-written."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except (ValueError, OSError) as exc:
+        for path in remove_on_error:
+            Path(path).unlink(missing_ok=True)
+        _fail(_os_message(exc) if isinstance(exc, OSError) else str(exc))
+
+
+def check_writable_file(option: str, path: str, overwrite: bool = True) -> Path:
+    """Fail (``error: ...``, exit 2) unless ``path`` can be written as a file: not a
+    folder, in a folder that exists or can be made, not an existing file unless
+    ``overwrite``. Nothing is created."""
+    target = Path(path)
+    if path.endswith(("/", os.sep)) or target.is_dir():
+        example = f"{path.rstrip('/')}/games.jsonl"
+        _fail(f"{option} {path!r} is a folder; give a file name, e.g. {example}")
+    if target.exists() and not overwrite:
+        _fail(f"{option} {path!r} already exists; pass --force to overwrite it")
+    if target.exists() and not os.access(target, os.W_OK):
+        _fail(f"{option} {path!r} cannot be written (permission denied)")
+    folder = target.parent
+    while not folder.exists():  # the nearest folder that exists must let us make the rest
+        folder = folder.parent
+    if not folder.is_dir():
+        _fail(f"{option} {path!r}: {str(folder)!r} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        _fail(f"{option} {path!r}: cannot create files in {str(folder)!r} (permission denied)")
+    return target
 
 
 @app.command()
@@ -48,9 +110,9 @@ def rules(
     With --table, the four named variants side by side. The full rule book is RULES.md.
     """
     from burako_env.rules_text import rules_summary
-    from burako_env.variants import VariantError, load_variant, variant_table
+    from burako_env.variants import load_variant, variant_table
 
-    try:
+    with cli_errors():
         if table:
             typer.echo(variant_table())
         else:
@@ -59,8 +121,6 @@ def rules(
                 typer.echo(rules_summary(v))
                 typer.echo("")
             typer.echo(v.describe())
-    except VariantError as exc:
-        _fail(str(exc))
 
 
 @app.command()
@@ -72,14 +132,13 @@ def simulate(
 ) -> None:
     """Play random hands inside the compiled core and print a summary."""
     from burako_env.simulate import simulate as run
-    from burako_env.variants import VariantError
 
     if games < 1:
         _fail("--games must be at least 1")
-    try:
+    if seed < 0:
+        _fail("--seed must be 0 or more")
+    with cli_errors():
         typer.echo(str(run(variant, players, games=games, seed=seed)))
-    except VariantError as exc:
-        _fail(str(exc))
 
 
 @app.command()
@@ -121,10 +180,9 @@ def bench(
         format_rows,
         machine,
     )
-    from burako_env.variants import VariantError
 
     typer.echo(machine())
-    try:
+    with cli_errors():
         if api in ("core", "all"):
             if compile_time:
                 typer.echo(f"cold compile: {compile_seconds():.1f} s")
@@ -140,8 +198,6 @@ def bench(
                         rows.append(bench_vector(b, seconds, variant, players, t, picker))
         if rows:
             typer.echo(format_env_rows(rows))
-    except VariantError as exc:
-        _fail(str(exc))
 
 
 def _default_agents(variant: str, players: int | None) -> list[str]:
@@ -180,75 +236,86 @@ def tournament(
         str | None, typer.Option(help="write every game to this JSON-lines file (for replay)")
     ] = None,
     progress: Annotated[bool, typer.Option(help="show a progress bar on stderr")] = True,
+    greedy: GreedyOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="overwrite an existing --save-games file")
+    ] = False,
 ) -> None:
     """Round-robin tournament between agents; prints the table of results.
 
     Every pairing plays the same deals twice, seats swapped: win rates with 95% intervals,
-    score margins and OpenSkill ratings.
+    score margins and OpenSkill ratings. --save-games refuses an existing file unless
+    --force.
     """
-    from pathlib import Path
-
-    from burako_env.variants import VariantError
-
     if hands < 1:
         _fail("--hands must be at least 1")
     if workers < 1:
         _fail("--workers must be at least 1")
+    if seed < 0:
+        _fail("--seed must be 0 or more")
     if episode not in ("hand", "match"):
         _fail(f"--episode must be hand or match, got {episode!r}")
-    try:
-        from burako_env.variants import load_variant
+    from burako_env.variants import load_variant
 
-        load_variant(variant, num_players=players)
-    except VariantError as exc:
-        _fail(str(exc))
+    with cli_errors():
+        table = load_variant(variant, num_players=players)
     names = list(agents) if agents else _default_agents(variant, players)
     if len(names) < 2:
         _fail("a tournament needs at least two agents")
 
-    from agents import make_agent
+    from agents import is_learned, make_agent
 
     objs = []
     for i, name in enumerate(names):
-        try:
-            objs.append(make_agent(name, seed=seed + i))
-        except (ValueError, FileNotFoundError, OSError) as exc:
-            _fail(f"agent {name!r}: {exc}")
+        kw = {"greedy": greedy} if greedy is not None and is_learned(name) else {}
+        with cli_errors():
+            try:
+                agent = make_agent(name, seed=seed + i, **kw)
+                agent.check_table(table)
+            except (ValueError, OSError) as exc:
+                raise ValueError(f"agent {name!r}: {exc}") from exc
+        objs.append(agent)
     if save_games is not None:
-        if Path(save_games).is_dir():
-            _fail(f"--save-games {save_games!r} is a folder; give a file name")
-        Path(save_games).parent.mkdir(parents=True, exist_ok=True)
-    if out is not None and Path(out).exists() and not Path(out).is_dir():
-        _fail(f"--out {out!r} is a file; give a folder")
+        check_writable_file("--save-games", save_games, overwrite=force)
+    if out is not None:
+        if Path(out).exists() and not Path(out).is_dir():
+            _fail(f"--out {out!r} is a file; give a folder")
+        check_writable_file("--out", str(Path(out) / "tournament.csv"))
 
     from agents.tournament import run_tournament
 
+    made: tuple[Path, ...] = ()
+    if save_games is not None:
+        made = (Path(save_games),)
+        with cli_errors():
+            Path(save_games).parent.mkdir(parents=True, exist_ok=True)
     try:
-        res = run_tournament(
-            objs,
-            variant,
-            num_players=players,
-            hands_per_pairing=hands,
-            seed=seed,
-            workers=workers,
-            save_games=save_games,
-            progress=progress,
-            episode=episode,
-        )
-    except (ValueError, VariantError) as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot write {save_games}: {exc.strerror or exc}")
+        with cli_errors(remove_on_error=made):
+            res = run_tournament(
+                objs,
+                variant,
+                num_players=players,
+                hands_per_pairing=hands,
+                seed=seed,
+                workers=workers,
+                save_games=save_games,
+                progress=progress,
+                episode=episode,
+            )
+    except KeyboardInterrupt:
+        for path in made:
+            path.unlink(missing_ok=True)
+        removed = f"; {save_games} removed" if made else ""
+        typer.echo(f"\nInterrupted: no results written{removed}")
+        raise typer.Exit(130) from None
     typer.echo(res.table())
     if out is not None:
         folder = Path(out)
-        try:
+        with cli_errors():
             folder.mkdir(parents=True, exist_ok=True)
             res.to_csv(folder / "tournament.csv")
             res.to_json(folder / "tournament.json")
             res.heatmap(folder / "tournament.png")
-        except OSError as exc:
-            _fail(f"cannot write to {out}: {exc.strerror or exc}")
         typer.echo(f"\nwrote {folder / 'tournament.csv'}, .json and .png")
     if save_games is not None:
         typer.echo(f"saved {len(res.pairings) * res.hands_per_pairing} games to {save_games}")
@@ -274,23 +341,26 @@ def play(
     save: Annotated[
         str | None, typer.Option(help="append the finished game to this JSON-lines file")
     ] = None,
+    greedy: GreedyOpt = None,
 ) -> None:
     """Play Burako in the terminal against bots.
 
     Type 'help' at the prompt for the moves: draw, take, keep, reject, meld 7h 8h 9h,
-    add 2c to 3, discard Kd, muerto, an action id, legal, table, quit.
+    add 2c to 3, discard Kd, muerto, an action id, legal, table, quit. --save is checked
+    before the game starts.
     """
     import sys
 
     from burako_env.core.game import Game
     from burako_env.play import default_bot, make_bots, play_game
     from burako_env.records import GameRecord, write_records
-    from burako_env.variants import VariantError
 
-    try:
+    if seed < 0:
+        _fail("--seed must be 0 or more")
+    if save is not None:  # before the person plays a whole hand, not after
+        check_writable_file("--save", save)
+    with cli_errors():
         game = Game(variant, num_players=players, seed=seed, episode="match" if match else "hand")
-    except VariantError as exc:
-        _fail(str(exc))
     n = game.num_players
     if not 0 <= seat < n:
         _fail(f"--seat must be 0..{n - 1} for {n} players, got {seat}")
@@ -307,10 +377,8 @@ def play(
             typer.echo(f"Bots: {name} ({why}).")
         names = [name] * len(others)
     labels = dict(zip(others, names, strict=True))
-    try:
-        agents = make_bots(game, seat, names, seed)
-    except ValueError as exc:
-        _fail(str(exc))
+    with cli_errors():
+        agents = make_bots(game, seat, names, seed, greedy=greedy)
 
     seats = ", ".join(f"P{p} {'you' if p == seat else labels[p]}" for p in range(n))
     typer.echo(
@@ -353,10 +421,9 @@ def play(
                 agents=seat_names[:2],
                 meta={"source": "burako play", "human_seat": seat},
             )
-            try:
+            with cli_errors():
+                Path(save).parent.mkdir(parents=True, exist_ok=True)
                 write_records(save, [rec], append=True)
-            except OSError as exc:
-                _fail(f"cannot write {save}: {exc.strerror or exc}")
             typer.echo(f"Saved the game to {save} (burako replay {save}).")
 
 
@@ -390,10 +457,8 @@ def replay(
 
     from burako_env.playback import check_record, header, load_lines, replay_frames
 
-    try:
+    with cli_errors():
         lines = load_lines(file)
-    except OSError as exc:
-        _fail(f"cannot read {file}: {exc.strerror or exc}")
     if not lines:
         _fail(f"{file} holds no game records")
     if game is not None and not 0 <= game < len(lines):
@@ -463,9 +528,9 @@ def replay(
 
 @app.command()
 def train(
-    config: Annotated[str, typer.Option(help="training config YAML")] = (
-        "configs/train/default.yaml"
-    ),
+    config: Annotated[
+        str, typer.Option(help="training config: a YAML path or a shipped name (default, tiny)")
+    ] = "default",
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="override a config key, e.g. --set ppo.lr=1e-4 (repeatable)"),
@@ -480,21 +545,27 @@ def train(
         int | None, typer.Option(help="stop (with a checkpoint) after this many updates")
     ] = None,
 ) -> None:
-    """Train a PPO policy by self-play against a league (docs/TRAINING.md)."""
-    from training.checkpoint import CheckpointError
-    from training.config import ConfigError
+    """Train a PPO policy by self-play against a league (docs/TRAINING.md).
+
+    Ctrl-C stops the run and says which checkpoint to --resume from (exit 130).
+    """
+    from training.ppo import TrainingInterrupted
     from training.ppo import train as run
 
+    if stop_after is not None and stop_after < 0:
+        _fail("--stop-after must be 0 or more")
     try:
-        run(
-            config,
-            list(set_ or []),
-            run_dir=resume or run_dir,
-            resume=resume is not None,
-            stop_after=stop_after,
-        )
-    except (ConfigError, CheckpointError, FileExistsError) as exc:
-        _fail(str(exc))
+        with cli_errors():
+            run(
+                config,
+                list(set_ or []),
+                run_dir=resume or run_dir,
+                resume=resume is not None,
+                stop_after=stop_after,
+            )
+    except TrainingInterrupted as exc:
+        typer.echo(f"\n{exc.message}", err=True)
+        raise typer.Exit(130) from None
 
 
 def main() -> None:

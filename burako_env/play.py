@@ -338,8 +338,7 @@ def make_bots(
     ``seed + 1 + p``. Raises ValueError naming a bot that cannot be built or that cannot
     read this table (a policy trained for another variant or player count). ``greedy``
     (None: each agent's default) picks most-likely or sampled play for learned agents."""
-    from agents import is_learned
-    from agents import make_agent
+    from agents import is_learned, make_agent
 
     others = [p for p in range(game.num_players) if p != seat]
     if len(names) != len(others):

@@ -40,9 +40,8 @@ class CheckpointError(ValueError):
 
 
 def variant_info(variant, obs_size: int) -> dict:
-    from burako_env.core.params import variant_params
-
     from burako_env.core.constants import NUM_ACTIONS
+    from burako_env.core.params import variant_params
 
     rules = {
         k: (list(v) if isinstance(v, tuple) else v)
