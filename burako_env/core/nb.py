@@ -92,8 +92,19 @@ if not os.environ.get("NUMBA_THREADING_LAYER"):
         numba.config.THREADING_LAYER = "tbb"
 os.register_at_fork(before=_warn_fork_after_openmp)
 
+def _cache_dir() -> str:
+    """The package's own __pycache__ where it can be written (a checkout, a virtualenv),
+    else the user's cache folder (a read-only system install)."""
+    name = f"numba-{_source_hash()}"
+    own = _CORE_DIR / "__pycache__"
+    if os.access(own if own.is_dir() else _CORE_DIR, os.W_OK):
+        return str(own / name)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "burako", name)
+
+
 if not os.environ.get("NUMBA_CACHE_DIR"):
-    numba.config.CACHE_DIR = str(_CORE_DIR / "__pycache__" / f"numba-{_source_hash()}")
+    numba.config.CACHE_DIR = _cache_dir()
 
 njit = numba.njit(cache=True, nogil=True)
 njit_parallel = numba.njit(cache=True, nogil=True, parallel=True)
