@@ -536,7 +536,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict:
-        seat = self.agent_name_mapping[agent]
+        seat = self.agent_name_mapping.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise KeyError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
         if seat == self._seat:
             d = self._decision
         else:
