@@ -92,6 +92,7 @@ if not os.environ.get("NUMBA_THREADING_LAYER"):
         numba.config.THREADING_LAYER = "tbb"
 os.register_at_fork(before=_warn_fork_after_openmp)
 
+
 def _cache_dir() -> str:
     """The package's own __pycache__ where it can be written (a checkout, a virtualenv),
     else the user's cache folder (a read-only system install)."""
