@@ -207,7 +207,6 @@ def test_named_variants_and_train_configs_load_from_any_folder(tmp_path, monkeyp
         load_config(tmp_path / "mine" / "tiny.yaml")  # a path of one's own: no guessing
 
 
-@pytest.mark.slow
 def test_non_editable_install_runs_from_another_folder(tmp_path):
     """``pip install .`` (a wheel, not editable) into a fresh virtualenv, run from a folder
     that is not the checkout: rules, every env, a train config, a tournament. The fresh
