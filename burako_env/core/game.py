@@ -90,7 +90,8 @@ def check_actions(actions, batch_size: int, name: str = "actions") -> np.ndarray
         )
     if arr.shape != (batch_size,):
         raise ValueError(
-            f"{name} needs one action per game: shape ({batch_size},), got {arr.shape}"
+            f"{name}: {batch_size} actions are needed, one action per game (shape "
+            f"({batch_size},)), got shape {arr.shape}"
         )
     return np.array(arr, dtype=np.int64)
 
