@@ -41,12 +41,20 @@ def make_agent(name: str, seed: int = 0, **kw) -> Agent:
     return agent
 
 
-def _ppo_agent(path: str | None = None, seed: int = 0, **kw) -> Agent:
+def _ppo_agent(path: str | None = None, seed: int = 0, greedy: bool = True, **kw) -> Agent:
     """``ppo``: the shipped pretrained policy; ``ppo:PATH``: a checkpoint or policy file
-    (agents.ppo_agent, imported on first use: torch loads only then)."""
+    (agents.ppo_agent, imported on first use: torch loads only then). Both play their most
+    likely legal action unless ``greedy=False`` (then they sample)."""
     from agents.ppo_agent import PPOAgent
 
-    return PPOAgent(path, seed=seed, **kw) if path else PPOAgent.pretrained(seed=seed, **kw)
+    if path:
+        return PPOAgent(path, seed=seed, greedy=greedy, **kw)
+    return PPOAgent.pretrained(seed=seed, greedy=greedy, **kw)
+
+
+def is_learned(name: str) -> bool:
+    """A name of a learned agent (``ppo``, ``ppo:PATH``): one that takes ``greedy``."""
+    return name == "ppo" or name.startswith("ppo:")
 
 
 register_agent("ppo", _ppo_agent)
@@ -59,6 +67,7 @@ __all__ = [
     "GreedyAgent",
     "RandomAgent",
     "agent_names",
+    "is_learned",
     "make_agent",
     "register_agent",
 ]

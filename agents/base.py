@@ -32,6 +32,12 @@ class Agent(ABC):
         tournament games), else None (a Python agent, stepped one batch at a time)."""
         return None
 
+    def check_table(self, variant) -> None:
+        """Raise ValueError if this agent cannot play ``variant`` (a
+        :class:`~burako_env.variants.Variant`). Heuristics play any table; a learned
+        policy only the variant, player count and action space it was trained on."""
+        return None
+
     def act_one(self, observation: dict) -> int:
         """One action for a PettingZoo observation ``{"observation", "action_mask"}``."""
         obs = np.asarray(observation["observation"])[None]

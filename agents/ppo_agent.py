@@ -6,10 +6,14 @@
     actions = agent.act(obs, mask)                         # a batch, like every agent
     action = agent.act_one({"observation": o, "action_mask": m})   # PettingZoo
 
-The policy samples from its distribution over the legal actions (``greedy=True``: the
-most likely legal action); sampling noise comes from a torch generator seeded by
-``seed``. Observations must have the layout the policy was trained on (variant and
-player count): anything else raises a ValueError saying what was expected.
+By name (``make_agent("ppo")``, ``make_agent("ppo:PATH")``, the CLI) the policy plays its
+most likely legal action (``greedy=True``, the stronger play); ``greedy=False`` (the
+CLI's ``--sample``) samples from its distribution over the legal actions, the noise
+coming from a torch generator seeded by ``seed``. The class itself defaults to sampling,
+as training's evaluations use it. The policy file records the variant, player count and
+action-space size it was trained for: :meth:`PPOAgent.check_table` refuses any other
+table with a ValueError naming both (tournaments, ``burako play`` and the Gymnasium env
+call it), and observations of another layout raise a ValueError saying what was expected.
 """
 
 from __future__ import annotations
@@ -76,6 +80,17 @@ class PPOAgent(Agent):
     def from_network(cls, net, greedy: bool = False, seed: int = 0, label: str = "ppo"):
         """An agent around a live network (training's evaluations); shares its weights."""
         return cls(network=net, greedy=greedy, seed=seed, label=label)
+
+    def check_table(self, variant) -> None:
+        """Raise ValueError (a CheckpointError) naming both tables when ``variant`` is not
+        the one the policy was trained for."""
+        if not self.info:  # a live network of training: its trainer checks its table
+            return
+        from burako_env.core.constants import obs_layout
+        from training.checkpoint import check_policy_table
+
+        size = obs_layout(variant.num_players, variant.total_cards).size
+        check_policy_table(self.info["variant"], variant, size, self.checkpoint_path)
 
     def seed(self, seed: int) -> None:
         super().seed(seed)

@@ -594,6 +594,10 @@ def run_tournament(
         raise ValueError(f"task_deals must be at least 1, got {task_deals}")
     names = _labels(objs)
     probe = Game(variant, num_players=num_players, batch_size=1, episode=episode, **overrides)
+    for agent in objs:  # a policy trained for another table is refused before any game
+        check = getattr(agent, "check_table", None)
+        if callable(check):
+            check(probe.variant)
     num_players = probe.num_players
     vname = probe.variant.name
     deals = max(1, (int(hands_per_pairing) + 1) // 2)

@@ -11,11 +11,18 @@
     burako train --config configs/train/tiny.yaml
     burako tournament greedy discard_table --hands 4000 --ray   # on Ray (docs/SCALING.md)
 
-Every command has ``--help``; a bad argument prints ``error: ...`` and exits with code 2.
+Every command has ``--help``. The error contract, kept by :func:`cli_errors` in every
+command: a bad argument or input (an unknown variant, an unreadable checkpoint, a file that
+cannot be written) prints ``error: ...`` and exits with code 2, before anything is written,
+so no half-written file or folder is left behind.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -44,9 +51,67 @@ RayAddressOpt = Annotated[
 ]
 
 
+GreedyOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--greedy/--sample",
+        help="learned agents (ppo, ppo:PATH) play their most likely legal move (the default) "
+        "or sample from their policy",
+        show_default=False,
+    ),
+]
+
+
 def _fail(message: str) -> None:
     typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
     raise typer.Exit(2)
+
+
+def _os_message(exc: OSError) -> str:
+    name = exc.filename if exc.filename is not None else ""
+    reason = exc.strerror or str(exc)
+    return f"cannot use {name}: {reason}" if name else reason
+
+
+@contextmanager
+def cli_errors(remove_on_error: tuple[Path, ...] = ()) -> Iterator[None]:
+    """The CLI's one error contract: the library's errors (ValueError and its kin, such
+    as VariantError, ConfigError and CheckpointError, OSError, and RayError: Ray missing
+    or its cluster unreachable) become ``error: ...``
+    and exit 2. The paths in ``remove_on_error``, created by the command, are removed
+    first, so a failure leaves nothing half-written."""
+    from burako_env.distributed import RayError  # no Ray import: just the error type
+
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except (ValueError, OSError, RayError) as exc:
+        for path in remove_on_error:
+            Path(path).unlink(missing_ok=True)
+        _fail(_os_message(exc) if isinstance(exc, OSError) else str(exc))
+
+
+def check_writable_file(option: str, path: str, overwrite: bool = True) -> Path:
+    """Fail (``error: ...``, exit 2) unless ``path`` can be written as a file: not a
+    folder, in a folder that exists or can be made, not an existing file unless
+    ``overwrite``. Nothing is created."""
+    target = Path(path)
+    if path.endswith(("/", os.sep)) or target.is_dir():
+        example = f"{path.rstrip('/')}/games.jsonl"
+        _fail(f"{option} {path!r} is a folder; give a file name, e.g. {example}")
+    if target.exists() and not overwrite:
+        _fail(f"{option} {path!r} already exists; pass --force to overwrite it")
+    if target.exists() and not os.access(target, os.W_OK):
+        _fail(f"{option} {path!r} cannot be written (permission denied)")
+    folder = target.parent
+    while not folder.exists():  # the nearest folder that exists must let us make the rest
+        folder = folder.parent
+    if not folder.is_dir():
+        _fail(f"{option} {path!r}: {str(folder)!r} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        _fail(f"{option} {path!r}: cannot create files in {str(folder)!r} (permission denied)")
+    return target
 
 
 @app.command()
@@ -63,9 +128,9 @@ def rules(
     With --table, the four named variants side by side. The full rule book is RULES.md.
     """
     from burako_env.rules_text import rules_summary
-    from burako_env.variants import VariantError, load_variant, variant_table
+    from burako_env.variants import load_variant, variant_table
 
-    try:
+    with cli_errors():
         if table:
             typer.echo(variant_table())
         else:
@@ -74,8 +139,6 @@ def rules(
                 typer.echo(rules_summary(v))
                 typer.echo("")
             typer.echo(v.describe())
-    except VariantError as exc:
-        _fail(str(exc))
 
 
 @app.command()
@@ -92,34 +155,21 @@ def simulate(
 
     With --ray the hands are split into Ray tasks; the summary is the same (docs/SCALING.md).
     """
-    from burako_env.distributed import RayError
     from burako_env.simulate import simulate as run
-    from burako_env.variants import VariantError
 
     if games < 1:
         _fail("--games must be at least 1")
     if chunk < 1:
         _fail("--chunk must be at least 1")
+    if seed < 0:
+        _fail("--seed must be 0 or more")
     ray = ray or ray_address is not None
-    try:
-        typer.echo(
-            str(
-                run(
-                    variant,
-                    players,
-                    games=games,
-                    seed=seed,
-                    ray=ray,
-                    ray_address=ray_address,
-                    chunk=chunk,
-                    progress=ray,
-                )
-            )
-        )
-    except VariantError as exc:
-        _fail(str(exc))
-    except RayError as exc:  # Ray missing, or the cluster unreachable
-        _fail(str(exc))
+    with cli_errors():
+        report = run(
+            variant, players, games=games, seed=seed, ray=ray, ray_address=ray_address,
+            chunk=chunk, progress=ray,
+        )  # fmt: skip
+    typer.echo(str(report))
 
 
 @app.command()
@@ -144,7 +194,6 @@ def sweep(
     out without its conditions. Exits 1 if any invariant is violated.
     """
     from burako_env.sweep import sweep as run
-    from burako_env.variants import VariantError
 
     if hands < 1 or batch < 1 or not 0.0 <= meld_bias <= 1.0:
         _fail("--hands and --batch must be at least 1, --meld-bias within 0..1")
@@ -161,12 +210,11 @@ def sweep(
             bar.refresh()
 
     try:
-        report = run(
-            variant, hands, players=players, seed=seed, batch=batch, meld_bias=meld_bias,
-            progress=tick,
-        )  # fmt: skip
-    except VariantError as exc:
-        _fail(str(exc))
+        with cli_errors():
+            report = run(
+                variant, hands, players=players, seed=seed, batch=batch, meld_bias=meld_bias,
+                progress=tick,
+            )  # fmt: skip
     finally:
         if bar is not None:
             bar.close()
@@ -214,10 +262,9 @@ def bench(
         format_rows,
         machine,
     )
-    from burako_env.variants import VariantError
 
     typer.echo(machine())
-    try:
+    with cli_errors():
         if api in ("core", "all"):
             if compile_time:
                 typer.echo(f"cold compile: {compile_seconds():.1f} s")
@@ -233,8 +280,6 @@ def bench(
                         rows.append(bench_vector(b, seconds, variant, players, t, picker))
         if rows:
             typer.echo(format_env_rows(rows))
-    except VariantError as exc:
-        _fail(str(exc))
 
 
 def _default_agents(variant: str, players: int | None) -> list[str]:
@@ -278,84 +323,92 @@ def tournament(
     task_deals: Annotated[
         int | None, typer.Option(help="with --ray: deals per Ray task (default 1024)")
     ] = None,
+    greedy: GreedyOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="overwrite an existing --save-games file")
+    ] = False,
 ) -> None:
     """Round-robin tournament between agents; prints the table of results.
 
     Every pairing plays the same deals twice, seats swapped: win rates with 95% intervals,
-    score margins and OpenSkill ratings. With --ray the games are Ray tasks (--workers:
-    the CPUs of a local Ray instance); the results are the same (docs/SCALING.md).
+    score margins and OpenSkill ratings. --save-games refuses an existing file unless
+    --force. With --ray the games are Ray tasks (--workers: the CPUs of a local Ray
+    instance); the results are the same (docs/SCALING.md).
     """
-    from pathlib import Path
-
-    from burako_env.variants import VariantError
-
     if hands < 1:
         _fail("--hands must be at least 1")
     if workers < 1:
         _fail("--workers must be at least 1")
+    if seed < 0:
+        _fail("--seed must be 0 or more")
     if episode not in ("hand", "match"):
         _fail(f"--episode must be hand or match, got {episode!r}")
     if task_deals is not None and task_deals < 1:
         _fail("--task-deals must be at least 1")
-    try:
-        from burako_env.variants import load_variant
+    from burako_env.variants import load_variant
 
-        load_variant(variant, num_players=players)
-    except VariantError as exc:
-        _fail(str(exc))
+    with cli_errors():
+        table = load_variant(variant, num_players=players)
     names = list(agents) if agents else _default_agents(variant, players)
     if len(names) < 2:
         _fail("a tournament needs at least two agents")
 
-    from agents import make_agent
+    from agents import is_learned, make_agent
 
     objs = []
     for i, name in enumerate(names):
-        try:
-            objs.append(make_agent(name, seed=seed + i))
-        except (ValueError, FileNotFoundError, OSError) as exc:
-            _fail(f"agent {name!r}: {exc}")
+        kw = {"greedy": greedy} if greedy is not None and is_learned(name) else {}
+        with cli_errors():
+            try:
+                agent = make_agent(name, seed=seed + i, **kw)
+                agent.check_table(table)
+            except (ValueError, OSError) as exc:
+                raise ValueError(f"agent {name!r}: {exc}") from exc
+        objs.append(agent)
     if save_games is not None:
-        if Path(save_games).is_dir():
-            _fail(f"--save-games {save_games!r} is a folder; give a file name")
-        Path(save_games).parent.mkdir(parents=True, exist_ok=True)
-    if out is not None and Path(out).exists() and not Path(out).is_dir():
-        _fail(f"--out {out!r} is a file; give a folder")
+        check_writable_file("--save-games", save_games, overwrite=force)
+    if out is not None:
+        if Path(out).exists() and not Path(out).is_dir():
+            _fail(f"--out {out!r} is a file; give a folder")
+        check_writable_file("--out", str(Path(out) / "tournament.csv"))
 
     from agents.tournament import run_tournament
-    from burako_env.distributed import RayError
 
+    made: tuple[Path, ...] = ()
+    if save_games is not None:
+        made = (Path(save_games),)
+        with cli_errors():
+            Path(save_games).parent.mkdir(parents=True, exist_ok=True)
     try:
-        res = run_tournament(
-            objs,
-            variant,
-            num_players=players,
-            hands_per_pairing=hands,
-            seed=seed,
-            workers=workers,
-            save_games=save_games,
-            progress=progress,
-            episode=episode,
-            ray=ray or ray_address is not None,
-            ray_address=ray_address,
-            task_deals=task_deals,
-        )
-    except (ValueError, VariantError) as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot write {save_games}: {exc.strerror or exc}")
-    except RayError as exc:  # Ray missing, or the cluster unreachable
-        _fail(str(exc))
+        with cli_errors(remove_on_error=made):
+            res = run_tournament(
+                objs,
+                variant,
+                num_players=players,
+                hands_per_pairing=hands,
+                seed=seed,
+                workers=workers,
+                save_games=save_games,
+                progress=progress,
+                episode=episode,
+                ray=ray or ray_address is not None,
+                ray_address=ray_address,
+                task_deals=task_deals,
+            )
+    except KeyboardInterrupt:
+        for path in made:
+            path.unlink(missing_ok=True)
+        removed = f"; {save_games} removed" if made else ""
+        typer.echo(f"\nInterrupted: no results written{removed}")
+        raise typer.Exit(130) from None
     typer.echo(res.table())
     if out is not None:
         folder = Path(out)
-        try:
+        with cli_errors():
             folder.mkdir(parents=True, exist_ok=True)
             res.to_csv(folder / "tournament.csv")
             res.to_json(folder / "tournament.json")
             res.heatmap(folder / "tournament.png")
-        except OSError as exc:
-            _fail(f"cannot write to {out}: {exc.strerror or exc}")
         typer.echo(f"\nwrote {folder / 'tournament.csv'}, .json and .png")
     if save_games is not None:
         typer.echo(f"saved {len(res.pairings) * res.hands_per_pairing} games to {save_games}")
@@ -381,23 +434,26 @@ def play(
     save: Annotated[
         str | None, typer.Option(help="append the finished game to this JSON-lines file")
     ] = None,
+    greedy: GreedyOpt = None,
 ) -> None:
     """Play Burako in the terminal against bots.
 
     Type 'help' at the prompt for the moves: draw, take, keep, reject, meld 7h 8h 9h,
-    add 2c to 3, discard Kd, muerto, an action id, legal, table, quit.
+    add 2c to 3, discard Kd, muerto, an action id, legal, table, quit. --save is checked
+    before the game starts.
     """
     import sys
 
     from burako_env.core.game import Game
     from burako_env.play import default_bot, make_bots, play_game
     from burako_env.records import GameRecord, write_records
-    from burako_env.variants import VariantError
 
-    try:
+    if seed < 0:
+        _fail("--seed must be 0 or more")
+    if save is not None:  # before the person plays a whole hand, not after
+        check_writable_file("--save", save)
+    with cli_errors():
         game = Game(variant, num_players=players, seed=seed, episode="match" if match else "hand")
-    except VariantError as exc:
-        _fail(str(exc))
     n = game.num_players
     if not 0 <= seat < n:
         _fail(f"--seat must be 0..{n - 1} for {n} players, got {seat}")
@@ -414,10 +470,8 @@ def play(
             typer.echo(f"Bots: {name} ({why}).")
         names = [name] * len(others)
     labels = dict(zip(others, names, strict=True))
-    try:
-        agents = make_bots(game, seat, names, seed)
-    except ValueError as exc:
-        _fail(str(exc))
+    with cli_errors():
+        agents = make_bots(game, seat, names, seed, greedy=greedy)
 
     seats = ", ".join(f"P{p} {'you' if p == seat else labels[p]}" for p in range(n))
     typer.echo(
@@ -460,10 +514,9 @@ def play(
                 agents=seat_names[:2],
                 meta={"source": "burako play", "human_seat": seat},
             )
-            try:
+            with cli_errors():
+                Path(save).parent.mkdir(parents=True, exist_ok=True)
                 write_records(save, [rec], append=True)
-            except OSError as exc:
-                _fail(f"cannot write {save}: {exc.strerror or exc}")
             typer.echo(f"Saved the game to {save} (burako replay {save}).")
 
 
@@ -497,10 +550,8 @@ def replay(
 
     from burako_env.playback import check_record, header, load_lines, replay_frames
 
-    try:
+    with cli_errors():
         lines = load_lines(file)
-    except OSError as exc:
-        _fail(f"cannot read {file}: {exc.strerror or exc}")
     if not lines:
         _fail(f"{file} holds no game records")
     if game is not None and not 0 <= game < len(lines):
@@ -616,9 +667,9 @@ def serve(
 
 @app.command()
 def train(
-    config: Annotated[str, typer.Option(help="training config YAML")] = (
-        "configs/train/default.yaml"
-    ),
+    config: Annotated[
+        str, typer.Option(help="training config: a YAML path or a shipped name (default, tiny)")
+    ] = "default",
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="override a config key, e.g. --set ppo.lr=1e-4 (repeatable)"),
@@ -638,24 +689,27 @@ def train(
     """Train a PPO policy by self-play against a league (docs/TRAINING.md).
 
     With --ray the rollouts run on distributed.workers Ray actors (docs/SCALING.md).
+    Ctrl-C stops the run and says which checkpoint to --resume from (exit 130).
     """
-    from burako_env.distributed import RayError
-    from training.checkpoint import CheckpointError
-    from training.config import ConfigError
+    from training.ppo import TrainingInterrupted
     from training.ppo import train as run
 
+    if stop_after is not None and stop_after < 0:
+        _fail("--stop-after must be 0 or more")
     try:
-        run(
-            config,
-            list(set_ or []),
-            run_dir=resume or run_dir,
-            resume=resume is not None,
-            stop_after=stop_after,
-            ray=ray or ray_address is not None,
-            ray_address=ray_address,
-        )
-    except (ConfigError, CheckpointError, FileExistsError, RayError) as exc:
-        _fail(str(exc))
+        with cli_errors():
+            run(
+                config,
+                list(set_ or []),
+                run_dir=resume or run_dir,
+                resume=resume is not None,
+                stop_after=stop_after,
+                ray=ray or ray_address is not None,
+                ray_address=ray_address,
+            )
+    except TrainingInterrupted as exc:
+        typer.echo(f"\n{exc.message}", err=True)
+        raise typer.Exit(130) from None
 
 
 def main() -> None:

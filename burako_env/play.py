@@ -321,22 +321,27 @@ def play_game(
     return result
 
 
-def make_bots(game: Game, seat: int, names: list[str], seed: int = 0) -> dict:
+def make_bots(
+    game: Game, seat: int, names: list[str], seed: int = 0, greedy: bool | None = None
+) -> dict:
     """The agents of every seat but ``seat`` (``names`` in seat order), agent p seeded
     ``seed + 1 + p``. Raises ValueError naming a bot that cannot be built or that cannot
-    read this table (a policy trained for another variant or player count)."""
-    from agents import make_agent
+    read this table (a policy trained for another variant or player count). ``greedy``
+    (None: each agent's default) picks most-likely or sampled play for learned agents."""
+    from agents import is_learned, make_agent
 
     others = [p for p in range(game.num_players) if p != seat]
     if len(names) != len(others):
         raise ValueError(f"{len(others)} bots are needed, got {len(names)}")
     bots = {}
     for p, name in zip(others, names, strict=True):
+        kw = {"greedy": greedy} if greedy is not None and is_learned(name) else {}
         try:
-            agent = make_agent(name, seed=seed + 1 + p)
+            agent = make_agent(name, seed=seed + 1 + p, **kw)
         except (ValueError, OSError) as exc:
             raise ValueError(f"bot {name!r}: {exc}") from exc
         try:  # a policy trained for another table fails here
+            agent.check_table(game.variant)
             agent.act(game.observe_one(p)[None], game.legal_action_mask()[:1])
         except ValueError as exc:
             raise ValueError(f"bot {name!r} cannot play this table: {exc}") from exc

@@ -37,10 +37,18 @@ class Line:
 
 
 def load_lines(path: str | Path) -> list[Line]:
-    """Every non-empty line of a JSON-lines record file (OSError if it cannot be read)."""
+    """Every non-empty line of a JSON-lines record file (OSError if it cannot be read,
+    ValueError if it is not text)."""
     out = []
     with open(path, encoding="utf-8") as f:
-        for lineno, text in enumerate(f, 1):
+        try:
+            texts = list(f)
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{path} is not a text file of JSON-lines game records (byte {exc.start} is "
+                "not UTF-8): give a file written by tournament --save-games or play --save"
+            ) from None
+        for lineno, text in enumerate(texts, 1):
             text = text.strip()
             if not text:
                 continue

@@ -1,11 +1,16 @@
 """Rule variants as data (RULES.md section 9).
 
 A :class:`Variant` holds every rule parameter of RULES.md. The four named variants live as
-YAML files in ``configs/variants/``; a YAML of one's own (house rules) loads the same way.
-A variant file holds the parameters, the player counts it allows (``players``), and
-``by_players``: the values that depend on the player count. Loading resolves them in this
-order: the file's values, then its ``by_players`` entry for the chosen ``num_players``, then
-the caller's overrides::
+YAML files inside the package, in ``burako_env/configs/variants/`` (the repository's
+top-level ``configs/`` points there), so they load from any folder and from a plain
+``pip install``; a YAML of one's own (house rules) loads the same way. A variant file holds
+the parameters, the player counts it allows (``players``), and ``by_players``: the values
+that depend on the player count. ``base: argentine`` (a named variant, or a path relative
+to the file) starts a house-rule file from another variant, so omitted keys take that
+variant's values rather than the :class:`Variant` defaults. Loading resolves them in this
+order: the base's values (resolved the same way, for the chosen player count), the file's
+values, its ``by_players`` entry for the chosen ``num_players``, then the caller's
+overrides::
 
     load_variant("argentine")                  # 4 players, the default
     load_variant("argentine", num_players=2)   # 22 cards a hand
@@ -23,7 +28,9 @@ from typing import Any
 
 import yaml
 
-VARIANTS_DIR = Path(__file__).resolve().parent.parent / "configs" / "variants"
+#: the YAML files shipped inside the package (package data): variants and training configs
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
+VARIANTS_DIR = CONFIGS_DIR / "variants"
 VARIANT_NAMES = ("argentine", "italian", "brazilian", "colombian")
 DEFAULT_VARIANT = "argentine"
 
@@ -284,6 +291,70 @@ def variant_path(name_or_path: str | Path) -> Path:
     )
 
 
+def _read_mapping(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        raise VariantError(f"variant file {path} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise VariantError(f"{path} is not valid YAML: {exc}") from exc
+    except OSError as exc:
+        raise VariantError(f"cannot read variant file {path}: {exc.strerror or exc}") from exc
+    if not isinstance(data, dict):
+        raise VariantError(f"{path} must hold a mapping of parameter: value")
+    return dict(data)
+
+
+def _by_players(data: dict[str, Any], source: str) -> dict[Any, Any]:
+    by_players = data.pop("by_players", None) or {}
+    if not isinstance(by_players, dict):
+        raise VariantError(f"{source}: by_players must map a player count to parameters")
+    return by_players
+
+
+def _per_count(by_players: dict[Any, Any], n: int, source: str) -> dict[str, Any]:
+    per_count = by_players.get(n, by_players.get(str(n), {})) or {}
+    if not isinstance(per_count, dict):
+        raise VariantError(f"{source}: by_players[{n}] must be a mapping of parameter: value")
+    return per_count
+
+
+def _base_path(base: Any, path: Path, source: str) -> Path:
+    if not isinstance(base, str) or not base:
+        raise VariantError(
+            f"{source}: base must be a variant name ({', '.join(VARIANT_NAMES)}) or a YAML "
+            f"path, got {base!r}"
+        )
+    if base in VARIANT_NAMES:
+        return VARIANTS_DIR / f"{base}.yaml"
+    candidate = Path(base)
+    return candidate if candidate.is_absolute() else path.parent / candidate
+
+
+def _file_values(path: Path, num_players: Any, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A variant file's values for ``num_players`` (None: the file's own count), its
+    ``base`` resolved first."""
+    source = str(path)
+    if path.resolve() in chain:
+        cycle = " -> ".join(str(p) for p in (*chain, path.resolve()))
+        raise VariantError(f"{source}: its base chain loops ({cycle})")
+    data = _read_mapping(path)
+    by_players = _by_players(data, source)
+    data.setdefault("name", path.stem)
+    base = data.pop("base", None)
+    n = num_players if num_players is not None else data.get("num_players")
+    base_values: dict[str, Any] = {}
+    if base is not None:
+        base_values = _file_values(_base_path(base, path, source), n, (*chain, path.resolve()))
+        if n is None:
+            n = base_values["num_players"]
+    if n is None:
+        n = 4
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise VariantError(f"{source}: num_players must be a whole number, got {n!r}")
+    return {**base_values, **data, **_per_count(by_players, n, source), "num_players": n}
+
+
 def load_variant(
     variant: str | Path | Variant | None = None, num_players: int | None = None, **overrides: Any
 ) -> Variant:
@@ -298,29 +369,24 @@ def load_variant(
             named = yaml.safe_load(variant_path(variant.name).read_text(encoding="utf-8"))
             by_players = named.get("by_players") or {}
         source = f"variant {variant.name!r}"
+        n = num_players if num_players is not None else data.get("num_players", 4)
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise VariantError(f"{source}: num_players must be a whole number, got {n!r}")
+        values = {**data, **_per_count(by_players, n, source), "num_players": n}
     else:
+        if variant is not None and not isinstance(variant, (str, Path)):
+            raise VariantError(
+                f"variant must be a name ({', '.join(VARIANT_NAMES)}), a YAML path or a "
+                f"Variant, got {type(variant).__name__} {variant!r}"
+            )
         path = variant_path(variant or DEFAULT_VARIANT)
         source = str(path)
-        if not path.exists():
-            raise VariantError(f"variant file {path} does not exist")
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise VariantError(f"{path} is not valid YAML: {exc}") from exc
-        if not isinstance(data, dict):
-            raise VariantError(f"{path} must hold a mapping of parameter: value")
-        data = dict(data)
-        by_players = data.pop("by_players", None) or {}
-        if not isinstance(by_players, dict):
-            raise VariantError(f"{path}: by_players must map a player count to parameters")
-        data.setdefault("name", path.stem)
-    n = num_players if num_players is not None else data.get("num_players", 4)
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise VariantError(f"{source}: num_players must be a whole number, got {n!r}")
-    per_count = by_players.get(n, by_players.get(str(n), {})) or {}
-    if not isinstance(per_count, dict):
-        raise VariantError(f"{source}: by_players[{n}] must be a mapping of parameter: value")
-    return _build({**data, **per_count, **overrides, "num_players": n}, source)
+        if num_players is not None and (
+            isinstance(num_players, bool) or not isinstance(num_players, int)
+        ):
+            raise VariantError(f"{source}: num_players must be a whole number, got {num_players!r}")
+        values = _file_values(path, num_players)
+    return _build({**values, **overrides}, source)
 
 
 def variant_table(names: tuple[str, ...] = VARIANT_NAMES, num_players: int = 4) -> str:

@@ -1,6 +1,6 @@
 """Benchmark PPO training throughput (env steps per second, policy inference included).
 
-    .venv/bin/python scripts/bench_training.py [--config configs/train/default.yaml]
+    .venv/bin/python scripts/bench_training.py [--config default]
         [--num-envs 1024] [--rounds 3] [--set key=value ...]
 
 Three figures, each the median over ``rounds`` rollouts after one warm-up rollout:
@@ -11,6 +11,12 @@ Three figures, each the median over ``rounds`` rollouts after one warm-up rollou
   heuristics or frozen snapshots);
 * ``train``: the whole PPO iteration with the league mix: rollout, GAE and the update
   epochs (env steps of the rollout divided by the iteration's time).
+
+``--update-threads 1 2 --busy 1`` adds the PPO update's seconds for each
+``update_threads``, on an idle machine and with ``busy`` other processes each keeping a
+core busy (a spinning loop), as a shared machine does: torch's threads wait for each
+other at every operation, so a thread that loses its core stalls the others
+(:func:`bench_update_threads`).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from pathlib import Path
 
 
 def bench_training(
-    config: str | Path = "configs/train/default.yaml",
+    config: str | Path = "default",
     overrides: list[str] | None = None,
     num_envs: int | None = None,
     rounds: int = 3,
@@ -74,12 +80,61 @@ def bench_training(
     return out
 
 
+def _spin() -> None:
+    while True:
+        pass
+
+
+def bench_update_threads(
+    config: str | Path = "default",
+    overrides: list[str] | None = None,
+    threads: tuple[int, ...] = (1, 2),
+    busy: int = 1,
+    rounds: int = 1,
+) -> dict:
+    """Median seconds of one PPO update for each ``update_threads`` in ``threads``, with
+    0 and ``busy`` spinning processes beside it: ``{"update_seconds": {(threads, busy):
+    seconds}}``."""
+    import multiprocessing
+
+    from training.config import load_config
+    from training.ppo import Trainer
+
+    out: dict = {"update_seconds": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in threads:
+            cfg = load_config(config, list(overrides or []) + [f"update_threads={n}"])
+            trainer = Trainer(cfg, Path(tmp))
+            trainer.update = 1
+            trainer.collect()
+            trainer.learn()  # warm-up
+            for load in sorted({0, busy}):
+                spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(load)]
+                for proc in spinners:
+                    proc.start()
+                try:
+                    times = []
+                    for _ in range(rounds):
+                        trainer.collect()
+                        t0 = time.perf_counter()
+                        trainer.learn()
+                        times.append(time.perf_counter() - t0)
+                finally:
+                    for proc in spinners:
+                        proc.terminate()
+                        proc.join()
+                out["update_seconds"][(n, load)] = statistics.median(times)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--config", default="configs/train/default.yaml")
+    ap.add_argument("--config", default="default")
     ap.add_argument("--num-envs", type=int, default=None)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--set", dest="overrides", action="append", default=[])
+    ap.add_argument("--update-threads", type=int, nargs="*", default=[])
+    ap.add_argument("--busy", type=int, default=1)
     args = ap.parse_args()
     from burako_env.bench import machine
 
@@ -97,6 +152,13 @@ def main() -> None:
     )
     for label, value in rows:
         print(f"{label + ':':<52} {value:>9,.0f} env steps/s")
+    if args.update_threads:
+        upd = bench_update_threads(
+            args.config, args.overrides, tuple(args.update_threads), args.busy, args.rounds
+        )["update_seconds"]
+        for (n, load), seconds in sorted(upd.items()):
+            label = f"PPO update, update_threads {n}, {load} busy process(es)"
+            print(f"{label + ':':<52} {seconds:>9.2f} s")
 
 
 if __name__ == "__main__":

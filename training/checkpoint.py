@@ -6,8 +6,11 @@ dicts only, so ``torch.load(weights_only=True)`` reads it) with:
 * ``format`` ("burako-ppo"), ``version``, ``kind`` ("train" or "policy");
 * ``spec``: what :meth:`training.network.BurakoNet.from_spec` needs (player count, deck
   size, observation size, widths);
-* ``variant``: name, players, observation size and the variant's parameter vector, so a
-  policy is never fed observations of another layout;
+* ``variant``: name, players, observation size, action-space size, the variant's
+  parameter vector and its rules by name (``rules``), so a policy is never fed
+  observations of another layout nor played on another variant
+  (:func:`check_policy_table`; files from before ``num_actions`` and ``rules`` were
+  recorded are checked on what they hold);
 * ``model``: the network's state dict.
 
 A training checkpoint adds ``config``, ``optimizer``, ``progress``, ``league``, ``rng``
@@ -37,14 +40,59 @@ class CheckpointError(ValueError):
 
 
 def variant_info(variant, obs_size: int) -> dict:
+    from burako_env.core.constants import NUM_ACTIONS
     from burako_env.core.params import variant_params
 
+    rules = {
+        k: (list(v) if isinstance(v, tuple) else v)
+        for k, v in variant.to_dict().items()
+        if k not in ("name", "players")
+    }
     return {
         "name": variant.name,
         "num_players": int(variant.num_players),
         "obs_size": int(obs_size),
+        "num_actions": int(NUM_ACTIONS),
         "params": [int(v) for v in variant_params(variant)],
+        "rules": rules,
     }
+
+
+def describe_table(info: dict) -> str:
+    """``italian, 4 players, 1773 actions`` from a :func:`variant_info` dict."""
+    text = f"{info.get('name')}, {info.get('num_players')} players"
+    if info.get("num_actions") is not None:
+        text += f", {info['num_actions']} actions"
+    return text
+
+
+def check_policy_table(recorded: dict, variant, obs_size: int, path: str | Path) -> None:
+    """Raise CheckpointError (a ValueError) naming both tables when a policy recorded for
+    ``recorded`` (its file's ``variant``) is to play ``variant``."""
+    now = variant_info(variant, obs_size)
+    problems = []
+    for key, what in (
+        ("name", "variant"),
+        ("num_players", "player count"),
+        ("num_actions", "action-space size"),
+        ("obs_size", "observation size"),
+    ):
+        if key in recorded and recorded[key] != now[key]:
+            problems.append(f"{what} {recorded[key]!r} here {now[key]!r}")
+    rules = recorded.get("rules")
+    if not problems and isinstance(rules, dict):
+        changed = sorted(k for k in rules if k in now["rules"] and rules[k] != now["rules"][k])
+        if changed:
+            shown = ", ".join(f"{k} {rules[k]!r} here {now['rules'][k]!r}" for k in changed)
+            problems.append(f"rules {shown}")
+    elif not problems and "params" in recorded and recorded["params"] != now["params"]:
+        problems.append("variant parameters differ")
+    if problems:
+        raise CheckpointError(
+            f"policy {str(path)!r} was trained for {describe_table(recorded)} and cannot "
+            f"play {describe_table(now)} ({'; '.join(problems)}); train one for this table "
+            f"or pick another agent"
+        )
 
 
 def save_file(data: dict, path: str | Path) -> None:
@@ -68,6 +116,11 @@ def load_file(path: str | Path, kind: str | None = None) -> dict:
         EOFError,
         OSError,
         ValueError,
+        KeyError,  # a small text file: torch's legacy reader looks up a magic number
+        IndexError,
+        TypeError,
+        AttributeError,
+        UnicodeDecodeError,
         pickle.UnpicklingError,
         zipfile.BadZipFile,
     ) as exc:

@@ -8,6 +8,11 @@ raises :class:`ConfigError` naming the key. Command-line overrides are
 ``league.heuristics={greedy: 1.0}``).
 
     cfg = load_config("configs/train/default.yaml", ["ppo.lr=1e-4", "seed=3"])
+    cfg = load_config("tiny")          # a shipped config by name, from any folder
+
+The shipped configs are package data (``burako_env/configs/train/``; the repository's
+``configs/train/`` points there): a name (``default``, ``tiny``) or a path
+``configs/train/NAME.yaml`` that does not exist where the command runs finds them.
 """
 
 from __future__ import annotations
@@ -163,9 +168,12 @@ class TrainConfig:
     torch_threads: int = 2
     """torch.set_num_threads while the games are played (rollouts, evaluations), when
     numba's threads step the games beside it."""
-    update_threads: int = 2
-    """torch.set_num_threads during the PPO update and the imitation warm start (no
-    numba work runs then, so both cores can serve torch)."""
+    update_threads: int = 1
+    """torch.set_num_threads during the PPO update and the imitation warm start. 1 by
+    default: on 2 cores torch's 2 threads made the update 1.3x faster on an idle machine
+    but 20x slower (2.2 s to 45-58 s) whenever anything else kept a core busy, as torch's
+    threads wait for each other at every operation (scripts/bench_training.py --busy 1
+    measures it)."""
     runs_dir: str = "runs"
     """Parent folder of run folders."""
     checkpoint_every: int = 10
@@ -279,6 +287,12 @@ def _validate(cfg: TrainConfig) -> None:
     need(e.num_players in (2, 4, 6, 8), "env.num_players", "2, 4, 6 or 8", e.num_players)
     need(e.episode in ("hand", "match"), "env.episode", "'hand' or 'match'", e.episode)
     need(e.reward in REWARDS, "env.reward", f"one of {REWARDS}", e.reward)
+    from burako_env.variants import VariantError, load_variant
+
+    try:  # a bad variant or a player count it refuses, before any run folder is made
+        load_variant(e.variant, num_players=e.num_players)
+    except VariantError as exc:
+        raise ConfigError(f"config keys 'env.variant' / 'env.num_players': {exc}") from exc
     for key in ("hidden", "encoder", "meld_dim"):
         v = getattr(cfg.network, key)
         need(v >= 2, f"network.{key}", "at least 2", v)
@@ -378,6 +392,33 @@ def config_from_dict(data: dict, overrides: list[str] | None = None) -> TrainCon
     return cfg
 
 
+def shipped_configs() -> list[str]:
+    from burako_env.variants import CONFIGS_DIR
+
+    return sorted(p.stem for p in (CONFIGS_DIR / "train").glob("*.yaml"))
+
+
+def config_path(source: str | Path) -> Path:
+    """The config file for a path, or for a shipped config's name (see the module doc)."""
+    from burako_env.variants import CONFIGS_DIR
+
+    path = Path(source)
+    if path.is_file():
+        return path
+    shipped = CONFIGS_DIR / "train"
+    name = path.name if path.suffix in (".yaml", ".yml") else None
+    if path.suffix == "" and len(path.parts) == 1:
+        name = f"{path.name}.yaml"
+    elif name is not None and path.parent.parts[-2:] != ("configs", "train"):
+        name = None  # a path of one's own that does not exist: no guessing
+    if name is not None and (shipped / name).is_file():
+        return shipped / name
+    raise ConfigError(
+        f"config file {str(path)!r} does not exist (shipped configs: "
+        f"{', '.join(shipped_configs())})"
+    )
+
+
 def load_config(
     source: str | Path | dict | TrainConfig | None, overrides: list[str] | None = None
 ) -> TrainConfig:
@@ -389,12 +430,12 @@ def load_config(
     elif isinstance(source, dict):
         data = source
     else:
-        path = Path(source)
-        if not path.is_file():
-            raise ConfigError(f"config file {str(path)!r} does not exist")
+        path = config_path(source)
         try:
-            data = yaml.safe_load(path.read_text()) or {}
-        except yaml.YAMLError as exc:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {str(path)!r}: {exc.strerror}") from exc
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
             raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"config file {str(path)!r} must hold a mapping of sections")
@@ -402,4 +443,4 @@ def load_config(
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
-    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False), encoding="utf-8")

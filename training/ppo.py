@@ -238,6 +238,7 @@ class Trainer:
     def __init__(self, cfg: TrainConfig, run_dir: Path) -> None:
         self.cfg = cfg
         self.run_dir = run_dir
+        self.saved_update: int | None = None  # the update of the last checkpoint written
         torch.set_num_threads(cfg.torch_threads)
         # seeds: torch (network init), numpy generator (league, minibatches), python,
         # the sampling generator, the env (deals)
@@ -608,7 +609,9 @@ class Trainer:
         data = self.checkpoint_dict()
         save_file(data, ck / "last.pt")
         numbered = ck / f"update_{self.update:06d}.pt"
-        shutil.copyfile(ck / "last.pt", numbered)
+        tmp = numbered.with_name(numbered.name + ".tmp")
+        shutil.copyfile(ck / "last.pt", tmp)
+        tmp.replace(numbered)  # never half a numbered checkpoint, the resume's fallback
         kept = sorted(ck.glob("update_*.pt"))
         for old in kept[: -self.cfg.keep_checkpoints]:
             old.unlink()
@@ -622,6 +625,7 @@ class Trainer:
                 policy_dict(self.net, self.env.variant, self.obs_size, meta),
                 self.run_dir / "best_policy.pt",
             )
+        self.saved_update = self.update
 
     def load(self, path: Path) -> None:
         data = load_file(path, kind="train")
@@ -779,6 +783,67 @@ class Trainer:
 
 
 # ---------------------------------------------------------------- entry point
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`train`: says what was saved and how to continue.
+
+    ``run_dir`` is the run folder; ``saved_update`` the update of its last checkpoint
+    (None: none was written, and a fresh run's folder was removed).
+    """
+
+    def __init__(self, run_dir: Path, update: int, saved_update: int | None, removed: bool):
+        self.run_dir = run_dir
+        self.update = update
+        self.saved_update = saved_update
+        if saved_update is None:
+            where = (
+                f"no checkpoint had been written yet, so the run folder {str(run_dir)!r} "
+                "was removed; start the run again"
+                if removed
+                else f"no checkpoint had been written yet in {str(run_dir)!r}"
+            )
+            message = f"interrupted during update {update}: {where}"
+        else:
+            message = (
+                f"interrupted during update {update}: the last checkpoint is update "
+                f"{saved_update} in {str(run_dir / 'checkpoints' / 'last.pt')!r}; continue "
+                f"with: burako train --resume {run_dir}"
+            )
+        super().__init__(message)
+        self.message = message
+
+
+def resume_checkpoint(run_dir: Path, say=print) -> Path:
+    """The checkpoint to resume ``run_dir`` from: ``checkpoints/last.pt``, or, when that
+    file cannot be read (a crash while the disk filled, a copy cut short), the newest
+    numbered checkpoint that can, with a line through ``say`` naming it."""
+    ck = Path(run_dir) / "checkpoints"
+    last = ck / "last.pt"
+    try:
+        load_file(last, kind="train")
+        return last
+    except CheckpointError as exc:
+        if last.is_file() and "truncated or corrupted" not in str(exc):
+            raise  # readable, but not a training checkpoint: not a case for the fallback
+        problem = exc
+    for numbered in sorted(ck.glob("update_*.pt"), reverse=True):
+        try:
+            load_file(numbered, kind="train")
+        except CheckpointError:
+            continue
+        say(f"warning: {problem}; resuming from the newest intact checkpoint, {numbered}")
+        return numbered
+    if last.is_file():
+        raise CheckpointError(f"{problem}, and no intact numbered checkpoint is left in {ck}")
+    raise problem
+
+
+def _write_config(cfg: TrainConfig, run_dir: Path) -> None:
+    """config.yaml, atomically (a failure never leaves half a file)."""
+    tmp = run_dir / "config.yaml.tmp"
+    save_config(cfg, tmp)
+    tmp.replace(run_dir / "config.yaml")
+
+
 def train(
     config: str | Path | dict | TrainConfig | None = None,
     overrides: list[str] | None = None,
@@ -791,14 +856,21 @@ def train(
 ) -> dict:
     """Train (or, with ``resume``, continue) a run; returns a summary dict.
 
-    ``config``: a YAML path, a mapping or a TrainConfig (on resume the run folder's
-    ``config.yaml`` is used and ``config`` is ignored). ``overrides``: ``key=value``
-    strings. ``run_dir``: the run folder (default ``runs/<name>-<timestamp>``).
-    ``stop_after``: stop after this many updates in this call (a checkpoint is written),
-    e.g. to split a run into chunks; the run's schedule does not change.
+    ``config``: a YAML path, a shipped config's name (``default``, ``tiny``), a mapping or
+    a TrainConfig (on resume the run folder's ``config.yaml`` is used and ``config`` is
+    ignored). ``overrides``: ``key=value`` strings. ``run_dir``: the run folder (default
+    ``runs/<name>-<timestamp>``). ``stop_after``: stop after this many updates in this
+    call (a checkpoint is written), e.g. to split a run into chunks; the run's schedule
+    does not change.
     ``ray``: the rollouts run on ``distributed.workers`` Ray actors
     (:mod:`training.distributed`) on the cluster at ``ray_address`` (else ``RAY_ADDRESS``,
     else a local Ray instance); a run on Ray resumes on Ray.
+
+    Nothing is written until the config, the variant and (on resume) the checkpoint have
+    been checked: a failure leaves no new run folder, and a resume that fails leaves the
+    run's ``config.yaml`` as it was. A resume whose ``checkpoints/last.pt`` is unreadable
+    continues from the newest intact numbered checkpoint. Ctrl-C raises
+    :class:`TrainingInterrupted` (a KeyboardInterrupt) saying what was saved.
     """
     if resume:
         if run_dir is None:
@@ -815,37 +887,52 @@ def train(
         run_dir = Path(run_dir)
         if (run_dir / "checkpoints" / "last.pt").exists():
             raise FileExistsError(f"{str(run_dir)!r} already holds a run: pass resume=True")
+        if run_dir.exists() and not run_dir.is_dir():
+            raise FileExistsError(f"the run folder {str(run_dir)!r} is a file")
     if not ray:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        save_config(cfg, run_dir / "config.yaml")
-        trainer = Trainer(cfg, run_dir)
-        if resume:
-            trainer.load(run_dir / "checkpoints" / "last.pt")
-        if verbose:
-            print(
-                f"run {run_dir}: {num_parameters(trainer.net):,} parameters, "
-                f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps",
-                flush=True,
-            )
-        return trainer.run(stop_after=stop_after, verbose=verbose)
+        return _run_trainer(Trainer, cfg, run_dir, resume, stop_after, verbose, "")
 
     from burako_env.distributed import ray_session
     from training.distributed import DistributedTrainer
 
     with ray_session(ray_address):  # connect first: an unreachable cluster writes nothing
+        where = f" on Ray ({cfg.distributed.workers} rollout workers)"
+        return _run_trainer(DistributedTrainer, cfg, run_dir, resume, stop_after, verbose, where)
+
+
+def _run_trainer(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: bool, where: str):
+    """Build the trainer, load the checkpoint, write the config, run; nothing is written
+    before the checkpoint loads, and a run interrupted before its first checkpoint leaves
+    no folder behind (:class:`TrainingInterrupted` says what was saved)."""
+    created = not run_dir.exists()
+    trainer = None
+    try:
+        trainer = make(cfg, run_dir)
+        if resume:
+            trainer.load(resume_checkpoint(run_dir, say=print if verbose else lambda _: None))
         run_dir.mkdir(parents=True, exist_ok=True)
-        save_config(cfg, run_dir / "config.yaml")
-        trainer = DistributedTrainer(cfg, run_dir)
-        try:
-            if resume:
-                trainer.load(run_dir / "checkpoints" / "last.pt")
-            if verbose:
-                print(
-                    f"run {run_dir} on Ray: {num_parameters(trainer.net):,} parameters, "
-                    f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps from "
-                    f"{cfg.distributed.workers} rollout workers",
-                    flush=True,
-                )
-            return trainer.run(stop_after=stop_after, verbose=verbose)
-        finally:
+        _write_config(cfg, run_dir)
+    except BaseException:
+        if trainer is not None and hasattr(trainer, "close"):
+            trainer.close()
+        if created:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+    if verbose:
+        print(
+            f"run {run_dir}{where}: {num_parameters(trainer.net):,} parameters, "
+            f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps",
+            flush=True,
+        )
+    trainer.saved_update = trainer.update if resume else None
+    try:
+        return trainer.run(stop_after=stop_after, verbose=verbose)
+    except KeyboardInterrupt:
+        removed = False
+        if trainer.saved_update is None and created:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            removed = True
+        raise TrainingInterrupted(run_dir, trainer.update, trainer.saved_update, removed) from None
+    finally:
+        if hasattr(trainer, "close"):
             trainer.close()

@@ -6,7 +6,11 @@
     obs = game.observe()                        # int16 [B, obs_size], the acting players
     game.step(actions)                          # one action per game; raises on illegal
 
-Every array is computed by the numba kernels of :mod:`burako_env.core.kernels`.
+Every array is computed by the numba kernels of :mod:`burako_env.core.kernels`. The
+kernels do not check their arguments (a check per call inside a hot loop costs too much),
+so every public method checks them here first: a game index ``b``, a seat, an action or
+an ``out`` buffer that does not fit raises ``IndexError``/``ValueError``/``TypeError``
+naming the argument and the range it must lie in, before any kernel runs.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from burako_env.core import kernels
 from burako_env.core.actions import describe_action
 from burako_env.core.constants import (
     ERR_OK,
+    ERR_OUT_OF_RANGE,
     ERROR_MESSAGES,
     NUM_ACTIONS,
     PHASE_OVER,
@@ -36,6 +41,79 @@ from burako_env.core.state import GameState, allocate_state, copy_state
 from burako_env.variants import Variant, load_variant
 
 EPISODES = ("hand", "match")
+#: the action ``step`` skips (a game that sits out this step); no other negative id is one
+SKIP_ACTION = -1
+
+
+def _is_whole(value) -> bool:
+    """A Python or numpy integer (a bool is not: True is no index or action)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_index(name: str, value, size: int, what: str) -> int:
+    """``value`` as an int in ``0..size-1``, else IndexError/TypeError naming ``name``."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not _is_whole(value):
+        raise TypeError(
+            f"{name} must be a whole number 0..{size - 1} ({what}), "
+            f"got {type(value).__name__} {value!r}"
+        )
+    if not 0 <= value < size:
+        raise IndexError(f"{name} must be 0..{size - 1} ({what}), got {value}")
+    return int(value)
+
+
+def check_action(value, name: str = "action") -> int:
+    """An action id as an int: integers only (no float, str or bool is rounded or parsed).
+
+    The value may lie outside ``0..NUM_ACTIONS-1``: the engine names it illegal ("out of
+    range") like any other illegal action.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not _is_whole(value):
+        raise TypeError(
+            f"{name} must be a whole number, an action id 0..{NUM_ACTIONS - 1}, "
+            f"got {type(value).__name__} {value!r}"
+        )
+    return int(value)
+
+
+def check_actions(actions, batch_size: int, name: str = "actions") -> np.ndarray:
+    """One integer action per game, shape ``(batch_size,)``, as a fresh int64 array."""
+    arr = np.asarray(actions)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(
+            f"{name} must be whole numbers (an integer array of shape ({batch_size},)), "
+            f"got dtype {arr.dtype}"
+        )
+    if arr.shape != (batch_size,):
+        raise ValueError(
+            f"{name}: {batch_size} actions are needed, one action per game (shape "
+            f"({batch_size},)), got shape {arr.shape}"
+        )
+    return np.array(arr, dtype=np.int64)
+
+
+def check_buffer(name: str, out, shape: tuple[int, ...], dtype) -> np.ndarray:
+    """``out`` if it is a writable C-contiguous array of ``shape`` and ``dtype``."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array, got {type(out).__name__}")
+    if out.shape != shape or out.dtype != np.dtype(dtype):
+        raise ValueError(
+            f"{name} must be a {np.dtype(dtype)} array of shape {shape}, "
+            f"got {out.dtype} {out.shape}"
+        )
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError(f"{name} must be a writable C-contiguous array")
+    return out
+
+
+def check_seed(seed) -> int:
+    if not _is_whole(seed) or seed < 0:
+        raise ValueError(f"seed must be a non-negative whole number, got {seed!r}")
+    return int(seed)
 
 
 class IllegalActionError(ValueError):
@@ -84,8 +162,9 @@ class Game:
     ) -> None:
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        if not _is_whole(batch_size) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive whole number, got {batch_size!r}")
+        seed = check_seed(seed)
         self.variant = load_variant(variant, num_players=num_players, **overrides)
         self.num_players = self.variant.num_players
         self.batch_size = int(batch_size)
@@ -106,9 +185,20 @@ class Game:
         """Deal new episodes: all games, or those where ``games`` is true.
 
         With a seed, game b's generator restarts from (seed, b); without, it continues.
+        ``games`` is a bool array of shape ``(batch_size,)``.
         """
-        which = np.ones(self.batch_size, bool) if games is None else np.asarray(games, bool)
+        if games is None:
+            which = np.ones(self.batch_size, bool)
+        else:
+            which = np.asarray(games)
+            if which.dtype != np.bool_ or which.shape != (self.batch_size,):
+                raise ValueError(
+                    f"games must be a bool array of shape ({self.batch_size},), "
+                    f"got {which.dtype} {which.shape}"
+                )
+            which = np.ascontiguousarray(which)
         if seed is not None:
+            seed = check_seed(seed)
             self.state.rng[which] = game_seeds(seed, self.batch_size)[which]
         kernels.reset_kernel(self.state, self.params, self.episode_match, which)
 
@@ -146,6 +236,7 @@ class Game:
 
     def legal_actions(self, b: int = 0) -> np.ndarray:
         """The legal action ids of game ``b``, ascending."""
+        b = self._game_index(b)
         n = self.state.num_legal[b]
         return np.sort(self.state.legal[b, :n].astype(np.int64))
 
@@ -153,6 +244,8 @@ class Game:
         """bool [B, NUM_ACTIONS]: True exactly where the engine accepts the action."""
         if out is None:
             out = np.zeros((self.batch_size, NUM_ACTIONS), dtype=bool)
+        else:
+            check_buffer("out", out, (self.batch_size, NUM_ACTIONS), np.bool_)
         kernels.mask_kernel(self.state, out)
         return out
 
@@ -161,18 +254,36 @@ class Game:
         if players is None:
             viewers = np.full(self.batch_size, -1, dtype=np.int64)
         else:
-            viewers = np.broadcast_to(np.asarray(players, dtype=np.int64), (self.batch_size,))
+            given = np.asarray(players)
+            if given.dtype.kind not in "iu":
+                raise TypeError(
+                    f"players must be whole numbers (seats 0..{self.num_players - 1}), "
+                    f"got dtype {given.dtype}"
+                )
+            try:
+                viewers = np.broadcast_to(given.astype(np.int64), (self.batch_size,))
+            except ValueError:
+                raise ValueError(
+                    f"players must be one seat or one per game (shape ({self.batch_size},)), "
+                    f"got shape {given.shape}"
+                ) from None
             if (viewers < 0).any() or (viewers >= self.num_players).any():
-                raise ValueError(f"players must be seats 0..{self.num_players - 1}")
+                raise IndexError(f"players must be seats 0..{self.num_players - 1}")
             viewers = np.ascontiguousarray(viewers)
         if out is None:
             out = np.empty((self.batch_size, self.layout.size), dtype=np.int16)
+        else:
+            check_buffer("out", out, (self.batch_size, self.layout.size), np.int16)
         kernels.observe_kernel(self.state, self.params, viewers, self._lay, out)
         return out
 
     def action_error(self, action: int, b: int = 0) -> int:
         """The ERR_* code of an action in game ``b`` (ERR_OK when legal)."""
-        return int(kernels.action_error_game(self.state, self.params, b, int(action)))
+        b = self._game_index(b)
+        action = check_action(action)
+        if not 0 <= action < NUM_ACTIONS:
+            return ERR_OUT_OF_RANGE
+        return int(kernels.action_error_game(self.state, self.params, b, action))
 
     def why_illegal(self, action: int, b: int = 0) -> str | None:
         """None if legal, else the reason in words."""
@@ -183,17 +294,22 @@ class Game:
     def step(self, actions, check: bool = True) -> np.ndarray:
         """Apply one action per game (-1 skips a game). Returns the ERR_* codes.
 
-        With ``check`` (the default) an illegal action raises :class:`IllegalActionError`
-        naming the action and the reason; the games are then left untouched (the batch is
-        checked before anything moves).
+        ``actions`` is an integer array of shape ``(batch_size,)`` (no float, no other
+        shape is accepted). With ``check`` (the default) an illegal action raises
+        :class:`IllegalActionError` naming the action and the reason; the games are then
+        left untouched (the batch is checked before anything moves). Without it an illegal
+        action leaves its game untouched and reports its code.
         """
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
-        if actions.shape != (self.batch_size,):
+        actions = check_actions(actions, self.batch_size)
+        negative = actions < 0
+        if (negative & (actions != SKIP_ACTION)).any():
+            b = int(np.flatnonzero(negative & (actions != SKIP_ACTION))[0])
             raise ValueError(
-                f"step needs one action per game: shape ({self.batch_size},), got {actions.shape}"
+                f"actions[{b}] is {actions[b]}: an action is an id 0..{NUM_ACTIONS - 1}, "
+                f"or {SKIP_ACTION} to skip the game"
             )
         if check:
-            for b in np.flatnonzero(actions >= 0):
+            for b in np.flatnonzero(~negative):
                 code = self.action_error(actions[b], b)
                 if code != ERR_OK:
                     raise IllegalActionError(actions[b], code, int(b))
@@ -202,18 +318,31 @@ class Game:
 
     def step_one(self, action: int, b: int = 0) -> None:
         """Apply one action to game ``b`` alone; raises IllegalActionError if illegal."""
-        code = kernels.step_game(self.state, self.params, b, int(action))
+        b = self._game_index(b)
+        action = check_action(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalActionError(action, ERR_OUT_OF_RANGE, b)
+        code = kernels.step_game(self.state, self.params, b, action)
         if code != ERR_OK:
             raise IllegalActionError(action, code, b)
 
     def observe_one(self, player: int, b: int = 0, out: np.ndarray | None = None) -> np.ndarray:
+        """int16 [obs_size]: game ``b`` seen by seat ``player``."""
+        b = self._game_index(b)
+        player = check_index("player", player, self.num_players, f"{self.num_players} players")
         if out is None:
             out = np.empty(self.layout.size, dtype=np.int16)
-        kernels.observe_game(self.state, self.params, b, int(player), self._lay, out)
+        else:
+            check_buffer("out", out, (self.layout.size,), np.int16)
+        kernels.observe_game(self.state, self.params, b, player, self._lay, out)
         return out
 
     def is_over(self, b: int = 0) -> bool:
+        b = self._game_index(b)
         return bool(self.state.scalars[b, S_PHASE] == PHASE_OVER)
+
+    def _game_index(self, b) -> int:
+        return check_index("b", b, self.batch_size, f"a batch of {self.batch_size} games")
 
     def snapshot(self) -> GameState:
         return copy_state(self.state)

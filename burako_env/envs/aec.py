@@ -154,7 +154,7 @@ from burako_env.core.constants import (
     S_PLAYER,
     S_WINNER,
 )
-from burako_env.core.game import Game, IllegalActionError, game_seeds
+from burako_env.core.game import Game, IllegalActionError, check_action, game_seeds
 from burako_env.core.kernels import refresh_legal
 from burako_env.core.nb import njit
 from burako_env.core.observe import observe_one
@@ -312,9 +312,12 @@ class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
         self._prev_obs = None
         self._prev_info = None
         dead = raw.terminations[current] or raw.truncations[current]
+        if not dead and type(action) is not int:
+            # a float, a string or a bool is no action: refused, never rounded or parsed
+            action = check_action(action, f"{current}'s action")
         if self._terminated and dead:
             raw._was_dead_step(action)
-        elif not dead and not mask[action]:
+        elif not dead and not (0 <= action < NUM_ACTIONS and mask[action]):
             warnings.warn(
                 f"illegal move by {current}: {raw.explain_illegal(action)}; the game ends "
                 f"with {self._illegal_value} for {current}",
@@ -343,6 +346,8 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
         if not (type(action) is int and 0 <= action < NUM_ACTIONS):
             raw = self._raw
             agent = raw.agent_selection
+            if action is not None:  # a float, str or bool: a TypeError that says so
+                check_action(action, f"{agent}'s action")
             assert (
                 action is None and (raw.terminations[agent] or raw.truncations[agent])
             ) or raw.action_space(agent).contains(action), "action is not in action space"
@@ -497,7 +502,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
             return
         if action is None:
             raise ValueError(f"{agent} is to act: step needs an action, got None")
-        a = int(action)
+        a = action if type(action) is int else check_action(action, f"{agent}'s action")
         if not 0 <= a < NUM_ACTIONS:
             raise IllegalMoveError(a, ERR_OUT_OF_RANGE, agent)
         err = self._step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
@@ -536,7 +541,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict:
-        seat = self.agent_name_mapping[agent]
+        seat = self.agent_name_mapping.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise KeyError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
         if seat == self._seat:
             d = self._decision
         else:
@@ -553,9 +560,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
     def explain_illegal(self, action) -> str:
         """``action N (what it does): why it is illegal`` (``...: legal`` if it is)."""
         try:
-            a = int(action)
-        except (TypeError, ValueError):
-            return f"{action!r} is not an action id"
+            a = check_action(action)
+        except TypeError:
+            return f"{action!r} is not an action id (a whole number 0..{NUM_ACTIONS - 1})"
         code = self.game.action_error(a) if 0 <= a < NUM_ACTIONS else ERR_OUT_OF_RANGE
         try:
             name = describe_action(a)

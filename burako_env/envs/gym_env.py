@@ -44,7 +44,7 @@ from burako_env.core.constants import (
     S_HAND_JUST_ENDED,
     S_PLAYER,
 )
-from burako_env.core.game import Game, IllegalActionError, game_seeds
+from burako_env.core.game import Game, IllegalActionError, check_action, game_seeds
 from burako_env.envs.aec import (
     INT16_MAX,
     INT16_MIN,
@@ -68,7 +68,12 @@ class BurakoGymEnv(gymnasium.Env):
     ``seat`` is the learner's seat (its team is ``seat % 2``) or ``"random"`` for a seat
     drawn at each reset. ``opponents`` is None (random agents), one agent for every other
     seat, a sequence with one agent per opponent seat (in seat order), or a mapping
-    seat -> agent. Opponents with a ``seed(int)`` method are reseeded by a seeded reset.
+    seat -> agent. Wherever an agent goes, its registry name may go instead
+    (``opponents="greedy"``, ``["ppo", "discard_table", "ppo"]``, ``"ppo:PATH"``: see
+    :func:`agents.make_agent`), so ``gymnasium.make("Burako-v1", opponents="greedy")``
+    works; a name builds one agent per seat, seeded by its seat. A learned agent whose
+    policy was trained for another variant or player count is refused (ValueError naming
+    both). Opponents with a ``seed(int)`` method are reseeded by a seeded reset.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -106,7 +111,7 @@ class BurakoGymEnv(gymnasium.Env):
         self.control = control
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        self.opponents = opponents
+        self.opponents = self._named_opponents(opponents)
         if opponents is None:
             from agents.base import RandomAgent
 
@@ -132,9 +137,31 @@ class BurakoGymEnv(gymnasium.Env):
         self._over = True
 
     # ------------------------------------------------------------------ set-up
+    def _named_opponents(self, spec):
+        """``spec`` with every agent name replaced by an agent (one per seat)."""
+        from agents import make_agent
+
+        def build(name: str, seat: int):
+            try:
+                return make_agent(name, seed=seat)
+            except (ValueError, OSError) as exc:
+                raise ValueError(f"opponent {name!r}: {exc}") from exc
+
+        n = self.num_players
+        if isinstance(spec, str):
+            return {p: build(spec, p) for p in range(n)}
+        if isinstance(spec, Mapping):
+            return {p: build(a, p) if isinstance(a, str) else a for p, a in spec.items()}
+        if isinstance(spec, Sequence):
+            return [build(a, i + 1) if isinstance(a, str) else a for i, a in enumerate(spec)]
+        return spec
+
     def _check_agent(self, agent):
         if not callable(getattr(agent, "act", None)):
             raise TypeError(f"an opponent needs an act(obs, mask) method, got {agent!r}")
+        check = getattr(agent, "check_table", None)
+        if callable(check):
+            check(self.variant)
         return agent
 
     def _seat_agents(self) -> list:
@@ -208,7 +235,7 @@ class BurakoGymEnv(gymnasium.Env):
     def step(self, action):
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
-        a = int(action)
+        a = check_action(action)
         err = (
             self._step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
             if 0 <= a < NUM_ACTIONS

@@ -62,7 +62,7 @@ from burako_env.core.constants import (
     S_HAND_SCORE0,
     S_PLAYER,
 )
-from burako_env.core.game import Game, IllegalActionError
+from burako_env.core.game import Game, IllegalActionError, check_actions
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.variants import Variant
 
@@ -185,11 +185,11 @@ class VectorEnv:
             rewards[:] = np.where(hand_ended[:, None], team_rewards(scores, self.reward), 0.0)
 
     def step(self, actions: np.ndarray):
-        """One action per game. An illegal action raises IllegalActionError naming the
-        first game, the action and why, and moves no game."""
-        actions = np.ascontiguousarray(np.asarray(actions).reshape(-1), dtype=np.int64)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"step needs {self.num_envs} actions, got shape {actions.shape}")
+        """One action per game: an integer array of shape ``(num_envs,)`` (a float, a
+        string or another shape raises TypeError/ValueError; nothing is rounded or
+        reshaped). An illegal action raises IllegalActionError naming the first game, the
+        action and why, and moves no game."""
+        actions = check_actions(actions, self.num_envs)
         bad = ~self._mask[self._rows, np.clip(actions, 0, NUM_ACTIONS - 1)]
         bad |= (actions < 0) | (actions >= NUM_ACTIONS)
         if bad.any():
