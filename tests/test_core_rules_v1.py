@@ -33,6 +33,7 @@ from burako_env.core.constants import (
     ERR_CANNOT_GO_OUT,
     ERR_POT_EMPTY,
     ERR_TURN_UNFINISHABLE,
+    ERR_WILD_GROUP_OPEN,
     MUERTO_STOCK,
     MUERTO_TAKEN,
     MUERTO_UNTAKEN,
@@ -344,3 +345,19 @@ def test_shared_pot_refill_is_the_pot_packet_and_charges_nobody_yet():
     items = game.score_items[0]
     assert int(items[0][SCORE_ITEMS.index("muertos_not_taken")]) == -100
     assert int(items[1][SCORE_ITEMS.index("muertos_not_taken")]) == -100
+
+
+def test_a_second_wild_group_opens_once_the_first_has_closed():
+    """RULES.md 2.4 (choice): each team may hold its own wild group, and open another once
+    its first has closed at 7; never while one is open."""
+    game = build_game(
+        "colombian", hands={0: "2h 2h * 9d 5s 6s Qd"}, melds={0: ["2c 2c 2d 2d 2s 2s *"]},
+        muertos_taken={0: 1},
+    )  # fmt: skip
+    do(game, open_action("2h 2h *"))
+    assert melds(game, 0)[1] == cards("2h 2h *")
+    game = build_game(
+        "colombian", hands={0: "2h 2h * 9d 5s 6s Qd"}, melds={0: ["2c 2c 2d 2d 2s *"]},
+        muertos_taken={0: 1},
+    )  # fmt: skip
+    refused(game, open_action("2h 2h *"), ERR_WILD_GROUP_OPEN)
