@@ -87,11 +87,11 @@ def observe_one(st, b, v, params, lay, out):
             out[base + NUM_MELD_FIELDS + 2] = row_is_closed(row, params[P_MAX_MELD])
     pile_len = st.pile_len[b]
     for i in range(pile_len):
-        c = st.pile[b, i]
+        c = int(st.pile[b, i])  # int8 offsets overflow in plain Python (NUMBA_DISABLE_JIT)
         out[o_pile_counts + c] += 1
         out[o_pile_order + i] = c + 1
     if pile_len > 0:
-        out[o_pile_top + st.pile[b, pile_len - 1]] = 1
+        out[o_pile_top + int(st.pile[b, pile_len - 1])] = 1
     if s[S_PHASE] == PHASE_PEEK and s[S_PLAYER] == v and s[S_PEEK_CARD] >= 0:
         out[o_peek + s[S_PEEK_CARD]] = 1
     for k in range(1, n):
