@@ -32,6 +32,14 @@ Settings, in the agent's name (``pimc:k=64,rollout=greedy``) or as keyword argum
     on the actions that matter; see :func:`halving_schedule`).
 ``objective``
     ``margin`` (default) or ``win``.
+``z``
+    how sure the search must be to overrule the rollout policy (default 1.0). The
+    policy's own action for the player to act (from their observation) is the baseline
+    and always a candidate; the best candidate replaces it only when its mean gain over
+    the baseline, paired on the same determinizations, is more than ``z`` standard errors
+    above zero. With few determinizations the largest of many noisy means is mostly
+    luck (the winner's curse); this keeps the search from playing worse than its rollout
+    policy. ``z=0``: plain argmax.
 ``budget_ms``
     wall-clock bound of one decision in milliseconds (default 250; 0: none). The
     search runs in rounds; once a round ends past the budget, the best candidate so far
@@ -63,6 +71,7 @@ from agents.policies import (
     POLICY_GREEDY,
     POLICY_NAMES,
     POLICY_RANDOM,
+    act_batch,
     decide,
     default_weights,
 )
@@ -95,6 +104,7 @@ DEFAULTS = {
     "rollout": "discard_table",
     "candidates": "halving",
     "objective": "margin",
+    "z": 1.0,
     "budget_ms": 250,
     "threads": 1,
 }
@@ -265,6 +275,7 @@ class PIMCAgent(Agent):
         rollout: str = DEFAULTS["rollout"],
         candidates: str = DEFAULTS["candidates"],
         objective: str = DEFAULTS["objective"],
+        z: float | str = DEFAULTS["z"],
         budget_ms: int | str = DEFAULTS["budget_ms"],
         threads: int | str = DEFAULTS["threads"],
         weights: np.ndarray | None = None,
@@ -285,6 +296,12 @@ class PIMCAgent(Agent):
         self.rollout = rollout
         self.candidates = candidates
         self.objective = objective
+        try:
+            self.z = float(z)
+        except (TypeError, ValueError):
+            self.z = -1.0
+        if not self.z >= 0 or isinstance(z, bool):
+            raise ValueError(f"pimc: z must be a number >= 0, got {z!r}")
         self.budget_ms = _positive_int("budget_ms", budget_ms, 0)
         self.threads = _positive_int("threads", threads, 1)
         self.weights = default_weights() if weights is None else np.asarray(weights, np.float64)
@@ -301,10 +318,15 @@ class PIMCAgent(Agent):
             "rollout": self.rollout,
             "candidates": self.candidates,
             "objective": self.objective,
+            "z": self.z,
             "budget_ms": self.budget_ms,
             "threads": self.threads,
         }
-        changed = [f"{key}={v}" for key, v in settings.items() if str(v) != str(DEFAULTS[key])]
+        changed = [
+            f"{key}={v:g}" if isinstance(v, float) else f"{key}={v}"
+            for key, v in settings.items()
+            if v != DEFAULTS[key]
+        ]
         return "pimc" + (":" + ",".join(changed) if changed else "")
 
     # ------------------------------------------------------------ statistics
@@ -316,11 +338,14 @@ class PIMCAgent(Agent):
             "seconds": 0.0,
             "max_ms": 0.0,
             "budget_hits": 0,
+            "deviations": 0,
         }
 
     def stats(self) -> dict:
         """Decisions made, those searched (more than one legal action), rollouts played,
-        mean and largest milliseconds per decision, decisions the budget cut short."""
+        mean and largest milliseconds per decision, decisions the budget cut short, and
+        deviations (searched decisions that played another action than the rollout
+        policy's own)."""
         s = dict(self._stats)
         s["ms_per_decision"] = 1000 * s["seconds"] / max(s["decisions"], 1)
         s["ms_per_searched"] = 1000 * s["seconds"] / max(s["searched"], 1)
@@ -403,41 +428,72 @@ class PIMCAgent(Agent):
         self._stats["max_ms"] = max(self._stats["max_ms"], 1000 * elapsed)
         return choice
 
+    def _policy_choice(self, game, b: int, viewer: int) -> int:
+        """The rollout policy's own action for the player to act, from their observation
+        and mask alone: the search's baseline."""
+        obs = game.observe_one(viewer, b)[None]
+        mask = game.legal_action_mask()[b : b + 1]
+        states = self.rng.integers(1, 2**32, size=(1, 4), dtype=np.int64)
+        kind = ROLLOUT_POLICIES[self.rollout]
+        return int(act_batch(kind, obs, mask, states, self.weights, game._lay)[0])
+
     def _search(self, game, b, viewer, legal, col, deadline) -> int:
+        base = self._policy_choice(game, b, viewer)
         if self.candidates == "all":
             schedule = [(legal.size, self.k)]
         else:
             schedule = halving_schedule(legal.size, self.k)
         alive = legal.copy()
-        total = np.zeros(legal.size, np.float64)  # sums over every round, per legal action
-        count = np.zeros(legal.size, np.int64)
+        # paired differences against the baseline, over the determinizations both saw
         index = {int(a): i for i, a in enumerate(legal)}
+        diff_sum = np.zeros(legal.size, np.float64)
+        diff_sq = np.zeros(legal.size, np.float64)
+        count = np.zeros(legal.size, np.int64)
+        stopped = False
         for r, (keep, k) in enumerate(schedule):
             if r > 0:
-                # keep the best `keep` of the survivors by their mean over all rounds so far
-                means = np.array([total[index[int(a)]] / count[index[int(a)]] for a in alive])
-                order = np.argsort(-means, kind="stable")
-                alive = alive[order[:keep]]
-            # plain PIMC rounds split k into chunks so that the budget can stop it
+                # the baseline always stays; the best of the others fill the other places
+                rows = np.array([index[int(a)] for a in alive])
+                means = diff_sum[rows] / np.maximum(count[rows], 1)
+                order = [i for i in np.argsort(-means, kind="stable") if alive[i] != base]
+                alive = np.array([base] + [alive[i] for i in order[: keep - 1]], np.int64)
+            rows = np.array([index[int(a)] for a in alive])
+            at_base = int(np.flatnonzero(alive == base)[0])
+            # rounds go in chunks so that the budget can stop them
             chunk = k if deadline is None else max(1, min(k, self.threads * 8))
             done = 0
             while done < k:
                 n = min(chunk, k - done)
-                values = self._evaluate(game, b, viewer, alive, n)
-                for i, a in enumerate(alive):
-                    total[index[int(a)]] += values[:, i, col].sum()
-                    count[index[int(a)]] += n
+                values = self._evaluate(game, b, viewer, alive, n)[:, :, col]
+                d = values - values[:, at_base : at_base + 1]
+                diff_sum[rows] += d.sum(axis=0)
+                diff_sq[rows] += (d * d).sum(axis=0)
+                count[rows] += n
                 done += n
                 if deadline is not None and time.perf_counter() > deadline:
+                    stopped = r < len(schedule) - 1 or done < k
                     break
-            if deadline is not None and time.perf_counter() > deadline:
-                if r < len(schedule) - 1 or done < k:
-                    self._stats["budget_hits"] += 1
+            if stopped:
+                self._stats["budget_hits"] += 1
                 break
-        # the winner: the best mean among the last survivors (ties: the lowest action id)
-        means = np.array([total[index[int(a)]] / count[index[int(a)]] for a in alive])
-        best = np.flatnonzero(means == means.max())
-        return int(np.min(alive[best]))
+        # the best survivor by its mean gain over the baseline (ties: the lowest id); it
+        # replaces the baseline only when the gain is `z` standard errors above zero
+        rows = np.array([index[int(a)] for a in alive])
+        gains = diff_sum[rows] / np.maximum(count[rows], 1)
+        best_gain = gains.max()
+        best = int(np.min(alive[gains == best_gain]))
+        if best == base or best_gain <= 0:
+            return base
+        i = index[best]
+        n = count[i]
+        if n < 2:
+            return base if self.z > 0 else best
+        var = max(diff_sq[i] / n - (diff_sum[i] / n) ** 2, 0.0) * n / (n - 1)
+        se = np.sqrt(var / n)
+        if best_gain > self.z * se:
+            self._stats["deviations"] += 1
+            return best
+        return base
 
 
 def make_pimc(settings: str = "", seed: int = 0, **kw) -> PIMCAgent:

@@ -178,7 +178,8 @@ Z_CHI2 = 3.719016485455709  # the standard normal's 1 - CHI2_P quantile
 
 def chi2_threshold(dof: int) -> float:
     """The 1 - CHI2_P quantile of chi-square with ``dof`` degrees of freedom (Wilson and
-    Hilferty's cube-root normal approximation: within 0.5% at these dof)."""
+    Hilferty's cube-root normal approximation: 2% high at 6 dof, 0.1% at 119: a
+    little lenient at few outcomes)."""
     h = 2.0 / (9.0 * dof)
     return dof * (1.0 - h + Z_CHI2 * math.sqrt(h)) ** 3
 
@@ -287,9 +288,9 @@ def test_every_consistent_deal_equally_likely(hands, unknown, stock, outcomes):
 
 
 def test_chi2_threshold_matches_tables():
-    # chi-square quantiles at 1 - 1e-4 from tables: 6 dof 27.856, 119 dof about 177.1
-    assert abs(chi2_threshold(6) - 27.856) < 0.5
-    assert abs(chi2_threshold(119) - 177.1) < 1.0
+    # chi-square quantiles at 1 - 1e-4 from tables: 6 dof 27.856, 119 dof 185.086
+    assert 0 <= chi2_threshold(6) - 27.856 < 0.6
+    assert abs(chi2_threshold(119) - 185.086) < 0.2
 
 
 # ---------------------------------------------------------------- copies

@@ -29,6 +29,10 @@ melds, canastas and *muertos*, in four rule variants (``argentine``, ``italian``
             action = env.action_space(agent).sample(obs["action_mask"])
         env.step(action)
 
+Agents of `agents/` pick actions with `act_in_env(env, agent)` (from
+`burako_env.envs.aec`): an observation agent reads the player's observation, a search
+agent (`pimc`) the game itself, which it sees only through determinizations.
+
 Players sit in order; player `p` is on team `p % 2` and partners share every reward.
 The environment is the core's :class:`~burako_env.core.game.Game` with a batch of one:
 no rule is written twice. The player to act (``agent_selection``) follows the game: a

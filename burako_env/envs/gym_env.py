@@ -277,7 +277,7 @@ class BurakoGymEnv(gymnasium.Env):
             agent = self._agents[s[S_PLAYER]]
             if agent is None:  # a learner seat
                 break
-            if agent.searches:  # a search agent (pimc) decides from the game itself
+            if getattr(agent, "searches", False):  # a search agent (pimc) needs the game
                 a = agent.act_game(self.game, 0)
             else:
                 a = int(agent.act(self._obs_batch, self._mask_batch)[0])
