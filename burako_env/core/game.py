@@ -259,7 +259,8 @@ class Game:
 
     def clone(self, games=None) -> Game:
         """An independent copy of every game (or of the games at the indices ``games``,
-        in that order): stepping one never touches the other."""
+        in that order): stepping one never touches the other. Every array is copied except
+        the stale tail of the legal-action cache past ``num_legal``."""
         idx = self._game_indices(games)
         other = self._like(idx.size)
         det.copy_kernel(self.state, idx, other.state)
