@@ -208,3 +208,25 @@ def test_burako_play_against_pimc():
     res = play_game(game, 0, bots, read_move, lines.append)
     assert res.finished and res.reason == "over"
     assert any("pimc" in line for line in lines)
+
+
+def test_cli_bot_names_with_settings():
+    """``--bots`` splits on commas but keeps a pimc name's settings together; ``burako
+    play`` seats pimc bots at a 4-player table (the person at seat 1 quits at once)."""
+    from typer.testing import CliRunner
+
+    from burako_env.cli import app, split_bot_names
+
+    assert split_bot_names("pimc:k=16,rollout=greedy,greedy") == [
+        "pimc:k=16,rollout=greedy",
+        "greedy",
+    ]
+    assert split_bot_names("random, pimc") == ["random", "pimc"]
+    bots = "pimc:k=2,budget_ms=0,greedy,pimc:k=2,budget_ms=0"
+    res = CliRunner().invoke(app, ["play", "--seat", "1", "--bots", bots], input="quit\n")
+    assert res.exit_code == 0, res.output
+    assert "P0 (pimc:k=2,budget_ms=0):" in res.output and "You left the game." in res.output
+    res = CliRunner().invoke(app, ["play", "--bots", "pimc:k=0"], input="quit\n")
+    assert (
+        res.exit_code == 2 and "error:" in res.output and "k must be a whole number" in (res.output)
+    )
