@@ -1,7 +1,8 @@
 """Agents that play Burako from an observation and a legal-action mask.
 
 ``make_agent(name, seed=0, **kw)`` builds one by name: ``random``, ``greedy``,
-``discard_table`` (and whatever :func:`register_agent` adds, e.g. ``ppo:PATH``).
+``discard_table``, ``ppo`` / ``ppo:PATH``, ``pimc`` / ``pimc:k=64,rollout=greedy`` (a search
+agent: see :mod:`agents.pimc`) and whatever :func:`register_agent` adds.
 """
 
 from __future__ import annotations
@@ -57,8 +58,18 @@ def is_learned(name: str) -> bool:
     return name == "ppo" or name.startswith("ppo:")
 
 
+def _pimc_agent(settings: str = "", seed: int = 0, **kw) -> Agent:
+    """``pimc``: perfect-information Monte Carlo search; ``pimc:k=64,rollout=greedy``
+    with settings (agents.pimc, imported on first use)."""
+    from agents.pimc import make_pimc
+
+    return make_pimc(settings, seed=seed, **kw)
+
+
 register_agent("ppo", _ppo_agent)
 register_agent("ppo", _ppo_agent, prefix=True)
+register_agent("pimc", _pimc_agent)
+register_agent("pimc", _pimc_agent, prefix=True)
 
 __all__ = [
     "Agent",

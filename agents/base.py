@@ -15,6 +15,9 @@ class Agent(ABC):
     """Base class. Subclasses implement :meth:`act`; randomness comes from ``seed``."""
 
     name: str = "agent"
+    #: True for search agents (``pimc``): they decide from the game itself through
+    #: :meth:`act_game`, looking at hidden cards only through determinizations
+    searches: bool = False
 
     def __init__(self, seed: int = 0) -> None:
         self.seed(seed)
@@ -37,6 +40,16 @@ class Agent(ABC):
         :class:`~burako_env.variants.Variant`). Heuristics play any table; a learned
         policy only the variant, player count and action space it was trained on."""
         return None
+
+    def act_game(self, game, b: int = 0) -> int:
+        """The action of the player to act in game ``b`` of ``game`` (a
+        :class:`~burako_env.core.game.Game`). Every caller that holds the game uses
+        this; an observation agent acts on that player's observation and mask, a search
+        agent overrides it."""
+        p = int(game.current_player[b])
+        obs = game.observe_one(p, b)[None]
+        mask = game.legal_action_mask()[b : b + 1]
+        return int(np.asarray(self.act(obs, mask)).reshape(-1)[0])
 
     def act_one(self, observation: dict) -> int:
         """One action for a PettingZoo observation ``{"observation", "action_mask"}``."""

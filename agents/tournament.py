@@ -16,7 +16,9 @@ games inside one numba kernel (:func:`play_kernel`: observe for the acting seat,
 policy, apply), parallel over the batch. A pairing with a Python agent (e.g. a torch
 policy) steps a :class:`~burako_env.core.game.Game` batch and routes each game's decision
 to the agent of the seat to act; compiled agents there use the same per-game generator
-states as the kernel, so both paths play the same games.
+states as the kernel, so both paths play the same games. A search agent (``pimc``,
+:attr:`~agents.base.Agent.searches`) gets each of its games through
+:meth:`~agents.base.Agent.act_game`.
 """
 
 from __future__ import annotations
@@ -399,7 +401,10 @@ def _play_stepped(game: Game, seat_agent, pair_agents, agent_rng, record, max_st
             sel = np.flatnonzero(~done & (who == k))
             if sel.size == 0:
                 continue
-            if ag.compiled_policy() is not None:
+            if ag.searches:  # a search agent (pimc) decides from the game, one at a time
+                for g in sel:
+                    actions[g] = ag.act_game(game, int(g))
+            elif ag.compiled_policy() is not None:
                 kind, w = ag.compiled_policy()
                 states = agent_rng[sel, seat[sel]]
                 actions[sel] = act_batch(kind, obs[sel], mask[sel], states, w, game._lay)

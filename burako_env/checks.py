@@ -28,10 +28,11 @@ hands reach canastas, muertos and going out). Checks, at every step of every gam
 (f) **length**: no hand takes more than :func:`max_steps` actions (its docstring has the
     argument), no match more than ``max_hands`` times that.
 (g) **hidden information** (``check_hidden``): a player's observation does not change
-    when the cards hidden from them are dealt again (:func:`shuffle_hidden`: stock order,
-    untaken muertos, a peeked card not theirs, the unknown cards of the other hands, sizes
-    and ``known`` kept); and it still does not after the next action is applied to both
-    states, when that action moves only cards its id names (:func:`check_hidden`).
+    when the cards hidden from them are dealt again (:meth:`Game.determinize
+    <burako_env.core.game.Game.determinize>`: stock order, untaken muertos, a peeked card
+    not theirs, the unknown cards of the other hands, sizes and ``known`` kept); and it
+    still does not after the next action is applied to both states, when that action
+    moves only cards its id names (:func:`check_hidden`).
 (h) **determinism**: replaying the recorded actions one game at a time (``step_one``) on
     a new :class:`Game` with the same seed gives bit-for-bit the states the batched run
     (``step``) went through.
@@ -75,7 +76,6 @@ from burako_env.core.constants import (
     MF_WILD,
     MUERTO_ABSENT,
     MUERTO_PENDING,
-    MUERTO_SIZE,
     MUERTO_STOCK,
     MUERTO_TAKEN,
     MUERTO_UNTAKEN,
@@ -83,7 +83,6 @@ from burako_env.core.constants import (
     NUM_CARD_TYPES,
     PEEK_REJECT,
     PHASE_OVER,
-    PHASE_PEEK,
     S_DONE,
     S_END_REASON,
     S_EPISODE_MATCH,
@@ -556,49 +555,6 @@ def _near_illegal(game: Game, b: int, rng: np.random.Generator) -> list[int]:
 
 
 # ------------------------------------------------------------------------ (g) hidden info
-def shuffle_hidden(
-    state: GameState, b: int, viewer: int, variant: Variant, rng: np.random.Generator
-) -> GameState:
-    """A copy of game ``b`` (a batch of one) in which every card hidden from ``viewer`` is
-    dealt again at random: the stock's cards and order, the untaken muertos, a peeked card
-    that is not theirs, and the other players' cards not in their ``known`` counts (every
-    hand keeps its size and its known cards)."""
-    st = take_games(state, b)
-    s = st.scalars[0]
-    n = variant.num_players
-    pool: list[int] = st.stock[0, : st.stock_len[0]].tolist()
-    untaken = untaken_packets(st, 0, variant.muerto_pot == "shared")
-    for t, m in untaken:
-        pool += st.muertos[0, t, m].tolist()
-    peek_hidden = s[S_PEEK_CARD] >= 0 and not (s[S_PHASE] == PHASE_PEEK and s[S_PLAYER] == viewer)
-    if peek_hidden:
-        pool.append(int(s[S_PEEK_CARD]))
-    others = [q for q in range(n) if q != viewer]
-    unknown = {}
-    for q in others:
-        u = st.hands[0, q].astype(np.int64) - st.known[0, q]
-        unknown[q] = int(u.sum())
-        pool += _cards(u)
-    order = rng.permutation(len(pool))
-    pool = [pool[i] for i in order]
-    k = 0
-    size = int(st.stock_len[0])
-    st.stock[0, :size] = pool[k : k + size]
-    k += size
-    for t, m in untaken:
-        st.muertos[0, t, m] = pool[k : k + MUERTO_SIZE]
-        k += MUERTO_SIZE
-    if peek_hidden:
-        s[S_PEEK_CARD] = pool[k]
-        k += 1
-    for q in others:
-        hand = st.known[0, q].astype(np.int64) + _bincount(pool[k : k + unknown[q]])
-        st.hands[0, q] = hand
-        k += unknown[q]
-    assert k == len(pool)
-    return st
-
-
 #: actions whose effect on the table shows only the cards the id names: the trajectory
 #: part of check (g) applies them to both states (a group opening picks its suits from
 #: the hand, a rejected peek shows the peeked card: both reveal by design)
@@ -613,9 +569,8 @@ def check_hidden(
     dealt again; and, when another player acts next with an action that moves only named
     cards and does not end the hand, the same after it in both states. Returns the number
     of comparisons made."""
-    v = game.variant
     base = take_games(game.state, b)
-    other = shuffle_hidden(game.state, b, viewer, v, rng)
+    other = game.determinize(viewer, rng, games=[b]).state
     obs = _observe(game, base, 0, viewer)
     obs2 = _observe(game, other, 0, viewer)
     if not np.array_equal(obs, obs2):

@@ -282,6 +282,18 @@ def bench(
             typer.echo(format_env_rows(rows))
 
 
+def split_bot_names(text: str) -> list[str]:
+    """``--bots`` names, comma-separated; a piece ``key=value`` without a ``:`` continues
+    the previous name's settings, so ``pimc:k=16,rollout=greedy,greedy`` is two bots."""
+    names: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if names and "=" in piece and ":" not in piece:
+            names[-1] += "," + piece
+        else:
+            names.append(piece)
+    return names
+
+
 def _default_agents(variant: str, players: int | None) -> list[str]:
     """random, greedy, discard_table, and ppo where the pretrained policy fits the table."""
     from burako_env.play import default_bot
@@ -297,7 +309,8 @@ def tournament(
     agents: Annotated[
         list[str] | None,
         typer.Argument(
-            help="agent names: random, greedy, discard_table, ppo, ppo:PATH "
+            help="agent names: random, greedy, discard_table, ppo, ppo:PATH, pimc, "
+            "pimc:k=64,rollout=greedy (docs/STRATEGIES.md) "
             "(default: the built-in agents; ppo where its pretrained policy fits the table)",
             show_default=False,
         ),
@@ -459,7 +472,7 @@ def play(
         _fail(f"--seat must be 0..{n - 1} for {n} players, got {seat}")
     others = [p for p in range(n) if p != seat]
     if bots:
-        names = [b.strip() for b in bots.split(",")]
+        names = split_bot_names(bots)
         if len(names) == 1:
             names = names * len(others)
         if len(names) != len(others) or not all(names):

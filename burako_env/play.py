@@ -254,10 +254,7 @@ def play_game(
     while not game.is_over(b):
         p = int(game.current_player[b])
         if p != seat:
-            agent = bots[p]
-            obs = game.observe_one(p, b)[None]
-            mask = game.legal_action_mask()[b : b + 1]
-            a = int(np.asarray(agent.act(obs, mask)).reshape(-1)[0])
+            a = bots[p].act_game(game, b)  # a search agent (pimc) needs the game
             why = game.why_illegal(a, b)
             if why is not None:
                 raise RuntimeError(f"bot {names[p]!r} at P{p} chose illegal action {a}: {why}")
@@ -340,9 +337,10 @@ def make_bots(
             agent = make_agent(name, seed=seed + 1 + p, **kw)
         except (ValueError, OSError) as exc:
             raise ValueError(f"bot {name!r}: {exc}") from exc
-        try:  # a policy trained for another table fails here
+        try:  # a policy trained for another table fails here (a search agent plays any)
             agent.check_table(game.variant)
-            agent.act(game.observe_one(p)[None], game.legal_action_mask()[:1])
+            if not agent.searches:
+                agent.act(game.observe_one(p)[None], game.legal_action_mask()[:1])
         except ValueError as exc:
             raise ValueError(f"bot {name!r} cannot play this table: {exc}") from exc
         agent.seed(seed + 1 + p)  # the check drew from its generator: start afresh

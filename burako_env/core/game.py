@@ -5,8 +5,11 @@
     mask = game.legal_action_mask()            # bool [B, NUM_ACTIONS]
     obs = game.observe()                        # int16 [B, obs_size], the acting players
     game.step(actions)                          # one action per game; raises on illegal
+    copy = game.clone()                         # an independent copy
+    seen = game.determinize(viewer=0, rng=1)    # hidden cards dealt again for player 0
 
-Every array is computed by the numba kernels of :mod:`burako_env.core.kernels`. The
+Every array is computed by the numba kernels of :mod:`burako_env.core.kernels` (copies
+and determinizations: :mod:`burako_env.core.determinize`). The
 kernels do not check their arguments (a check per call inside a hot loop costs too much),
 so every public method checks them here first: a game index ``b``, a seat, an action or
 an ``out`` buffer that does not fit raises ``IndexError``/``ValueError``/``TypeError``
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from burako_env.core import determinize as det
 from burako_env.core import kernels
 from burako_env.core.actions import describe_action
 from burako_env.core.constants import (
@@ -114,6 +118,16 @@ def check_seed(seed) -> int:
     if not _is_whole(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative whole number, got {seed!r}")
     return int(seed)
+
+
+def generator_words(rng: np.random.Generator | int, count: int) -> np.ndarray:
+    """``count`` nonzero generator states (int64 [count, 4]) for the core's xoshiro
+    generator, drawn from a numpy Generator or made from an integer seed."""
+    if not isinstance(rng, np.random.Generator):
+        if not isinstance(rng, (int, np.integer)) or isinstance(rng, bool):
+            raise TypeError(f"rng must be a numpy Generator or an integer seed, got {rng!r}")
+        rng = np.random.default_rng(int(rng))
+    return rng.integers(1, 2**32, size=(count, 4), dtype=np.int64)
 
 
 class IllegalActionError(ValueError):
@@ -346,3 +360,69 @@ class Game:
 
     def snapshot(self) -> GameState:
         return copy_state(self.state)
+
+    # ------------------------------------------------------------ copies and re-deals
+    def _like(self, batch_size: int) -> Game:
+        """An empty Game of the same variant and episode, ``batch_size`` zeroed games."""
+        other = object.__new__(Game)
+        other.variant = self.variant
+        other.num_players = self.num_players
+        other.batch_size = int(batch_size)
+        other.episode = self.episode
+        other.params = self.params
+        other.layout = self.layout
+        other._lay = self._lay
+        other.state = allocate_state(other.batch_size, self.num_players)
+        other._errors = np.zeros(other.batch_size, dtype=np.int32)
+        return other
+
+    def _game_indices(self, games) -> np.ndarray:
+        if games is None:
+            return np.arange(self.batch_size, dtype=np.int64)
+        idx = np.atleast_1d(np.asarray(games, dtype=np.int64))
+        if idx.ndim != 1 or idx.size == 0:
+            raise ValueError(f"games must be a non-empty list of game indices, got {games!r}")
+        if (idx < 0).any() or (idx >= self.batch_size).any():
+            raise ValueError(f"game indices must lie in 0..{self.batch_size - 1}, got {games!r}")
+        return idx
+
+    def clone(self, games=None) -> Game:
+        """An independent copy of every game (or of the games at the indices ``games``,
+        in that order): stepping one never touches the other. Every array is copied except
+        the stale tail of the legal-action cache past ``num_legal``."""
+        idx = self._game_indices(games)
+        other = self._like(idx.size)
+        det.copy_kernel(self.state, idx, other.state)
+        return other
+
+    def determinize(
+        self,
+        viewer,
+        rng: np.random.Generator | int,
+        games=None,
+        count: int = 1,
+    ) -> Game:
+        """New games in which every card hidden from ``viewer`` is dealt again, uniformly
+        among the deals consistent with what that player knows: the stock and its order,
+        the untaken muertos, a peeked card that is not theirs, and the other hands except
+        their known cards (each hand keeps its size and its known cards). ``viewer``'s
+        observation of each new game equals the original's (see
+        :mod:`burako_env.core.determinize` for the details).
+
+        ``games`` picks games (default: all) and ``count`` re-deals each of them: the result
+        holds ``len(games) * count`` games, game-major (the re-deals of ``games[0]`` first).
+        ``viewer`` is a seat, or one seat per picked game. ``rng`` (a numpy Generator or
+        an integer seed) makes the deals: the same seed gives the same games.
+        """
+        idx = self._game_indices(games)
+        if not isinstance(count, (int, np.integer)) or count < 1:
+            raise ValueError(f"count must be a positive whole number, got {count!r}")
+        viewers = np.broadcast_to(np.asarray(viewer, dtype=np.int64), idx.shape)
+        if (viewers < 0).any() or (viewers >= self.num_players).any():
+            raise ValueError(f"viewer must be a seat 0..{self.num_players - 1}, got {viewer!r}")
+        src_index = np.repeat(idx, count)
+        viewers = np.ascontiguousarray(np.repeat(viewers, count))
+        words = generator_words(rng, src_index.size)
+        other = self._like(src_index.size)
+        det.determinize_kernel(self.state, src_index, viewers, self.params, other.state, words)
+        return other

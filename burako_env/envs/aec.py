@@ -29,6 +29,10 @@ melds, canastas and *muertos*, in four rule variants (``argentine``, ``italian``
             action = env.action_space(agent).sample(obs["action_mask"])
         env.step(action)
 
+Agents of `agents/` pick actions with `act_in_env(env, agent)` (from
+`burako_env.envs.aec`): an observation agent reads the player's observation, a search
+agent (`pimc`) the game itself, which it sees only through determinizations.
+
 Players sit in order; player `p` is on team `p % 2` and partners share every reward.
 The environment is the core's :class:`~burako_env.core.game.Game` with a batch of one:
 no rule is written twice. The player to act (``agent_selection``) follows the game: a
@@ -162,7 +166,7 @@ from burako_env.core.rules import action_error, apply_action, reset_game
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.variants import Variant
 
-__all__ = ["IllegalMoveError", "env", "raw_env"]
+__all__ = ["IllegalMoveError", "act_in_env", "env", "raw_env"]
 
 INT16_MIN = np.iinfo(np.int16).min
 INT16_MAX = np.iinfo(np.int16).max
@@ -264,6 +268,18 @@ class IllegalMoveError(IllegalActionError):
         except ValueError:
             name = "not an action"
         self.args = (f"{agent} cannot play action {action} ({name}): {ERROR_MESSAGES[code]}",)
+
+
+def act_in_env(env: AECEnv, agent) -> int:
+    """The action ``agent`` (an :class:`agents.base.Agent`) chooses for the player to act
+    in ``env`` (raw or wrapped). Observation agents act on that player's observation; a
+    search agent (``pimc``) needs the game itself, which this hands it::
+
+        for name in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            env.step(None if term or trunc else act_in_env(env, bots[name]))
+    """
+    return agent.act_game(env.unwrapped.game, 0)
 
 
 def env(**kwargs) -> AECEnv:

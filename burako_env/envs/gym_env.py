@@ -304,7 +304,10 @@ class BurakoGymEnv(gymnasium.Env):
             agent = self._agents[s[S_PLAYER]]
             if agent is None:  # a learner seat
                 break
-            a = int(agent.act(self._obs_batch, self._mask_batch)[0])
+            if getattr(agent, "searches", False):  # a search agent (pimc) needs the game
+                a = agent.act_game(self.game, 0)
+            else:
+                a = int(agent.act(self._obs_batch, self._mask_batch)[0])
             err = self._step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
             if err != ERR_OK:
                 raise IllegalActionError(a, err)  # the opponent agent is broken

@@ -16,13 +16,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from burako_env.core.actions import describe_action
 from burako_env.core.constants import S_HANDS_ENDED
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.state import copy_state
-from burako_env.frontends.web.moves import apply_move, legal_mask_row, legal_moves, resolve_move
+from burako_env.frontends.web.moves import apply_move, legal_moves, resolve_move
 from burako_env.frontends.web.table import table_view
 from burako_env.playback import check_record, header, load_lines, start
 from burako_env.records import GameRecord, write_records
@@ -163,8 +161,7 @@ class PlaySession:
         p = self.to_act
         if p == self.seat:
             raise SessionError("it is your turn, not a bot's", 409)
-        obs = self.game.observe_one(p)[None]
-        action = int(np.asarray(self.bots[p].act(obs, legal_mask_row(self.game))).reshape(-1)[0])
+        action = self.bots[p].act_game(self.game)  # a search agent (pimc) needs the game
         why = self.game.why_illegal(action)
         if why is not None:  # an agent bug, reported instead of played
             raise SessionError(

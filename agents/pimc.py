@@ -1,0 +1,528 @@
+"""``pimc``: perfect-information Monte Carlo search, compiled.
+
+At each decision of the player to act with more than one legal action, the agent draws K
+determinizations of the game for that player (:meth:`Game.determinize
+<burako_env.core.game.Game.determinize>`: every card hidden from them dealt again,
+consistently with what they know), and for every candidate action plays each
+determinization to the end of the hand with a compiled rollout policy on every seat
+(``greedy``, ``discard_table`` or ``random`` of :mod:`agents.policies`). It picks the
+candidate with the best mean team score margin of the hand (``objective=margin``), or
+the best share of hands its team wins (``objective=win``: in a match, hands after which
+the team leads the match; a tie counts half).
+
+The search sees hidden information only through the determinizations: the kernel's
+first act on the real game is to copy it and deal its hidden cards again, and nothing
+else reads the real game's hidden cards. Every candidate is played on the same
+determinizations with the same rollout generator states (common random numbers: the
+candidates' values differ by what the actions do, not by luck of the deal).
+
+Settings, in the agent's name (``pimc:k=64,rollout=greedy``) or as keyword arguments:
+
+``k``
+    determinizations per decision (default 24: about 45 ms a decision on one core of
+    this machine, docs/STRATEGIES.md). With ``candidates=all``, each legal action is
+    played on all of them.
+``rollout``
+    the policy playing every seat in the rollouts: ``discard_table`` (default),
+    ``greedy`` or ``random``.
+``candidates``
+    ``all`` (every legal action on all ``k`` determinizations, plain PIMC) or
+    ``halving`` (default: sequential halving, Karnin et al. 2013: rounds on fresh
+    determinizations, each keeping the better half of the candidates, the baseline
+    below always among them; about the same ``k`` times the number of legal actions
+    rollouts as plain PIMC, spent mostly on the actions that matter; see
+    :func:`halving_schedule`).
+``objective``
+    ``margin`` (default) or ``win``.
+``z``
+    how sure the search must be to overrule the rollout policy (default 1.0). The
+    policy's own action for the player to act (from their observation) is the baseline
+    and always a candidate; the best candidate replaces it only when its mean gain over
+    the baseline, paired on the same determinizations, is more than ``z`` standard errors
+    above zero. With few determinizations the largest of many noisy means is mostly
+    luck (the winner's curse); this keeps the search from playing worse than its rollout
+    policy. ``z=0``: plain argmax.
+``budget_ms``
+    wall-clock bound of one decision in milliseconds (default 250; 0: none). The
+    search runs in rounds; once a round ends past the budget, the best candidate so far
+    is played (the first round always completes). When the budget binds, the decision
+    depends on the machine's speed; ``budget_ms=0`` plays bit for bit the same on any
+    machine for a seed.
+``threads``
+    numba threads for the search (default 1; determinizations are split over them).
+
+``agent.stats()`` reports decisions, searched decisions, rollouts, milliseconds per
+decision and how often the budget bound.
+
+The agent needs the game, not only an observation: it implements
+:meth:`~agents.base.Agent.act_game`, which the tournament, ``burako play``, the web
+table and the PettingZoo env's helper :func:`burako_env.envs.aec.act_in_env` call.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+
+from agents.base import Agent
+from agents.policies import (
+    NUM_WEIGHTS,
+    POLICY_DISCARD_TABLE,
+    POLICY_GREEDY,
+    POLICY_NAMES,
+    POLICY_RANDOM,
+    act_batch,
+    decide,
+    default_weights,
+)
+from agents.policies import new_workspace as policy_workspace
+from burako_env.core.constants import (
+    NUM_ACTIONS,
+    S_DONE,
+    S_HAND_JUST_ENDED,
+    S_HAND_SCORE0,
+    S_MATCH0,
+    S_PLAYER,
+)
+from burako_env.core.determinize import copy_game, determinize_into
+from burako_env.core.nb import njit, njit_parallel, prange
+from burako_env.core.observe import observe_one
+from burako_env.core.rules import apply_action, legal_actions
+from burako_env.core.state import allocate_state
+
+#: actions a rollout may take before it gives up (max_turns bounds a hand far below)
+MAX_ROLLOUT_STEPS = 20000
+OBJECTIVES = ("margin", "win")
+CANDIDATES = ("all", "halving")
+ROLLOUT_POLICIES = {
+    "random": POLICY_RANDOM,
+    "greedy": POLICY_GREEDY,
+    "discard_table": POLICY_DISCARD_TABLE,
+}
+DEFAULTS = {
+    "k": 24,
+    "rollout": "discard_table",
+    "candidates": "halving",
+    "objective": "margin",
+    "z": 1.0,
+    "budget_ms": 250,
+    "threads": 1,
+}
+#: V_* columns of the values the kernel writes per (determinization, candidate)
+V_MARGIN = 0  # the hand's score margin of the searching player's team
+V_WIN = 1  # 1 won, 0.5 tie, 0 lost (hand episodes: the hand; matches: the match lead)
+NUM_VALUES = 2
+
+
+# ---------------------------------------------------------------- compiled search
+@njit
+def sorted_legal(st, j, params, legal):
+    """The legal actions of game ``j`` ascending in ``legal`` (as a mask would list them,
+    which the policies expect); returns their count."""
+    n = legal_actions(st, j, params, st.legal[j])
+    for i in range(n):
+        a = np.int64(st.legal[j, i])
+        m = i
+        while m > 0 and legal[m - 1] > a:
+            legal[m] = legal[m - 1]
+            m -= 1
+        legal[m] = a
+    st.num_legal[j] = n
+    return n
+
+
+@njit
+def rollout(st, j, params, lay, kind, w, rng, obs, x, rows, legal, max_steps):
+    """Play game ``j`` with policy ``kind`` on every seat until its hand ends; returns the
+    steps taken (-1 when ``max_steps`` cut it off)."""
+    steps = 0
+    while True:
+        s = st.scalars[j]
+        if s[S_DONE] or s[S_HAND_JUST_ENDED]:
+            return steps
+        if steps >= max_steps:
+            return -1
+        n = sorted_legal(st, j, params, legal)
+        p = s[S_PLAYER]
+        if kind != POLICY_RANDOM and n > 1:
+            observe_one(st, j, p, params, lay, obs)
+        a = decide(kind, obs, legal, n, lay, rng, w, x, rows)
+        apply_action(st, j, a, params)
+        steps += 1
+
+
+@njit
+def hand_values(st, j, team, out):
+    """The searching team's margin and win value of game ``j``'s finished hand."""
+    s = st.scalars[j]
+    out[V_MARGIN] = s[S_HAND_SCORE0 + team] - s[S_HAND_SCORE0 + 1 - team]
+    # match points: in a hand episode the hand's scores, in a match the totals after it
+    own = s[S_MATCH0 + team]
+    other = s[S_MATCH0 + 1 - team]
+    out[V_WIN] = 1.0 if own > other else (0.5 if own == other else 0.0)
+
+
+@njit_parallel
+def search_kernel(
+    src,
+    b,
+    viewer,
+    params,
+    lay,
+    cands,
+    det_words,
+    roll_words,
+    kind,
+    w,
+    dets,
+    rolls,
+    obs,
+    x,
+    rows,
+    values,
+    max_steps,
+):
+    """For every determinization k (``det_words[k]``) of game ``b`` of ``src`` for
+    ``viewer`` and every candidate ``cands[c]``: apply it, play the hand out, write the
+    values in ``values[k, c]``. Slot k of ``dets`` / ``rolls`` is determinization k's work
+    space; ``obs``, ``x``, ``rows`` are per-slot policy work space."""
+    team = viewer % 2
+    n_cand = cands.shape[0]
+    for k in prange(det_words.shape[0]):
+        determinize_into(src, b, viewer, params, dets, k, det_words[k])
+        legal = np.empty(NUM_ACTIONS, np.int64)
+        rng = np.empty(4, np.int64)
+        for c in range(n_cand):
+            copy_game(dets, k, rolls, k)
+            rng[:] = roll_words[k]  # the same rollout luck for every candidate
+            apply_action(rolls, k, cands[c], params)
+            steps = rollout(
+                rolls, k, params, lay, kind, w, rng, obs[k], x[k], rows[k], legal, max_steps
+            )
+            if steps < 0:
+                values[k, c, V_MARGIN] = 0.0
+                values[k, c, V_WIN] = 0.5
+            else:
+                hand_values(rolls, k, team, values[k, c])
+
+
+# ---------------------------------------------------------------- the schedule
+def halving_schedule(n: int, k: int) -> list[tuple[int, int]]:
+    """Sequential halving of ``n`` candidates for a plain-PIMC budget of ``k * n``
+    rollouts: rounds of (candidates kept, determinizations), halving the candidates
+    each round over ceil(log2 n) rounds; each round gets an equal share of the budget,
+    at least one determinization per candidate, and the last two candidates share what
+    is left. With n <= 2 it is plain PIMC."""
+    if n <= 2:
+        return [(n, k)]
+    rounds = int(np.ceil(np.log2(n)))
+    share = k * n / rounds
+    out = []
+    alive = n
+    for _ in range(rounds):
+        out.append((alive, max(1, int(share // alive))))
+        alive = max(1, (alive + 1) // 2)
+        if alive == 1:
+            break
+    return out
+
+
+# ---------------------------------------------------------------- the agent
+def parse_settings(text: str) -> dict:
+    """``"k=64,rollout=greedy"`` -> settings (ValueError naming a bad one)."""
+    out: dict = {}
+    if not text:
+        return out
+    for part in text.split(","):
+        if "=" not in part:
+            raise ValueError(
+                f"pimc: setting {part!r} needs the form key=value "
+                f"(e.g. pimc:k=64,rollout=greedy); keys: {', '.join(DEFAULTS)}"
+            )
+        key, value = (s.strip() for s in part.split("=", 1))
+        if key not in DEFAULTS:
+            raise ValueError(f"pimc: unknown setting {key!r}; settings: {', '.join(DEFAULTS)}")
+        if key in out:
+            raise ValueError(f"pimc: setting {key!r} given twice")
+        out[key] = value
+    return out
+
+
+def _positive_int(key: str, value, minimum: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = None
+    if (
+        number is None
+        or isinstance(value, bool)
+        or number < minimum
+        or str(number) != str(value).strip()
+    ):
+        raise ValueError(f"pimc: {key} must be a whole number >= {minimum}, got {value!r}")
+    return number
+
+
+class PIMCAgent(Agent):
+    """Perfect-information Monte Carlo search (module doc); ``act_game`` decides."""
+
+    searches = True
+
+    def __init__(
+        self,
+        seed: int = 0,
+        k: int | str = DEFAULTS["k"],
+        rollout: str = DEFAULTS["rollout"],
+        candidates: str = DEFAULTS["candidates"],
+        objective: str = DEFAULTS["objective"],
+        z: float | str = DEFAULTS["z"],
+        budget_ms: int | str = DEFAULTS["budget_ms"],
+        threads: int | str = DEFAULTS["threads"],
+        weights: np.ndarray | None = None,
+    ) -> None:
+        self.k = _positive_int("k", k, 1)
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(
+                f"pimc: rollout must be one of {', '.join(ROLLOUT_POLICIES)}, got {rollout!r}"
+            )
+        if candidates not in CANDIDATES:
+            raise ValueError(
+                f"pimc: candidates must be one of {', '.join(CANDIDATES)}, got {candidates!r}"
+            )
+        if objective not in OBJECTIVES:
+            raise ValueError(
+                f"pimc: objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}"
+            )
+        self.rollout = rollout
+        self.candidates = candidates
+        self.objective = objective
+        try:
+            self.z = float(z)
+        except (TypeError, ValueError):
+            self.z = -1.0
+        if not self.z >= 0 or isinstance(z, bool):
+            raise ValueError(f"pimc: z must be a number >= 0, got {z!r}")
+        self.budget_ms = _positive_int("budget_ms", budget_ms, 0)
+        self.threads = _positive_int("threads", threads, 1)
+        self.weights = default_weights() if weights is None else np.asarray(weights, np.float64)
+        if self.weights.shape != (NUM_WEIGHTS,):
+            raise ValueError(f"pimc: weights must have shape ({NUM_WEIGHTS},)")
+        self.name = self._name()
+        self._work: dict = {}
+        self.reset_stats()
+        super().__init__(seed)
+
+    def _name(self) -> str:
+        settings = {
+            "k": self.k,
+            "rollout": self.rollout,
+            "candidates": self.candidates,
+            "objective": self.objective,
+            "z": self.z,
+            "budget_ms": self.budget_ms,
+            "threads": self.threads,
+        }
+        changed = [
+            f"{key}={v:g}" if isinstance(v, float) else f"{key}={v}"
+            for key, v in settings.items()
+            if v != DEFAULTS[key]
+        ]
+        return "pimc" + (":" + ",".join(changed) if changed else "")
+
+    # ------------------------------------------------------------ statistics
+    def reset_stats(self) -> None:
+        self._stats = {
+            "decisions": 0,
+            "searched": 0,
+            "rollouts": 0,
+            "seconds": 0.0,
+            "cpu_seconds": 0.0,
+            "max_ms": 0.0,
+            "budget_hits": 0,
+            "deviations": 0,
+        }
+
+    def stats(self) -> dict:
+        """Decisions made, those searched (more than one legal action), rollouts played,
+        mean and largest milliseconds per decision (wall clock; ``cpu_ms_per_decision``:
+        the process's CPU time, which other jobs on the machine do not inflate), decisions
+        the budget cut short, and
+        deviations (searched decisions that played another action than the rollout
+        policy's own)."""
+        s = dict(self._stats)
+        s["ms_per_decision"] = 1000 * s["seconds"] / max(s["decisions"], 1)
+        s["ms_per_searched"] = 1000 * s["seconds"] / max(s["searched"], 1)
+        s["cpu_ms_per_decision"] = 1000 * s["cpu_seconds"] / max(s["decisions"], 1)
+        return s
+
+    # ------------------------------------------------------------ acting
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise TypeError(
+            "pimc searches the game itself and cannot act on an observation alone: call "
+            "act_game(game, b) (the tournament, burako play, the web table and "
+            "burako_env.envs.aec.act_in_env do)"
+        )
+
+    def _buffers(self, game, k: int):
+        key = (game.num_players, game.layout.size, k)
+        if key not in self._work:
+            x, rows = policy_workspace(k)
+            self._work = {
+                key: (
+                    allocate_state(k, game.num_players),
+                    allocate_state(k, game.num_players),
+                    np.zeros((k, game.layout.size), np.int16),
+                    x,
+                    rows,
+                )
+            }
+        return self._work[key]
+
+    def _evaluate(self, game, b: int, viewer: int, cands: np.ndarray, k: int) -> np.ndarray:
+        """values [k, len(cands), NUM_VALUES] on k fresh determinizations."""
+        dets, rolls, obs, x, rows = self._buffers(game, k)
+        det_words = self.rng.integers(1, 2**32, size=(k, 4), dtype=np.int64)
+        roll_words = self.rng.integers(1, 2**32, size=(k, 4), dtype=np.int64)
+        values = np.zeros((k, cands.size, NUM_VALUES), np.float64)
+        search_kernel(
+            game.state,
+            int(b),
+            int(viewer),
+            game.params,
+            game._lay,
+            np.ascontiguousarray(cands, np.int64),
+            det_words,
+            roll_words,
+            ROLLOUT_POLICIES[self.rollout],
+            self.weights,
+            dets,
+            rolls,
+            obs,
+            x,
+            rows,
+            values,
+            MAX_ROLLOUT_STEPS,
+        )
+        self._stats["rollouts"] += k * cands.size
+        return values
+
+    def act_game(self, game, b: int = 0) -> int:
+        """The action of the player to act in game ``b`` of ``game`` (a
+        :class:`~burako_env.core.game.Game`), after searching its determinizations."""
+        t0 = time.perf_counter()
+        c0 = time.process_time()
+        legal = game.legal_actions(b)
+        if legal.size == 0:
+            raise ValueError(f"game {b} has no legal action (is it over?)")
+        self._stats["decisions"] += 1
+        if legal.size == 1:
+            self._stats["seconds"] += time.perf_counter() - t0
+            self._stats["cpu_seconds"] += time.process_time() - c0
+            return int(legal[0])
+        self._stats["searched"] += 1
+        viewer = int(game.current_player[b])
+        col = V_MARGIN if self.objective == "margin" else V_WIN
+        deadline = t0 + self.budget_ms / 1000 if self.budget_ms > 0 else None
+        old_threads = numba.get_num_threads()
+        numba.set_num_threads(max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS)))
+        try:
+            choice = self._search(game, b, viewer, legal, col, deadline)
+        finally:
+            numba.set_num_threads(old_threads)
+        elapsed = time.perf_counter() - t0
+        self._stats["seconds"] += elapsed
+        self._stats["cpu_seconds"] += time.process_time() - c0
+        self._stats["max_ms"] = max(self._stats["max_ms"], 1000 * elapsed)
+        return choice
+
+    def _policy_choice(self, game, b: int, viewer: int) -> int:
+        """The rollout policy's own action for the player to act, from their observation
+        and mask alone: the search's baseline."""
+        obs = game.observe_one(viewer, b)[None]
+        mask = game.legal_action_mask()[b : b + 1]
+        states = self.rng.integers(1, 2**32, size=(1, 4), dtype=np.int64)
+        kind = ROLLOUT_POLICIES[self.rollout]
+        return int(act_batch(kind, obs, mask, states, self.weights, game._lay)[0])
+
+    def _search(self, game, b, viewer, legal, col, deadline) -> int:
+        base = self._policy_choice(game, b, viewer)
+        if self.candidates == "all":
+            schedule = [(legal.size, self.k)]
+        else:
+            schedule = halving_schedule(legal.size, self.k)
+        alive = legal.copy()
+        # paired differences against the baseline, over the determinizations both saw
+        index = {int(a): i for i, a in enumerate(legal)}
+        diff_sum = np.zeros(legal.size, np.float64)
+        diff_sq = np.zeros(legal.size, np.float64)
+        count = np.zeros(legal.size, np.int64)
+        stopped = False
+        for r, (keep, k) in enumerate(schedule):
+            if r > 0:
+                # the baseline always stays; the best of the others fill the other places
+                rows = np.array([index[int(a)] for a in alive])
+                means = diff_sum[rows] / np.maximum(count[rows], 1)
+                order = [i for i in np.argsort(-means, kind="stable") if alive[i] != base]
+                alive = np.array([base] + [alive[i] for i in order[: keep - 1]], np.int64)
+            rows = np.array([index[int(a)] for a in alive])
+            at_base = int(np.flatnonzero(alive == base)[0])
+            # rounds go in chunks so that the budget can stop them
+            chunk = k if deadline is None else max(1, min(k, self.threads * 8))
+            done = 0
+            while done < k:
+                n = min(chunk, k - done)
+                values = self._evaluate(game, b, viewer, alive, n)[:, :, col]
+                d = values - values[:, at_base : at_base + 1]
+                diff_sum[rows] += d.sum(axis=0)
+                diff_sq[rows] += (d * d).sum(axis=0)
+                count[rows] += n
+                done += n
+                if deadline is not None and time.perf_counter() > deadline:
+                    stopped = r < len(schedule) - 1 or done < k
+                    break
+            if stopped:
+                self._stats["budget_hits"] += 1
+                break
+        # the best survivor by its mean gain over the baseline (ties: the lowest id); it
+        # replaces the baseline only when the gain is `z` standard errors above zero
+        rows = np.array([index[int(a)] for a in alive])
+        gains = diff_sum[rows] / np.maximum(count[rows], 1)
+        best_gain = gains.max()
+        best = int(np.min(alive[gains == best_gain]))
+        if best == base or best_gain <= 0:
+            return base
+        i = index[best]
+        n = count[i]
+        if n < 2:
+            return base if self.z > 0 else best
+        var = max(diff_sq[i] / n - (diff_sum[i] / n) ** 2, 0.0) * n / (n - 1)
+        se = np.sqrt(var / n)
+        if best_gain > self.z * se:
+            self._stats["deviations"] += 1
+            return best
+        return base
+
+
+def make_pimc(settings: str = "", seed: int = 0, **kw) -> PIMCAgent:
+    """``pimc`` / ``pimc:k=64,rollout=greedy``: the agent with its settings from the name."""
+    parsed = parse_settings(settings)
+    clash = set(parsed) & set(kw)
+    if clash:
+        raise ValueError(f"pimc: {', '.join(sorted(clash))} given both in the name and as keywords")
+    return PIMCAgent(seed=seed, **parsed, **kw)
+
+
+__all__ = [
+    "CANDIDATES",
+    "DEFAULTS",
+    "OBJECTIVES",
+    "POLICY_NAMES",
+    "PIMCAgent",
+    "ROLLOUT_POLICIES",
+    "halving_schedule",
+    "make_pimc",
+    "parse_settings",
+    "search_kernel",
+]
