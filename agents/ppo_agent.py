@@ -67,10 +67,9 @@ class PPOAgent(Agent):
 
     @classmethod
     def pretrained(cls, greedy: bool = True, seed: int = 0) -> PPOAgent:
-        """The shipped 4-player argentine policy (docs/TRAINING.md; it reads
-        discard_table's choice as a hint). By default it plays its most likely legal
-        action, which is the stronger play (58.2% of hands against ``discard_table``
-        instead of 56.5% sampled); ``greedy=False`` samples."""
+        """The shipped 4-player argentine policy for rules v1 (docs/TRAINING.md, run E; it
+        reads discard_table's choice as a hint). By default it plays its most likely legal
+        action, the stronger play in every evaluation; ``greedy=False`` samples."""
         path = pretrained_path()
         if not path.is_file():
             raise FileNotFoundError(f"the pretrained policy is missing: {path}")
