@@ -36,7 +36,7 @@ from burako_env.core.constants import (
     S_WENT_OUT,
     TAKE_PILE,
 )
-from burako_env.core.melds import row_add_counts, row_is_canasta, row_is_clean
+from burako_env.core.melds import row_add_counts
 from burako_env.core.nb import njit, njit_parallel, prange
 from burako_env.core.params import (
     P_CLOSE_REQUIRES_DISCARD,
@@ -55,6 +55,7 @@ from burako_env.core.rules import (
     legal_actions,
     next_muerto,
     reset_game,
+    team_canastas,
 )
 
 C_HANDS = 0  # complete hands played
@@ -162,14 +163,7 @@ def _went_out_ok(st, b, params, last_action):
         status = st.muerto_status[b, t, 0]
         if status != MUERTO_TAKEN and status != MUERTO_PENDING:
             return False  # out without ever taking a muerto from the pot
-    any_c = False
-    clean_c = False
-    for i in range(st.num_melds[b, t]):
-        row = st.melds[b, t, i]
-        if row_is_canasta(row):
-            any_c = True
-            if row_is_clean(row):
-                clean_c = True
+    any_c, clean_c = team_canastas(st, b, t, -1)
     if not close_allowed(any_c, clean_c, params):
         return False
     return not (params[P_CLOSE_REQUIRES_DISCARD] and last_action < DISCARD_BASE)

@@ -267,9 +267,10 @@ class RecordLibrary:
 
     def games(self, name: str) -> list[dict]:
         """Each line of a file: its header, or why it is not a record."""
+        path = self.path(name)  # a SessionError of its own (400 / 404) when not found
         try:
-            lines = load_lines(self.path(name))
-        except (OSError, UnicodeDecodeError) as exc:
+            lines = load_lines(path)
+        except (OSError, ValueError) as exc:  # unreadable, or not text (load_lines says)
             raise SessionError(f"cannot read {name}: {exc}", 422) from exc
         out = []
         for i, line in enumerate(lines):
@@ -286,9 +287,10 @@ class RecordLibrary:
 
     def record(self, name: str, game: int) -> tuple[GameRecord, int]:
         """Record ``game`` of a file (and its line), checked by replaying it."""
+        path = self.path(name)  # a SessionError of its own (400 / 404) when not found
         try:
-            lines = load_lines(self.path(name))
-        except (OSError, UnicodeDecodeError) as exc:
+            lines = load_lines(path)
+        except (OSError, ValueError) as exc:  # unreadable, or not text (load_lines says)
             raise SessionError(f"cannot read {name}: {exc}", 422) from exc
         if isinstance(game, bool) or not isinstance(game, int) or not 0 <= game < len(lines):
             raise SessionError(
