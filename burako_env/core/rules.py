@@ -337,7 +337,8 @@ def after_meld_error(st, b, p, params, u0, u1, u2, n_used, row, slot, h):
     enumeration's inner loop); only a last card, or a hand of cards that may not be
     discarded, needs the search of :func:`_completable_after`: then it returns
     NEEDS_SEARCH and the caller runs :func:`search_meld` outside its loop (a call that
-    passes the GameState, even on a path never taken, slows the inlined loop by a fourth).
+    passes the GameState inside the inlined loop, even on a path rarely taken, measured
+    part of the core's fall to 0.75 of rules v0's speed; docs/BENCHMARKS.md).
     """
     h_after = h - n_used
     if h_after == 0:
