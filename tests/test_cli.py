@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -82,6 +83,11 @@ def test_rules_prints_summary_and_parameters():
     assert "no_wild_discard" in run("rules", "--table").output
     only = run("rules", "--params-only").output
     assert only.startswith("variant argentine")
+    # rules v1's parameters are shown like every other (RULES.md 5 and 9)
+    brazilian = run("rules", "brazilian", "--params-only").output
+    assert re.search(r"muerto_pot\s+shared", brazilian), brazilian
+    assert re.search(r"max_hands\s+100", brazilian), brazilian
+    assert re.search(r"muerto_pot\s+team", only), only
 
 
 def test_rules_rejects_unknown_variant():
