@@ -9,16 +9,28 @@ rate with its 95% Wilson interval, the mean margin, and the agent's decisions pe
 and milliseconds per decision (all decisions, and those it searched). The kernels are
 compiled (or loaded) before the clock starts. An opponent that cannot be built (say a
 ``ppo`` policy trained for another engine) is reported and skipped.
+
+A long evaluation can be cut into chunks that survive an interruption:
+
+    .venv/bin/python scripts/eval_pimc.py --opponents discard_table --hands 2000 \
+        --chunk 200 --log pimc-chunks.jsonl
+
+plays 200-hand pairings on seeds ``seed, seed + 1, ...`` and appends each finished chunk
+to the log; run the same command again and it plays only the chunks the log lacks. The
+printed row pools the chunks (W-L-T summed, the margin's standard error from the chunks'
+own).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import time
 
 from agents import make_agent
-from agents.tournament import run_tournament
+from agents.tournament import Z95, run_tournament, wilson
 from burako_env.core.game import Game
 
 
@@ -66,6 +78,75 @@ def evaluate(agent_name: str, opponent: str, hands: int, seed: int, variant: str
     }
 
 
+def pool(rows: list[dict]) -> dict:
+    """One row from chunks of the same agent and opponent (counts summed, times pooled)."""
+    n = sum(r["hands"] for r in rows)
+    wins = sum(r["wins"] for r in rows)
+    ties = sum(r["ties"] for r in rows)
+    margin = sum(r["margin"] * r["hands"] for r in rows) / n
+    # the pooled mean's variance from each chunk's: Var = sum (n_i se_i)^2 / n^2
+    se = math.sqrt(sum((r["hands"] * r["margin_ci95"] / Z95) ** 2 for r in rows)) / n
+    decisions = sum(r["decisions"] for r in rows)
+    searched = sum(r["searched"] for r in rows)
+    seconds = sum(r["decisions"] / max(r["decisions_per_s"], 1e-9) for r in rows)
+    row = dict(rows[0])
+    row.update(
+        hands=n,
+        wins=wins,
+        losses=sum(r["losses"] for r in rows),
+        ties=ties,
+        win_rate=(wins + 0.5 * ties) / n,
+        ci=list(wilson(wins + 0.5 * ties, n)),
+        margin=margin,
+        margin_ci95=Z95 * se,
+        decisions=decisions,
+        searched=searched,
+        deviations=sum(r["deviations"] for r in rows),
+        budget_hits=sum(r["budget_hits"] for r in rows),
+        ms_per_decision=1000.0 * seconds / max(decisions, 1),
+        ms_per_searched=sum(r["ms_per_searched"] * r["searched"] for r in rows) / max(searched, 1),
+        cpu_ms_per_decision=sum(r["cpu_ms_per_decision"] * r["decisions"] for r in rows)
+        / max(decisions, 1),
+        max_ms=max(r["max_ms"] for r in rows),
+        decisions_per_s=decisions / max(seconds, 1e-9),
+        wall_s=sum(r["wall_s"] for r in rows),
+        chunks=len(rows),
+    )
+    return row
+
+
+def evaluate_chunked(args, opponent: str) -> dict:
+    """Play ``args.hands`` in chunks, appending each to ``args.log``; resume from it."""
+    done: dict[int, dict] = {}
+    if os.path.exists(args.log):
+        with open(args.log, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    key = (r["agent_spec"], r["opponent_spec"], r["variant"], r["players"])
+                    if key == (args.agent, opponent, args.variant, args.players):
+                        done[r["seed"]] = r
+    chunks = math.ceil(args.hands / args.chunk)
+    for i in range(chunks):
+        seed = args.seed + i
+        if seed in done:
+            continue
+        size = min(args.chunk, args.hands - i * args.chunk)
+        row = evaluate(args.agent, opponent, size, seed, args.variant, args.players)
+        row.update(
+            agent_spec=args.agent,
+            opponent_spec=opponent,
+            variant=args.variant,
+            players=args.players,
+            seed=seed,
+        )
+        with open(args.log, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+        done[seed] = row
+        print(f"  chunk {i + 1}/{chunks} (seed {seed}): {row['win_rate']:.3f}", flush=True)
+    return pool([done[args.seed + i] for i in range(chunks)])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--agent", default="pimc:budget_ms=0")
@@ -75,11 +156,20 @@ def main() -> None:
     ap.add_argument("--variant", default="argentine")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--out", default=None, help="write the rows as JSON here")
+    ap.add_argument("--chunk", type=int, default=0, help="hands per chunk (0: one pairing)")
+    ap.add_argument("--log", default="pimc-chunks.jsonl", help="the chunks' log (with --chunk)")
     args = ap.parse_args()
+    if args.chunk < 0 or args.hands < 1:
+        ap.error("--hands must be at least 1 and --chunk at least 0")
     rows = []
     for opponent in args.opponents:
         try:
-            row = evaluate(args.agent, opponent, args.hands, args.seed, args.variant, args.players)
+            if args.chunk:
+                row = evaluate_chunked(args, opponent)
+            else:
+                row = evaluate(
+                    args.agent, opponent, args.hands, args.seed, args.variant, args.players
+                )
         except (ValueError, OSError) as exc:
             print(f"{opponent}: skipped ({exc})", flush=True)
             continue
