@@ -1,286 +1,31 @@
-"""Benchmarks: the core (uniformly random legal play run entirely inside numba) and the
-environment adapters (the PettingZoo AEC env and the batched VectorEnv).
-
-Used by ``scripts/bench_core.py``, ``scripts/bench_envs.py`` and ``burako bench``; figures
-go to docs/BENCHMARKS.md.
-
-* :func:`bench_core`: random playouts of whole hands in one compiled kernel.
-* :func:`bench_aec`: uniformly random legal play through ``burako_v1.env()`` (all of
-  PettingZoo's wrappers), reading the observation and the mask at every step, as a
-  PettingZoo training loop does. Goal: 30,000 steps/s.
-* :func:`bench_vector`: ``VectorEnv`` with the actions chosen in Python from what each
-  step returns. ``picker="legal"`` draws from the legal-id lists in ``info`` (a gather),
-  ``picker="mask"`` from the boolean masks themselves (every True of a [B, 2541] mask
-  found by numpy). Goal: 300,000 steps/s at B = 1024.
-
-Every function returns a dict (figures and settings); the numba kernels are compiled (or
-loaded from the cache) before the clock starts. ``steps_per_cpu_s`` divides by the
-process's CPU time (all its threads): on a shared machine it moves less than wall-clock
-steps/s.
-
-Threads: numba's default ``omp`` threading layer spins while it waits; when another
-process keeps a core busy, a 2-thread ``VectorEnv`` on 2 cores can run several times
-slower than 1 thread. ``OMP_WAIT_POLICY=passive`` (or ``NUMBA_THREADING_LAYER=workqueue``)
-set before the first parallel kernel avoids it.
+"""Moved to :mod:`burako_env.frontends.bench`: the benchmarks (``burako bench``,
+``scripts/bench_*.py``). Front ends sit in a layer of their own, :mod:`burako_env.frontends`, on
+top of the library (docs/ARCHITECTURE.md). This module re-exports the public names so that
+``from burako_env.bench import ...`` keeps working; new code imports
+:mod:`burako_env.frontends.bench`.
 """
 
-from __future__ import annotations
+from burako_env.frontends.bench import *  # noqa: F403
+from burako_env.frontends.bench import (
+    bench_aec,
+    bench_core,
+    bench_vector,
+    compile_seconds,
+    core_table,
+    format_env_rows,
+    format_rows,
+    machine,
+    pick_from_mask,
+)
 
-import os
-import platform
-import random
-import subprocess
-import sys
-import tempfile
-import time
-
-import numba
-import numpy as np
-
-from burako_env.core import kernels
-from burako_env.core.game import Game, game_seeds
-
-
-def machine() -> str:
-    return (
-        f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_implementation()} "
-        f"{platform.python_version()}, numba {numba.__version__}"
-    )
-
-
-def bench_core(
-    variant: str = "argentine",
-    num_players: int | None = None,
-    batch_size: int = 1024,
-    threads: int = 2,
-    min_games: int = 2000,
-    seed: int = 0,
-) -> dict:
-    """Random playouts of whole hands in one compiled kernel: games/s and steps/s."""
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-    game = Game(variant, num_players, batch_size=batch_size, seed=seed)
-    agent_rng = game_seeds(seed + 1, batch_size)
-    stats = np.zeros((batch_size, 4), np.int64)
-    kernels.random_playout_kernel(game.state, game.params, agent_rng, 0, 1, 100_000, stats)
-    episodes = max(1, -(-min_games // batch_size))
-    t0 = time.perf_counter()
-    kernels.random_playout_kernel(game.state, game.params, agent_rng, 0, episodes, 100_000, stats)
-    dt = time.perf_counter() - t0
-    games = int(stats[:, 0].sum())
-    steps = int(stats[:, 1].sum())
-    return {
-        "variant": game.variant.name,
-        "players": game.num_players,
-        "batch": batch_size,
-        "threads": numba.get_num_threads(),
-        "games": games,
-        "seconds": dt,
-        "games_per_s": games / dt,
-        "steps_per_s": steps / dt,
-        "steps_per_game": steps / games,
-    }
-
-
-def compile_seconds() -> float:
-    """Seconds to import the core and compile every kernel a random playout needs, from an
-    empty numba cache (a fresh process with its own cache folder)."""
-    code = (
-        "import time; t=time.perf_counter();"
-        "from burako_env.bench import bench_core;"
-        "bench_core(batch_size=2, min_games=2, threads=1);"
-        "print(time.perf_counter()-t)"
-    )
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        out = subprocess.run(
-            [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
-        )
-    return float(out.stdout.strip().splitlines()[-1])
-
-
-def core_table(
-    variant="argentine", num_players=None, batches=(1, 64, 1024), threads=(1, 2), min_games=2000
-) -> list[dict]:
-    rows = []
-    for t in threads:
-        for b in batches:
-            rows.append(bench_core(variant, num_players, b, t, min_games=min_games))
-    return rows
-
-
-def format_rows(rows: list[dict]) -> str:
-    lines = [
-        "| variant | players | batch | threads | games/s | steps/s | steps/game |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['variant']} | {r['players']} | {r['batch']} | {r['threads']} | "
-            f"{r['games_per_s']:,.0f} | {r['steps_per_s']:,.0f} | {r['steps_per_game']:.1f} |"
-        )
-    return "\n".join(lines)
-
-
-# ---------------------------------------------------------------- environments
-def _threads(threads: int | None) -> int:
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    return numba.get_num_threads()
-
-
-def bench_aec(
-    seconds: float = 3.0,
-    variant: str = "argentine",
-    num_players: int | None = None,
-    seed: int = 0,
-    wrapped: bool = True,
-) -> dict:
-    """Random legal play through the AEC env for about ``seconds``: steps/s.
-
-    Each step calls ``last()`` (observation and mask), reads both arrays, draws an action
-    from ``legal_actions()`` and calls ``step``; an episode's end runs the dead steps and
-    a reset, all counted in the time. ``wrapped=False`` measures ``raw_env`` alone.
-    """
-    from burako_env.envs.aec import env as make_env
-    from burako_env.envs.aec import raw_env
-
-    e = (
-        make_env(variant=variant, num_players=num_players)
-        if wrapped
-        else raw_env(variant=variant, num_players=num_players)
-    )
-    raw = e.unwrapped
-    legal_actions = raw.legal_actions
-    rng = random.Random(seed)
-    randrange = rng.randrange
-    e.reset(seed=seed)  # compiles (or loads) the kernels: reset, observe, step
-    e.last()
-    e.step(int(legal_actions()[0]))
-    e.reset(seed=seed)
-    steps = episodes = 0
-    checksum = 0
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    deadline = t0 + seconds
-    while True:
-        for _agent in e.agent_iter():
-            obs, _reward, term, trunc, _info = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            mask = obs["action_mask"]
-            observation = obs["observation"]
-            legal = legal_actions()
-            a = int(legal[randrange(len(legal))])
-            checksum += int(mask[a]) + int(observation[0])  # read both, as a learner would
-            e.step(a)
-            steps += 1
-        episodes += 1
-        if time.perf_counter() >= deadline:
-            break
-        e.reset()
-    dt = time.perf_counter() - t0
-    cpu = time.process_time() - c0
-    return {
-        "api": "aec" if wrapped else "aec-raw",
-        "variant": raw.variant.name,
-        "players": raw.num_players,
-        "batch": 1,
-        "threads": 1,
-        "seconds": dt,
-        "steps": steps,
-        "episodes": episodes,
-        "steps_per_s": steps / dt,
-        "episodes_per_s": episodes / dt,
-        "cpu_seconds": cpu,
-        "steps_per_cpu_s": steps / cpu,
-        "checksum": int(checksum),
-    }
-
-
-def pick_from_mask(mask: np.ndarray, u: np.ndarray, counts: np.ndarray | None = None):
-    """One uniformly random True per row of a bool [B, A] mask (``u`` uniform in [0, 1)),
-    with numpy alone: the flat indices of every True, then one per row."""
-    b, a = mask.shape
-    if counts is None:
-        counts = np.count_nonzero(mask, axis=1)
-    flat = np.flatnonzero(mask)
-    starts = np.cumsum(counts) - counts
-    chosen = flat[starts + (u * counts).astype(np.int64)]
-    return chosen - np.arange(b) * a
-
-
-def bench_vector(
-    num_envs: int = 1024,
-    seconds: float = 3.0,
-    variant: str = "argentine",
-    num_players: int | None = None,
-    threads: int | None = None,
-    picker: str = "legal",
-    seed: int = 0,
-) -> dict:
-    """``VectorEnv`` stepped for about ``seconds`` with uniformly random legal actions
-    chosen in Python from each step's return (``picker``: "legal" or "mask")."""
-    from burako_env.envs.vector import VectorEnv
-
-    if picker not in ("legal", "mask"):
-        raise ValueError(f"picker must be 'legal' or 'mask', got {picker!r}")
-    nthreads = _threads(threads)
-    env = VectorEnv(variant, num_players, num_envs=num_envs, seed=seed)
-    rng = np.random.default_rng(seed)
-    rows = np.arange(num_envs)
-    obs, mask, info = env.reset()
-
-    def choose(mask, info):
-        u = rng.random(num_envs)
-        if picker == "mask":
-            return pick_from_mask(mask, u)
-        n = info["num_legal"]
-        return info["legal"][rows, (u * n).astype(np.int64)]
-
-    for _ in range(3):  # compile or load the kernels
-        obs, mask, info = env.step(choose(mask, info))
-    calls = episodes = 0
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    deadline = t0 + seconds
-    while time.perf_counter() < deadline:
-        for _ in range(10):
-            obs, mask, info = env.step(choose(mask, info))
-            episodes += int(np.count_nonzero(info["ended"]))
-        calls += 10
-    dt = time.perf_counter() - t0
-    cpu = time.process_time() - c0
-    steps = calls * num_envs
-    return {
-        "api": "vector",
-        "picker": picker,
-        "variant": env.variant.name,
-        "players": env.num_players,
-        "batch": num_envs,
-        "threads": nthreads,
-        "seconds": dt,
-        "steps": steps,
-        "calls": calls,
-        "episodes": episodes,
-        "steps_per_s": steps / dt,
-        "calls_per_s": calls / dt,
-        "episodes_per_s": episodes / dt,
-        "cpu_seconds": cpu,
-        "steps_per_cpu_s": steps / cpu,
-    }
-
-
-def format_env_rows(rows: list[dict]) -> str:
-    lines = [
-        "| api | variant | players | batch | threads | picker | steps/s | episodes/s "
-        "| steps/CPU-s |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['api']} | {r['variant']} | {r['players']} | {r['batch']} | {r['threads']} "
-            f"| {r.get('picker', '-')} | {r['steps_per_s']:,.0f} | {r['episodes_per_s']:,.1f} "
-            f"| {r['steps_per_cpu_s']:,.0f} |"
-        )
-    return "\n".join(lines)
+__all__ = [
+    "bench_aec",
+    "bench_core",
+    "bench_vector",
+    "compile_seconds",
+    "core_table",
+    "format_env_rows",
+    "format_rows",
+    "machine",
+    "pick_from_mask",
+]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 SNIPPET = """
 import json, sys
-from burako_env.bench import bench_core
+from burako_env.frontends.bench import bench_core
 r = bench_core({variant!r}, {players}, batch_size={batch}, threads={threads},
                min_games={games}, seed={seed})
 print("RESULT " + json.dumps(r))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from burako_env.bench import compile_seconds, core_table, format_rows, machine
+from burako_env.frontends.bench import compile_seconds, core_table, format_rows, machine
 
 
 def main() -> None:

@@ -4,7 +4,7 @@
         [--batch 1024] [--threads 2]
 
 The same as ``burako bench --api aec|vector``. The functions live in
-:mod:`burako_env.bench` (:func:`bench_aec`, :func:`bench_vector`, :func:`pick_from_mask`),
+:mod:`burako_env.frontends.bench` (:func:`bench_aec`, :func:`bench_vector`, :func:`pick_from_mask`),
 which documents what each one measures; this script only parses its arguments.
 """
 
@@ -14,7 +14,7 @@ import argparse
 
 import numba
 
-from burako_env.bench import bench_aec, bench_vector, format_env_rows, pick_from_mask
+from burako_env.frontends.bench import bench_aec, bench_vector, format_env_rows, pick_from_mask
 
 format_rows = format_env_rows
 

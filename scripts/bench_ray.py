@@ -83,7 +83,7 @@ def task_overhead(repeat: int) -> None:
 
 def simulate_rows(games: int, repeat: int) -> None:
     from burako_env.distributed import ray_session
-    from burako_env.simulate import simulate
+    from burako_env.frontends.simulate import simulate
 
     simulate("argentine", 4, games=64)
     old = numba.get_num_threads()
@@ -157,7 +157,7 @@ def main() -> None:
     ap.add_argument("--task-deals", type=int, nargs="+", default=[8, 32, 128, 512, 2000])
     ap.add_argument("--parts", nargs="+", default=["tournament", "overhead", "simulate", "rollout"])
     args = ap.parse_args()
-    from burako_env.bench import machine
+    from burako_env.frontends.bench import machine
 
     print(machine())
     if "tournament" in args.parts:

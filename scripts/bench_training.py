@@ -136,7 +136,7 @@ def main() -> None:
     ap.add_argument("--update-threads", type=int, nargs="*", default=[])
     ap.add_argument("--busy", type=int, default=1)
     args = ap.parse_args()
-    from burako_env.bench import machine
+    from burako_env.frontends.bench import machine
 
     print(machine())
     res = bench_training(args.config, args.overrides, args.num_envs, args.rounds)

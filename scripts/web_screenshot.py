@@ -51,7 +51,7 @@ def main() -> None:
         sys.exit("error: chromium is not installed (apt-get install chromium)")
     with tempfile.TemporaryDirectory() as records:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "burako_env.cli", "serve", "--port", "0"]
+            [sys.executable, "-m", "burako_env.frontends.cli", "serve", "--port", "0"]
             + ["--records", records, "--bot-delay", "0.02"],
             cwd=ROOT,
             stdout=subprocess.PIPE,

@@ -2,7 +2,7 @@
 
 ``burako play`` is driven with scripted input through typer's CliRunner: the script of a
 whole game is written first by playing the same deal with the same bots through
-:func:`burako_env.play.play_game` (bots are seeded per seat, so the CLI replays it
+:func:`burako_env.frontends.play.play_game` (bots are seeded per seat, so the CLI replays it
 exactly), with bad lines mixed in that must be explained and asked again.
 """
 
@@ -15,11 +15,11 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from burako_env.cli import app
 from burako_env.core.actions import decode_action
 from burako_env.core.constants import DISCARD_BASE, NUM_ACTIONS
 from burako_env.core.game import Game
-from burako_env.play import MoveError, make_bots, parse_move, play_game, typed_form
+from burako_env.frontends.cli import app
+from burako_env.frontends.play import MoveError, make_bots, parse_move, play_game, typed_form
 
 runner = CliRunner()
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from burako_env.cli import app
+from burako_env.frontends.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = int(os.environ.get("BURAKO_FUZZ_EXAMPLES", "60"))

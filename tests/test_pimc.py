@@ -196,7 +196,7 @@ def test_tournament_and_envs():
 def test_burako_play_against_pimc():
     """``burako play`` seats pimc bots: a scripted person who always draws and discards
     the first card finishes the game."""
-    from burako_env.play import make_bots, play_game
+    from burako_env.frontends.play import make_bots, play_game
 
     game = Game("argentine", num_players=2, seed=1)
     bots = make_bots(game, 0, [SMALL], seed=0)
@@ -215,7 +215,7 @@ def test_cli_bot_names_with_settings():
     play`` seats pimc bots at a 4-player table (the person at seat 1 quits at once)."""
     from typer.testing import CliRunner
 
-    from burako_env.cli import app, split_bot_names
+    from burako_env.frontends.cli import app, split_bot_names
 
     assert split_bot_names("pimc:k=16,rollout=greedy,greedy") == [
         "pimc:k=16,rollout=greedy",

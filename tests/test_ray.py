@@ -22,10 +22,10 @@ from typer.testing import CliRunner  # noqa: E402
 
 from agents.base import Agent  # noqa: E402
 from agents.tournament import run_tournament  # noqa: E402
-from burako_env.cli import app  # noqa: E402
 from burako_env.core.game import game_seeds  # noqa: E402
 from burako_env.distributed import RayError, game_seeds_range, init_ray  # noqa: E402
-from burako_env.simulate import simulate  # noqa: E402
+from burako_env.frontends.cli import app  # noqa: E402
+from burako_env.frontends.simulate import simulate  # noqa: E402
 from training.checkpoint import CheckpointError, load_file  # noqa: E402
 from training.ppo import train  # noqa: E402
 

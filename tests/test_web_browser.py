@@ -27,7 +27,7 @@ from agents import make_agent
 from burako_env.cards import NUM_RANKS
 from burako_env.core.actions import describe_action
 from burako_env.core.game import Game
-from burako_env.playback import check_record
+from burako_env.frontends.playback import check_record
 from burako_env.records import GameRecord, read_records, write_records
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
@@ -56,7 +56,7 @@ def server(records_dir):
     """``burako serve`` in a subprocess; yields its URL."""
     exe = chromium_path()  # skip before starting anything when there is no browser
     proc = subprocess.Popen(
-        [sys.executable, "-m", "burako_env.cli", "serve", "--port", "0"]
+        [sys.executable, "-m", "burako_env.frontends.cli", "serve", "--port", "0"]
         + ["--records", str(records_dir), "--bot-delay", "0.05"],
         cwd=ROOT,
         stdout=subprocess.PIPE,

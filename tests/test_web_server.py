@@ -6,7 +6,6 @@ the game exactly as it was; the records folder is the only place files are read 
 
 from __future__ import annotations
 
-import ast
 import json
 import socket
 from pathlib import Path
@@ -18,7 +17,6 @@ from typer.testing import CliRunner
 
 from agents import make_agent
 from burako_env.cards import NUM_RANKS, parse_cards
-from burako_env.cli import app as cli_app
 from burako_env.core.actions import decode_action, describe_action, discard_action
 from burako_env.core.constants import (
     MELD_GROUP,
@@ -37,11 +35,12 @@ from burako_env.core.constants import (
 )
 from burako_env.core.game import Game
 from burako_env.core.state import copy_state, states_equal
+from burako_env.frontends.cli import app as cli_app
+from burako_env.frontends.playback import check_record
 from burako_env.frontends.web import create_app
 from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
 from burako_env.frontends.web.sessions import PlaySession, SessionError, SessionStore
 from burako_env.frontends.web.table import card_faces, meld_cards, table_view
-from burako_env.playback import check_record
 from burako_env.records import GameRecord, read_records, write_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -567,7 +566,7 @@ def test_store_drops_the_oldest_games():
     assert store.get(sessions[2].id) is sessions[2]
 
 
-# ---------------------------------------------------------------- the command and the layers
+# ----------------------------------------------------------------------------- the command
 def test_serve_command_errors(tmp_path):
     runner = CliRunner()
     a_file = tmp_path / "file.jsonl"
@@ -589,26 +588,3 @@ def test_serve_command_errors(tmp_path):
         port = busy.getsockname()[1]
         r = runner.invoke(cli_app, ["serve", "--port", str(port), "--records", str(tmp_path)])
     assert r.exit_code == 2 and f"error: cannot listen on 127.0.0.1:{port}" in r.output
-
-
-FRONT_ENDS = {"cli.py", "play.py", "playback.py", "bench.py", "simulate.py", "rules_text.py"}
-
-
-def test_the_library_never_imports_the_front_ends():
-    """Front ends sit on top: no module of the library (core, envs, records, agents,
-    training) imports burako_env.frontends."""
-    offenders = []
-    files = [p for p in (ROOT / "burako_env").rglob("*.py") if "frontends" not in p.parts]
-    files += list((ROOT / "agents").rglob("*.py")) + list((ROOT / "training").rglob("*.py"))
-    for path in files:
-        if path.parent == ROOT / "burako_env" and path.name in FRONT_ENDS:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            if any(n.startswith("burako_env.frontends") for n in names):
-                offenders.append(str(path.relative_to(ROOT)))
-    assert offenders == []

@@ -9,7 +9,7 @@ picks, and any kind of opening the engine adds, show exactly what they lay.
 :func:`resolve_move` turns a request from the page into an action id: ``{"action": id}``
 from a button, or a move on cards (``{"kind": "discard", "cards": [c]}``,
 ``{"kind": "add", "cards": [c], "slot": s}``, ``{"kind": "open", "cards": [a, b, c]}``)
-which goes through :func:`burako_env.play.parse_move`, the parser of ``burako play``.
+which goes through :func:`burako_env.frontends.play.parse_move`, the parser of ``burako play``.
 A request that is not a move raises :class:`BadMove`; an illegal one :class:`RefusedMove`
 with the engine's reason. Neither touches the game.
 """
@@ -25,8 +25,8 @@ from burako_env.core.actions import decode_action, describe_action
 from burako_env.core.constants import NUM_ACTIONS, S_HANDS_ENDED
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.state import copy_state
+from burako_env.frontends.play import MoveError, parse_move
 from burako_env.frontends.web.table import meld_cards
-from burako_env.play import MoveError, parse_move
 
 #: the kinds of move made on cards, and the typed move each one becomes
 CARD_MOVES = ("discard", "add", "open")

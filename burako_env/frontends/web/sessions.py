@@ -20,9 +20,9 @@ from burako_env.core.actions import describe_action
 from burako_env.core.constants import S_HANDS_ENDED
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.state import copy_state
+from burako_env.frontends.playback import check_record, header, load_lines, start
 from burako_env.frontends.web.moves import apply_move, legal_moves, resolve_move
 from burako_env.frontends.web.table import table_view
-from burako_env.playback import check_record, header, load_lines, start
 from burako_env.records import GameRecord, write_records
 from burako_env.variants import VARIANT_NAMES, VariantError, load_variant
 
@@ -69,7 +69,7 @@ class PlaySession:
     @classmethod
     def new(cls, options) -> PlaySession:
         """A fresh game from the set-up form's JSON; SessionError says what to fix."""
-        from burako_env.play import make_bots
+        from burako_env.frontends.play import make_bots
 
         if not isinstance(options, dict):
             raise SessionError("the new game's options must be a JSON object")

@@ -1,0 +1,376 @@
+"""A person plays Burako in the terminal against bots (``burako play``).
+
+The person types moves in card notation; :func:`parse_move` turns a line into an action
+id (or a command), :func:`play_game` runs the game loop with any input and output
+functions (the CLI passes stdin and stdout, the tests a script of lines)::
+
+    draw | take | keep | reject | muerto
+    meld 7h 8h 9h          open a meld with 3 cards (then add the rest one by one)
+    add 2c to 3            add a card to your team's meld in slot 3
+    discard Kd
+    legal                  the legal moves, in words, with their ids
+    1742                   a raw action id
+    table | help | quit
+
+Nothing typed can crash the loop: a move that is not legal is explained (the engine's
+``why_illegal``) and asked again, a line that is not a move says why, and the end of the
+input ends the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from burako_env.cards import CardParseError, format_card, format_cards, parse_cards
+from burako_env.core.actions import (
+    add_action,
+    decode_action,
+    describe_action,
+    discard_action,
+    open_actions_for,
+)
+from burako_env.core.constants import (
+    DRAW_STOCK,
+    MAX_MELDS,
+    NUM_ACTIONS,
+    PEEK_KEEP,
+    PEEK_REJECT,
+    S_HANDS_ENDED,
+    SCORE_ITEMS,
+    TAKE_MUERTO_KEEP_WILDS,
+    TAKE_PILE,
+)
+from burako_env.core.game import Game
+from burako_env.render import render_table
+
+COMMANDS = ("help", "quit", "legal", "table")
+WORD_ACTIONS = {
+    "draw": DRAW_STOCK,
+    "stock": DRAW_STOCK,
+    "take": TAKE_PILE,
+    "pile": TAKE_PILE,
+    "keep": PEEK_KEEP,
+    "reject": PEEK_REJECT,
+    "muerto": TAKE_MUERTO_KEEP_WILDS,
+}
+ALIASES = {
+    "?": "help",
+    "h": "help",
+    "q": "quit",
+    "exit": "quit",
+    "moves": "legal",
+    "l": "legal",
+    "show": "table",
+    "look": "table",
+    "t": "table",
+}
+
+HELP = """\
+Moves (cards in notation: rank then suit, 7h Ts Ad 2c, * for a joker; 10h and ♥ work too):
+  draw                 draw a card from the stock
+  take                 take the whole discard pile
+  keep / reject        first turn with a peek: keep the top card, or reject it and draw
+  meld 7h 8h 9h        open a meld with exactly 3 cards (a group: 3 of a rank or 2 and a
+                       wild, the engine lays the suits; a run: 3 of a suit in order, a wild
+                       may stand in for one); lay a longer meld by adding cards after
+  add 2c to 3          add a card to your team's meld in slot 3 (slots are the [ n ] numbers)
+  discard Kd           discard a card: this ends your turn
+  muerto               take the muerto keeping your 1 or 2 wilds (colombian rules)
+  1742                 an action id, as 'legal' lists them
+Commands:
+  legal                list your legal moves, in words, with their ids
+  table                show the table again
+  help                 this text
+  quit                 leave the game (end of input does the same)"""
+
+
+class MoveError(ValueError):
+    """A line that is not a move; the message says what was wrong."""
+
+
+def _hand(game: Game, seat: int, b: int = 0) -> np.ndarray:
+    return game.state.hands[b, seat]
+
+
+def _cards(text: str) -> list[int]:
+    try:
+        return parse_cards(text)
+    except CardParseError as exc:
+        raise MoveError(str(exc)) from exc
+
+
+def _check_held(game: Game, seat: int, cards: list[int], b: int = 0) -> None:
+    hand = _hand(game, seat, b)
+    missing = []
+    for c in sorted(set(cards)):
+        short = cards.count(c) - int(hand[c])
+        missing += [c] * max(0, short)
+    if missing:
+        raise MoveError(f"you do not hold {format_cards(missing)}")
+
+
+def _best_open(game: Game, candidates: list[int], b: int = 0) -> int:
+    """The legal candidate to play (clean before dirty), else the first (to be explained)."""
+    order = sorted(candidates, key=lambda a: (decode_action(a).wild >= 0, a))
+    for a in order:
+        if game.why_illegal(a, b) is None:
+            return a
+    return order[0]
+
+
+def parse_move(text: str, game: Game, seat: int, b: int = 0) -> int | str:
+    """An action id for a typed move, or a command name (``COMMANDS``).
+
+    Raises :class:`MoveError` for a line that names no move (unknown word, bad card, cards
+    not held, a meld that no opening makes); a move that parses but is not legal now comes
+    back as its id, for the caller to explain with ``game.why_illegal``.
+    """
+    words = text.strip().split()
+    if not words:
+        raise MoveError("type a move (or 'help')")
+    head = words[0].lower()
+    rest = words[1:]
+    head = ALIASES.get(head, head)
+    if head in COMMANDS:
+        if rest:
+            raise MoveError(f"'{head}' takes nothing after it")
+        return head
+    if head in WORD_ACTIONS:
+        if rest:
+            raise MoveError(f"'{head}' takes nothing after it")
+        return WORD_ACTIONS[head]
+    if head.lstrip("-").isdigit():
+        if rest:
+            raise MoveError("an action id stands alone")
+        a = int(head)
+        if not 0 <= a < NUM_ACTIONS:
+            raise MoveError(f"action ids are 0..{NUM_ACTIONS - 1}; 'legal' lists yours")
+        return a
+    if head in ("meld", "open"):
+        cards = _cards(" ".join(rest))
+        if len(cards) != 3:
+            raise MoveError(
+                f"a meld opens with exactly 3 cards (got {len(cards)}): meld 3, then add the "
+                "others one by one with 'add CARD to SLOT'"
+            )
+        candidates = open_actions_for(cards)
+        if not candidates:
+            raise MoveError(
+                f"{format_cards(cards)} is not a meld: a group is 3 cards of one rank (A, 3..K) "
+                "or 2 of a rank and a wild; a run is 3 cards of one suit in order, a wild "
+                "standing in for at most one"
+            )
+        _check_held(game, seat, cards, b)
+        return _best_open(game, candidates, b)
+    if head == "add":
+        words = [w for w in rest if w.lower() not in ("to", "meld", "slot", "on")]
+        if len(words) != 2:
+            raise MoveError("write 'add CARD to SLOT', e.g. 'add 2c to 3'")
+        (card,) = _cards(words[0])
+        slot_text = words[1].strip("[]#")
+        if not slot_text.isdigit():
+            raise MoveError(f"the meld slot is a number (the [ n ] on the table), not {words[1]!r}")
+        slot = int(slot_text)
+        if slot >= MAX_MELDS:
+            raise MoveError(f"meld slots are 0..{MAX_MELDS - 1}")
+        _check_held(game, seat, [card], b)
+        return add_action(card, slot)
+    if head == "discard":
+        cards = _cards(" ".join(rest))
+        if len(cards) != 1:
+            raise MoveError("discard one card, e.g. 'discard Kd'")
+        _check_held(game, seat, cards, b)
+        return discard_action(cards[0])
+    raise MoveError(f"unknown move {words[0]!r}; type 'help' for the moves")
+
+
+def typed_form(a: int) -> str:
+    """What to type for action ``a``."""
+    info = decode_action(a)
+    k = info.kind
+    simple = {
+        "draw": "draw",
+        "take_pile": "take",
+        "peek_keep": "keep",
+        "peek_reject": "reject",
+        "muerto_keep_wilds": "muerto",
+    }
+    if k in simple:
+        return simple[k]
+    if k == "add":
+        return f"add {format_card(info.cards[0])} to {info.slot}"
+    if k == "discard":
+        return f"discard {format_card(info.cards[0])}"
+    return "meld " + format_cards(info.cards)
+
+
+def legal_text(game: Game, seat: int, b: int = 0) -> str:
+    lines = ["Legal moves (type the move, or its id):"]
+    for a in game.legal_actions(b):
+        lines.append(f"  {int(a):5d}  {typed_form(int(a)):<20} {describe_action(a)}")
+    return "\n".join(lines)
+
+
+def score_text(game: Game, b: int = 0) -> str:
+    items = game.score_items[b]
+    scores = game.hand_scores[b]
+    lines = []
+    for t in range(2):
+        parts = ", ".join(f"{name} {int(items[t, k])}" for k, name in enumerate(SCORE_ITEMS))
+        lines.append(f"  team {t}: {int(scores[t]):+d}  ({parts})")
+    return "\n".join(lines)
+
+
+@dataclass
+class PlayResult:
+    finished: bool
+    actions: list[int] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)  # team 0, team 1
+    winner: int = -1
+    reason: str = ""  # "over", "quit" or "eof"
+
+
+def play_game(
+    game: Game,
+    seat: int,
+    bots: dict,
+    read: Callable[[str], str | None],
+    write: Callable[[str], None],
+    names: dict[int, str] | None = None,
+    b: int = 0,
+) -> PlayResult:
+    """Play game ``b`` to its end: seat ``seat`` reads moves from ``read(prompt)`` (None
+    at the end of the input), the other seats are ``bots[seat]`` (agents). Every move is
+    written in words through ``write``; the table is shown before each of the person's
+    moves and, at the end, with every hand open and the score items."""
+    names = names or {p: getattr(ag, "label", None) or ag.name for p, ag in bots.items()}
+    result = PlayResult(finished=False)
+    team = seat % 2
+    hands_ended = int(game.state.scalars[b, S_HANDS_ENDED])
+    show = True
+    while not game.is_over(b):
+        p = int(game.current_player[b])
+        if p != seat:
+            a = bots[p].act_game(game, b)  # a search agent (pimc) needs the game
+            why = game.why_illegal(a, b)
+            if why is not None:
+                raise RuntimeError(f"bot {names[p]!r} at P{p} chose illegal action {a}: {why}")
+            game.step_one(a, b)
+            result.actions.append(a)
+            write(f"P{p} ({names[p]}): {describe_action(a)}")
+            show = True
+        else:
+            if show:
+                write("")
+                write(render_table(game, b, viewer=seat))
+                show = False
+            line = read(f"P{seat} (you) > ")
+            if line is None:
+                write("\nEnd of input: the game is abandoned.")
+                result.reason = "eof"
+                return result
+            try:
+                move = parse_move(line, game, seat, b)
+            except MoveError as exc:
+                write(f"  {exc}")
+                continue
+            if move == "help":
+                write(HELP)
+                continue
+            if move == "legal":
+                write(legal_text(game, seat, b))
+                continue
+            if move == "table":
+                show = True
+                continue
+            if move == "quit":
+                write("You left the game.")
+                result.reason = "quit"
+                return result
+            a = int(move)
+            why = game.why_illegal(a, b)
+            if why is not None:
+                write(f"  not legal: {describe_action(a)}: {why} ('legal' lists your moves)")
+                continue
+            game.step_one(a, b)
+            result.actions.append(a)
+            write(f"P{seat} (you): {describe_action(a)}")
+            show = True
+        ended = int(game.state.scalars[b, S_HANDS_ENDED])
+        if ended != hands_ended and not game.is_over(b):
+            hands_ended = ended
+            write(f"\nHand {ended} is over (team 0 – team 1):")
+            write(score_text(game, b))
+    write("")
+    write(render_table(game, b, viewer=None))
+    result.finished = True
+    result.reason = "over"
+    result.scores = [
+        int(v) for v in (game.match_scores[b] if game.episode == "match" else game.hand_scores[b])
+    ]
+    result.winner = int(game.winner[b])
+    mine, theirs = result.scores[team], result.scores[1 - team]
+    verdict = "a tie" if result.winner < 0 else ("you win" if result.winner == team else "you lose")
+    write(f"\nYour team (team {team}) {mine}, the other team {theirs}: {verdict}.")
+    return result
+
+
+def make_bots(
+    game: Game, seat: int, names: list[str], seed: int = 0, greedy: bool | None = None
+) -> dict:
+    """The agents of every seat but ``seat`` (``names`` in seat order), agent p seeded
+    ``seed + 1 + p``. Raises ValueError naming a bot that cannot be built or that cannot
+    read this table (a policy trained for another variant or player count). ``greedy``
+    (None: each agent's default) picks most-likely or sampled play for learned agents."""
+    from agents import is_learned, make_agent
+
+    others = [p for p in range(game.num_players) if p != seat]
+    if len(names) != len(others):
+        raise ValueError(f"{len(others)} bots are needed, got {len(names)}")
+    bots = {}
+    for p, name in zip(others, names, strict=True):
+        kw = {"greedy": greedy} if greedy is not None and is_learned(name) else {}
+        try:
+            agent = make_agent(name, seed=seed + 1 + p, **kw)
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"bot {name!r}: {exc}") from exc
+        try:  # a policy trained for another table fails here (a search agent plays any)
+            agent.check_table(game.variant)
+            if not agent.searches:
+                agent.act(game.observe_one(p)[None], game.legal_action_mask()[:1])
+        except ValueError as exc:
+            raise ValueError(f"bot {name!r} cannot play this table: {exc}") from exc
+        agent.seed(seed + 1 + p)  # the check drew from its generator: start afresh
+        bots[p] = agent
+    return bots
+
+
+def default_bot(variant: str, num_players: int | None) -> tuple[str, str]:
+    """``("ppo", "")`` where the pretrained PPO agent loads and reads this table, else
+    ``("discard_table", why not ppo)``."""
+    try:
+        from agents import make_agent
+
+        agent = make_agent("ppo")
+        game = Game(variant, num_players=num_players)
+        agent.act(game.observe_one(0)[None], game.legal_action_mask())
+    except Exception as exc:  # noqa: BLE001 - any failure means: use the heuristic
+        return "discard_table", f"the pretrained PPO agent is not available here ({exc})"
+    return "ppo", ""
+
+
+__all__ = [
+    "HELP",
+    "MoveError",
+    "PlayResult",
+    "default_bot",
+    "legal_text",
+    "make_bots",
+    "parse_move",
+    "play_game",
+    "score_text",
+    "typed_form",
+]

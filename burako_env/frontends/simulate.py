@@ -1,0 +1,186 @@
+"""Simulate many random games in the compiled core and summarise them.
+
+burako simulate --variant argentine --players 4 --games 10000
+burako simulate --games 1000000 --ray        # split into Ray tasks (docs/SCALING.md)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from burako_env.core import kernels
+from burako_env.core.constants import (
+    END_MAX_TURNS,
+    END_STOCK,
+    END_WENT_OUT,
+    MF_SIZE,
+    S_END_REASON,
+    S_HAND_SCORE0,
+    S_TURN,
+)
+from burako_env.core.game import Game
+from burako_env.distributed import game_seeds_range
+from burako_env.variants import Variant, load_variant
+
+
+@dataclass
+class SimulationSummary:
+    variant: str
+    players: int
+    games: int
+    seconds: float
+    went_out: int
+    stock_end: int
+    max_turns: int
+    mean_scores: tuple[float, float]
+    canastas_per_hand: float
+    mean_turns: float
+    mean_steps: float
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds
+
+    def __str__(self) -> str:
+        g = self.games
+        return "\n".join(
+            [
+                f"{self.games} random {self.players}-player {self.variant} hands "
+                f"in {self.seconds:.2f} s: {self.games_per_s:,.0f} games/s "
+                f"({self.mean_steps * self.games / self.seconds:,.0f} steps/s)",
+                f"  hands ended by going out: {self.went_out / g:6.1%}",
+                f"  hands ended at the stock: {self.stock_end / g:6.1%}",
+                f"  hands ended at max_turns: {self.max_turns / g:6.1%}",
+                f"  mean score team 0 / team 1: {self.mean_scores[0]:.1f} / "
+                f"{self.mean_scores[1]:.1f}",
+                f"  canastas per hand (both teams): {self.canastas_per_hand:.2f}",
+                f"  turns per hand: {self.mean_turns:.1f}, actions per hand: {self.mean_steps:.1f}",
+            ]
+        )
+
+
+#: games per Ray task of a distributed simulation (the whole run splits into these)
+RAY_CHUNK_GAMES = 2048
+#: offset of the random players' seed from the deals' seed
+AGENT_SEED_OFFSET = 1_000_003
+
+
+def _play_games(variant: Variant, seed: int, start: int, count: int) -> dict[str, np.ndarray]:
+    """Games ``start .. start + count`` of a simulation (seeded by (seed, game) alone, so a
+    slice plays exactly the games it plays in the whole batch): per-game outcomes, and the
+    kernel's seconds under ``"seconds"``."""
+    game = Game(variant, batch_size=count)
+    game.state.rng[:] = game_seeds_range(seed, start, count)
+    game.reset()
+    agent_rng = game_seeds_range(seed + AGENT_SEED_OFFSET, start, count)
+    stats = np.zeros((count, 4), np.int64)
+    t0 = time.perf_counter()
+    kernels.random_playout_kernel(game.state, game.params, agent_rng, 0, 1, 1_000_000, stats)
+    seconds = time.perf_counter() - t0
+    s = game.state.scalars
+    canastas = np.zeros(count, np.int64)
+    for t in range(2):
+        sizes = game.state.melds[:, t, :, MF_SIZE]
+        live = np.arange(sizes.shape[1])[None, :] < game.state.num_melds[:, t][:, None]
+        canastas += ((sizes >= 7) & live).sum(axis=1)
+    return {
+        "end": s[:, S_END_REASON].astype(np.int64),
+        "scores": s[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2].astype(np.int64),
+        "turns": s[:, S_TURN].astype(np.int64),
+        "steps": stats[:, 1].copy(),
+        "canastas": canastas,
+        "seconds": np.array([seconds]),
+    }
+
+
+def simulate_games_task(variant: Variant, seed: int, start: int, count: int, threads: int):
+    """A Ray task: games ``start .. start + count`` on ``threads`` numba threads."""
+    from burako_env.distributed import set_worker_threads
+
+    set_worker_threads(threads)
+    return _play_games(variant, seed, start, count)
+
+
+def _on_ray(variant, seed, games, chunk, address, workers, progress) -> list[dict[str, np.ndarray]]:
+    from tqdm.auto import tqdm
+
+    from burako_env.distributed import TASK_CPUS, TASK_RETRIES, RayError, ray_session, slices
+
+    with ray_session(address, num_cpus=workers) as ray:
+        remote = ray.remote(num_cpus=TASK_CPUS, max_retries=TASK_RETRIES)(simulate_games_task)
+        t0 = time.perf_counter()
+        pieces = slices(games, chunk)
+        refs = [remote.remote(variant, seed, lo, hi - lo, TASK_CPUS) for lo, hi in pieces]
+        index = {ref: k for k, ref in enumerate(refs)}
+        out: list = [None] * len(refs)
+        pending = list(refs)
+        with tqdm(total=games, unit="game", disable=not progress, desc="simulate on ray") as bar:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                ref = ready[0]
+                try:
+                    out[index[ref]] = ray.get(ref)
+                except ray.exceptions.RayError as exc:
+                    raise RayError(f"a simulation task failed: {exc}") from exc
+                bar.update(len(out[index[ref]]["end"]))
+        return out, time.perf_counter() - t0
+
+
+def simulate(
+    variant: str = "argentine",
+    num_players: int | None = None,
+    games: int = 10_000,
+    seed: int = 0,
+    ray: bool = False,
+    ray_address: str | None = None,
+    chunk: int = RAY_CHUNK_GAMES,
+    workers: int | None = None,
+    progress: bool = False,
+    **overrides,
+) -> SimulationSummary:
+    """Play ``games`` hands of uniformly random legal play, all inside numba.
+
+    ``ray=True`` splits them into Ray tasks of ``chunk`` games (the cluster at
+    ``ray_address``, else ``RAY_ADDRESS``, else a local Ray instance of ``workers`` CPUs,
+    default all); the summary is the
+    local run's, bit for bit, but for ``seconds``: the kernel's locally, the whole run's
+    on Ray (tasks and transfers, from the first task sent; the connection left out).
+    ``progress``: a bar of games done.
+    """
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    if chunk < 1:
+        raise ValueError(f"chunk must be at least 1, got {chunk}")
+    v = load_variant(variant, num_players=num_players, **overrides)
+    if ray:
+        parts, dt = _on_ray(v, seed, games, chunk, ray_address, workers, progress)
+    else:
+        parts = [_play_games(v, seed, 0, games)]
+        dt = float(parts[0]["seconds"][0])  # the kernel alone
+    got = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    end, scores = got["end"], got["scores"]
+    return SimulationSummary(
+        variant=v.name,
+        players=v.num_players,
+        games=games,
+        seconds=dt,
+        went_out=int((end == END_WENT_OUT).sum()),
+        stock_end=int((end == END_STOCK).sum()),
+        max_turns=int((end == END_MAX_TURNS).sum()),
+        mean_scores=(float(scores[:, 0].mean()), float(scores[:, 1].mean())),
+        canastas_per_hand=int(got["canastas"].sum()) / games,
+        mean_turns=float(got["turns"].mean()),
+        mean_steps=float(got["steps"].mean()),
+    )
+
+
+__all__ = [
+    "AGENT_SEED_OFFSET",
+    "RAY_CHUNK_GAMES",
+    "SimulationSummary",
+    "simulate",
+    "simulate_games_task",
+]

@@ -1,0 +1,146 @@
+"""The reliability sweep: many random hands with the cheap invariants checked in compiled
+code (docs/RELIABILITY.md).
+
+    burako sweep --variant brazilian --hands 1000000
+
+Every player count of the variant gets an equal share of the hands (``--players`` picks
+one). A game slot plays hand after hand from its own generators, so the result depends
+only on the seed, the hand count and the batch, never on the thread count.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from burako_env.checks import max_steps
+from burako_env.core.game import Game, game_seeds
+from burako_env.core.sweep import COUNTER_NAMES, NUM_COUNTERS, VIOLATIONS, sweep_kernel
+from burako_env.variants import load_variant
+
+#: hands per kernel call: progress is reported between calls
+CHUNK_HANDS = 16
+
+
+@dataclass
+class SweepResult:
+    """Counts of one variant and player count (see ``core.sweep.COUNTER_NAMES``)."""
+
+    variant: str
+    players: int
+    seconds: float
+    counts: dict[str, int]
+
+    @property
+    def violations(self) -> int:
+        return sum(self.counts[COUNTER_NAMES[i]] for i in VIOLATIONS)
+
+
+@dataclass
+class SweepReport:
+    variant: str
+    seed: int
+    meld_bias: float
+    results: list[SweepResult] = field(default_factory=list)
+
+    @property
+    def hands(self) -> int:
+        return sum(r.counts["hands"] for r in self.results)
+
+    @property
+    def violations(self) -> int:
+        return sum(r.violations for r in self.results)
+
+    def __str__(self) -> str:
+        lines = [
+            f"sweep {self.variant}: {self.hands:,} random hands (meld bias {self.meld_bias}, "
+            f"seed {self.seed}), {self.violations} violations"
+        ]
+        head = (
+            f"{'players':>7} {'hands':>10} {'hands/s':>9} {'out':>7} {'out by meld':>11} "
+            f"{'stock':>7} {'400 t':>6} {'direct':>8} {'bad cards':>9} {'no legal':>8} "
+            f"{'too long':>8} {'bad out':>7}"
+        )
+        lines.append(head)
+        for r in self.results:
+            c = r.counts
+            h = max(c["hands"], 1)
+            lines.append(
+                f"{r.players:>7} {c['hands']:>10,} {c['hands'] / r.seconds:>9,.0f} "
+                f"{c['went_out'] / h:>7.1%} {c['went_out_by_melding'] / h:>11.2%} "
+                f"{c['stock_end'] / h:>7.1%} {c['max_turns_end'] / h:>6.2%} "
+                f"{c['direct_muertos'] / h:>8.3f} {c['cards_not_conserved']:>9} "
+                f"{c['no_legal_action']:>8} {c['hand_too_long']:>8} "
+                f"{c['went_out_without_conditions']:>7}"
+            )
+        return "\n".join(lines)
+
+
+def player_counts(variant: str, players: int | None) -> list[int]:
+    v = load_variant(variant, num_players=players)
+    return [players] if players is not None else list(v.players)
+
+
+def sweep(
+    variant: str = "argentine",
+    hands: int = 100_000,
+    *,
+    players: int | None = None,
+    seed: int = 0,
+    batch: int = 256,
+    meld_bias: float = 0.5,
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepReport:
+    """Play ``hands`` random hands of ``variant`` (shared among its player counts) and
+    count the invariant violations. ``progress(done, total)`` is called between chunks.
+    """
+    if hands < 1:
+        raise ValueError(f"hands must be at least 1, got {hands}")
+    if batch < 1:
+        raise ValueError(f"batch must be at least 1, got {batch}")
+    if not 0.0 <= meld_bias <= 1.0:
+        raise ValueError(f"meld_bias must be in [0, 1], got {meld_bias}")
+    counts = player_counts(variant, players)
+    report = SweepReport(variant=str(variant), seed=seed, meld_bias=meld_bias)
+    share = -(-hands // len(counts))
+    done_total = 0
+    for n in counts:
+        game = Game(variant, num_players=n, batch_size=min(batch, share), seed=seed)
+        slots = game.batch_size
+        per_slot = -(-share // slots)
+        agent_rng = game_seeds(seed + 1_000_003, slots)
+        counters = np.zeros((slots, NUM_COUNTERS), np.int64)
+        bound = max_steps(game.variant)
+        bias = int(round(meld_bias * 1000))
+        start = time.perf_counter()
+        played = 0
+        while played < per_slot:
+            k = min(CHUNK_HANDS, per_slot - played)
+            sweep_kernel(game.state, game.params, agent_rng, k, bias, bound, counters)
+            played += k
+            if progress is not None:
+                progress(done_total + played * slots, len(counts) * per_slot * slots)
+        seconds = time.perf_counter() - start
+        done_total += per_slot * slots
+        total = counters.sum(axis=0)
+        report.results.append(
+            SweepResult(
+                variant=str(variant),
+                players=n,
+                seconds=seconds,
+                counts={name: int(total[i]) for i, name in enumerate(COUNTER_NAMES)},
+            )
+        )
+    return report
+
+
+__all__ = [
+    "CHUNK_HANDS",
+    "SweepReport",
+    "SweepResult",
+    "player_counts",
+    "sweep",
+]
