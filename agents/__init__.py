@@ -1,8 +1,13 @@
 """Agents that play Burako from an observation and a legal-action mask.
 
 ``make_agent(name, seed=0, **kw)`` builds one by name: ``random``, ``greedy``,
-``discard_table``, ``ppo`` / ``ppo:PATH``, ``pimc`` / ``pimc:k=64,rollout=greedy`` (a search
-agent: see :mod:`agents.pimc`) and whatever :func:`register_agent` adds.
+``discard_table``, ``ppo`` (the shipped policy of the table it plays) / ``ppo:PATH``,
+``pimc`` / ``pimc:k=64,rollout=greedy`` (a search agent: see :mod:`agents.pimc`) and
+whatever :func:`register_agent` adds.
+
+Layers: the agents import the engine (``burako_env``) and each other, never ``training/``,
+which builds on them (the network and the policy file are :mod:`agents.network` and
+:mod:`agents.policy_file`; ``tests/test_agent_layers.py`` checks it).
 """
 
 from __future__ import annotations
@@ -42,15 +47,32 @@ def make_agent(name: str, seed: int = 0, **kw) -> Agent:
     return agent
 
 
-def _ppo_agent(path: str | None = None, seed: int = 0, greedy: bool = True, **kw) -> Agent:
-    """``ppo``: the shipped pretrained policy; ``ppo:PATH``: a checkpoint or policy file
-    (agents.ppo_agent, imported on first use: torch loads only then). Both play their most
+def _ppo_agent(
+    path: str | None = None,
+    seed: int = 0,
+    greedy: bool = True,
+    variant=None,
+    num_players: int | None = None,
+    **kw,
+) -> Agent:
+    """``ppo``: the shipped policy of the table it plays (``burako_env/data/
+    ppo_<variant>_<players>p.pt``, picked when the agent learns the table: see
+    :meth:`agents.ppo_agent.PPOAgent.shipped`); ``ppo:PATH``: a checkpoint or policy file
+    (agents.ppo_agent, imported on first use: torch loads only then). With ``variant`` (a
+    name or Variant) and/or ``num_players`` the table is checked now: a ValueError names
+    the table and what ships (``ppo``) or both tables (``ppo:PATH``). Both play their most
     likely legal action unless ``greedy=False`` (then they sample)."""
     from agents.ppo_agent import PPOAgent
 
     if path:
-        return PPOAgent(path, seed=seed, greedy=greedy, **kw)
-    return PPOAgent.pretrained(seed=seed, greedy=greedy, **kw)
+        agent = PPOAgent(path, seed=seed, greedy=greedy, **kw)
+    else:
+        agent = PPOAgent.shipped(seed=seed, greedy=greedy, **kw)
+    if variant is not None or num_players is not None:
+        from burako_env.variants import load_variant
+
+        agent.check_table(load_variant(variant, num_players=num_players))
+    return agent
 
 
 def is_learned(name: str) -> bool:

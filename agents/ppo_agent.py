@@ -2,9 +2,19 @@
 
     from agents.ppo_agent import PPOAgent
     agent = PPOAgent("runs/ppo-.../checkpoints/best.pt")   # or a policy file
-    agent = PPOAgent.pretrained()                          # 4-player argentine, shipped
+    agent = PPOAgent.pretrained("argentine", 4)            # a shipped policy, one table
+    agent = PPOAgent.shipped()                             # the shipped policy of its table
     actions = agent.act(obs, mask)                         # a batch, like every agent
     action = agent.act_one({"observation": o, "action_mask": m})   # PettingZoo
+
+**Shipped policies** live in ``burako_env/data`` as ``ppo_<variant>_<players>p.pt``
+(today ``ppo_argentine_4p.pt``); :func:`shipped_policy` finds the one of a table and
+raises a ValueError naming the table, what ships and how to train one when none does.
+``make_agent("ppo")`` is :meth:`PPOAgent.shipped`: it plays the shipped policy of the
+table it is at, learnt from :meth:`~PPOAgent.check_table` (tournaments, ``burako play``,
+the web table and the Gymnasium env call it before the first move), from
+:meth:`~PPOAgent.act_game`'s game, or else from the observations' own variant block;
+``make_agent("ppo", variant="italian", num_players=4)`` picks (or refuses) at once.
 
 By name (``make_agent("ppo")``, ``make_agent("ppo:PATH")``, the CLI) the policy plays its
 most likely legal action (``greedy=True``, the stronger play); ``greedy=False`` (the
@@ -12,12 +22,16 @@ CLI's ``--sample``) samples from its distribution over the legal actions, the no
 coming from a torch generator seeded by ``seed``. The class itself defaults to sampling,
 as training's evaluations use it. The policy file records the variant, player count and
 action-space size it was trained for: :meth:`PPOAgent.check_table` refuses any other
-table with a ValueError naming both (tournaments, ``burako play`` and the Gymnasium env
-call it), and observations of another layout raise a ValueError saying what was expected.
+table with a ValueError naming both, and observations of another layout raise a
+ValueError saying what was expected.
+
+Nothing here imports ``training/``: the network (:mod:`agents.network`) and the policy
+file (:mod:`agents.policy_file`) are the agent's; training builds on them.
 """
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -25,17 +39,91 @@ import numpy as np
 import torch
 
 from agents.base import Agent
+from agents.network import legal_lists, padded
+from agents.policy_file import check_policy_table, load_network
 
+#: the pretrained policy of 4-player argentine (the default table)
 PRETRAINED = "ppo_argentine_4p.pt"
+#: a shipped policy's file name in ``burako_env/data``: ``ppo_<variant>_<players>p.pt``
+SHIPPED_NAME = re.compile(r"^ppo_(?P<variant>.+)_(?P<players>\d+)p\.pt$")
+#: the training config a new table's policy starts from (docs/TRAINING.md)
+TRAIN_CONFIG = "configs/train/default.yaml"
+
+
+def shipped_dir() -> Path:
+    """The folder of the shipped policies (``burako_env/data``)."""
+    return Path(str(resources.files("burako_env") / "data"))
 
 
 def pretrained_path() -> Path:
-    """Path of the policy shipped in ``burako_env/data``."""
-    return Path(str(resources.files("burako_env") / "data" / PRETRAINED))
+    """Path of the policy shipped for 4-player argentine."""
+    return shipped_dir() / PRETRAINED
+
+
+def shipped_policies() -> dict[tuple[str, int], Path]:
+    """Every shipped policy by ``(variant, players)``, read from the file names."""
+    found: dict[tuple[str, int], Path] = {}
+    folder = shipped_dir()
+    if folder.is_dir():
+        for path in sorted(folder.iterdir()):
+            match = SHIPPED_NAME.match(path.name)
+            if match and path.is_file():
+                found[(match["variant"], int(match["players"]))] = path
+    return found
+
+
+def _describe_shipped(found: dict[tuple[str, int], Path]) -> str:
+    if not found:
+        return f"none ({shipped_dir()} holds no ppo_<variant>_<players>p.pt)"
+    return "; ".join(f"{v}, {n} players ({p.name})" for (v, n), p in sorted(found.items()))
+
+
+def shipped_policy(variant="argentine", num_players: int | None = None) -> Path:
+    """The shipped policy file of ``variant`` (a name or a
+    :class:`~burako_env.variants.Variant`) at ``num_players`` (None: the variant's own
+    count). Raises ValueError naming the table asked for, the ones that ship and the
+    command that trains a policy for it when none ships."""
+    if isinstance(variant, str):
+        name = variant
+        if num_players is None:
+            from burako_env.variants import load_variant
+
+            num_players = load_variant(name).num_players
+    else:
+        name = variant.name
+        num_players = variant.num_players if num_players is None else num_players
+    found = shipped_policies()
+    path = found.get((name, int(num_players)))
+    if path is None:
+        raise ValueError(
+            f"no shipped PPO policy for {name}, {num_players} players; shipped: "
+            f"{_describe_shipped(found)}. Train one with `burako train --config "
+            f"{TRAIN_CONFIG} --set env.variant={name} --set env.num_players={num_players}` "
+            f"and play it as ppo:runs/<run>/policy.pt (or ship it as "
+            f"burako_env/data/ppo_{name}_{num_players}p.pt), or pick another agent"
+        )
+    return path
+
+
+def _named_table(block: np.ndarray):
+    """The named variant whose parameters are an observation's variant block, or None."""
+    from burako_env.core.params import P_NUM_PLAYERS, variant_params
+    from burako_env.variants import VARIANT_NAMES, VariantError, load_variant
+
+    for name in VARIANT_NAMES:
+        try:
+            variant = load_variant(name, num_players=int(block[P_NUM_PLAYERS]))
+        except VariantError:  # a player count this variant does not seat
+            continue
+        if np.array_equal(variant_params(variant).astype(np.int16), block.astype(np.int16)):
+            return variant
+    return None
 
 
 class PPOAgent(Agent):
-    """A :class:`training.network.BurakoNet` policy loaded from a checkpoint file."""
+    """A :class:`agents.network.BurakoNet` policy: loaded from a policy file or training
+    checkpoint, around a live network (training), or, with ``shipped=True``
+    (:meth:`shipped`), the shipped policy of whichever table it is at."""
 
     name = "ppo"
 
@@ -46,61 +134,139 @@ class PPOAgent(Agent):
         seed: int = 0,
         network=None,
         label: str | None = None,
+        shipped: bool = False,
     ) -> None:
-        from training.checkpoint import load_network
-
         self._generator = torch.Generator()
         super().__init__(seed)
         self.greedy = bool(greedy)
-        if network is not None:
-            self.net = network
-            self.info: dict = {}
-        else:
+        self._live = network is not None
+        self._shipped = bool(shipped)
+        #: shipped mode: the files loaded so far by path, and the table bound now (its
+        #: Variant and variant block, as observations carry it)
+        self._loaded: dict[str, tuple] = {}
+        self._table_variant = None
+        self._table_block: np.ndarray | None = None
+        self.net = network
+        self.info: dict = {}
+        self.checkpoint_path: str | None = None
+        if self._shipped:
+            if network is not None or checkpoint_path is not None:
+                raise ValueError("a shipped PPOAgent picks its file itself: no path or network")
+        elif network is None:
             if checkpoint_path is None:
-                raise ValueError("PPOAgent needs a checkpoint_path (or PPOAgent.pretrained())")
-            self.net, data = load_network(checkpoint_path)
-            self.info = {"variant": data["variant"], "meta": data.get("meta", {})}
-            self.checkpoint_path = str(checkpoint_path)
-        self.net.eval()
+                raise ValueError(
+                    "PPOAgent needs a checkpoint_path (or PPOAgent.pretrained() / shipped())"
+                )
+            self._use(*self._load(checkpoint_path))
+        if self.net is not None:
+            self.net.eval()
         if label:
             self.label = label
 
     @classmethod
-    def pretrained(cls, greedy: bool = True, seed: int = 0) -> PPOAgent:
-        """The shipped 4-player argentine policy for rules v1 (docs/TRAINING.md, run E; it
-        reads discard_table's choice as a hint). By default it plays its most likely legal
-        action, the stronger play in every evaluation; ``greedy=False`` samples."""
-        path = pretrained_path()
-        if not path.is_file():
-            raise FileNotFoundError(f"the pretrained policy is missing: {path}")
+    def pretrained(
+        cls,
+        greedy: bool = True,
+        seed: int = 0,
+        variant="argentine",
+        num_players: int | None = None,
+    ) -> PPOAgent:
+        """The policy shipped for ``variant`` at ``num_players`` (default: 4-player
+        argentine, run E of docs/TRAINING.md, which reads discard_table's choice as a
+        hint), held to that table; a ValueError (:func:`shipped_policy`) when none
+        ships. By default it plays its most likely legal action, the stronger play in
+        every evaluation; ``greedy=False`` samples."""
+        path = shipped_policy(variant, num_players)
         return cls(path, greedy=greedy, seed=seed, label="ppo")
+
+    @classmethod
+    def shipped(cls, greedy: bool = True, seed: int = 0) -> PPOAgent:
+        """``make_agent("ppo")``: the shipped policy of the table it plays, chosen when
+        it learns the table (:meth:`check_table`, :meth:`act_game`, or the variant block
+        of the first observations); a table with no shipped policy raises the ValueError
+        of :func:`shipped_policy`."""
+        return cls(greedy=greedy, seed=seed, label="ppo", shipped=True)
 
     @classmethod
     def from_network(cls, net, greedy: bool = False, seed: int = 0, label: str = "ppo"):
         """An agent around a live network (training's evaluations); shares its weights."""
         return cls(network=net, greedy=greedy, seed=seed, label=label)
 
+    # ------------------------------------------------------------ files and tables
+    def _load(self, path: str | Path) -> tuple:
+        key = str(path)
+        if key not in self._loaded:
+            net, data = load_network(path)
+            net.eval()
+            self._loaded[key] = (net, data)
+        return key, *self._loaded[key]
+
+    def _use(self, path: str, net, data: dict) -> None:
+        self.net = net
+        self.info = {"variant": data["variant"], "meta": data.get("meta", {})}
+        self.checkpoint_path = path
+
     def check_table(self, variant) -> None:
         """Raise ValueError (a CheckpointError) naming both tables when ``variant`` is not
-        the one the policy was trained for."""
-        if not self.info:  # a live network of training: its trainer checks its table
+        the one the policy was trained for. A shipped agent first picks the shipped file
+        of ``variant`` (a ValueError naming what ships when none does) and then plays it;
+        a refused table leaves the agent as it was."""
+        if self._live:  # a live network of training: its trainer checks its table
             return
         from burako_env.core.constants import obs_layout
-        from training.checkpoint import check_policy_table
 
         size = obs_layout(variant.num_players, variant.total_cards).size
-        check_policy_table(self.info["variant"], variant, size, self.checkpoint_path)
+        if not self._shipped:
+            check_policy_table(self.info["variant"], variant, size, self.checkpoint_path)
+            return
+        from burako_env.core.params import variant_params
 
+        path, net, data = self._load(shipped_policy(variant))
+        check_policy_table(data["variant"], variant, size, path)
+        self._use(path, net, data)
+        self._table_variant = variant
+        self._table_block = variant_params(variant).astype(np.int16)
+
+    def _table_of_observations(self, obs: np.ndarray) -> None:
+        """Shipped mode: bind the table the rows' variant block names, unless bound."""
+        from burako_env.core.constants import NUM_VARIANT_FEATURES
+
+        if obs.ndim != 2 or obs.shape[1] <= NUM_VARIANT_FEATURES:
+            raise ValueError(f"observations must be a batch [B, size]; got shape {obs.shape}")
+        block = obs[:, -NUM_VARIANT_FEATURES:]
+        if self._table_block is not None and (block == self._table_block).all():
+            return
+        if not (block == block[:1]).all():
+            raise ValueError(
+                "these observations come from more than one table; the shipped ppo plays "
+                "one table's policy at a time: act on one table's rows per call"
+            )
+        variant = _named_table(block[0])
+        if variant is None:
+            raise ValueError(
+                f"no shipped PPO policy for these observations: their rules are no named "
+                f"variant's, and policies ship only for named variants "
+                f"({_describe_shipped(shipped_policies())}); call check_table(variant) "
+                f"to name the table, or play a policy file trained for it (ppo:PATH)"
+            )
+        self.check_table(variant)
+
+    # ------------------------------------------------------------ acting
     def seed(self, seed: int) -> None:
         super().seed(seed)
         self._generator.manual_seed(int(seed))
 
+    def act_game(self, game, b: int = 0) -> int:
+        if self._shipped and game.variant is not self._table_variant:
+            self.check_table(game.variant)
+        return super().act_game(game, b)
+
     @torch.inference_mode()
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        from training.network import legal_lists, padded
-
         obs = np.asarray(obs)
         mask = np.asarray(mask).astype(bool, copy=False)
+        if self._shipped:
+            self._table_of_observations(obs)
         if obs.ndim != 2 or obs.shape[1] != self.net.obs_size:
             raise ValueError(
                 f"this policy reads observations of size {self.net.obs_size} "

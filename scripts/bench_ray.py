@@ -133,8 +133,8 @@ def rollout_bytes() -> None:
 
 def _network(cfg):
     """The config's network, as the trainer builds it."""
+    from agents.network import BurakoNet
     from burako_env.envs.vector import VectorEnv
-    from training.network import BurakoNet
 
     env = VectorEnv(cfg.env.variant, cfg.env.num_players, num_envs=1)
     n = cfg.network

@@ -1,98 +1,37 @@
-"""Checkpoint files: one torch file format for training checkpoints and policy files.
+"""Checkpoint files of training: writing policy files and training checkpoints.
 
-Every file is a dict saved with ``torch.save`` (tensors, numbers, strings, lists and
-dicts only, so ``torch.load(weights_only=True)`` reads it) with:
+The file format, and reading it, belong to the agents (:mod:`agents.policy_file`: a
+policy is an agent's, training builds on it); the names are re-exported here
+(``FORMAT``, ``VERSION``, :class:`CheckpointError`, :func:`variant_info`,
+:func:`describe_table`, :func:`check_policy_table`, :func:`load_file`,
+:func:`load_network`), so ``training.checkpoint`` imports keep working.
 
-* ``format`` ("burako-ppo"), ``version``, ``kind`` ("train" or "policy");
-* ``spec``: what :meth:`training.network.BurakoNet.from_spec` needs (player count, deck
-  size, observation size, widths);
-* ``variant``: name, players, observation size, action-space size, the variant's
-  parameter vector and its rules by name (``rules``), so a policy is never fed
-  observations of another layout nor played on another variant
-  (:func:`check_policy_table`; files from before ``num_actions`` and ``rules`` were
-  recorded are checked on what they hold);
-* ``model``: the network's state dict.
-
-A training checkpoint adds ``config``, ``optimizer``, ``progress``, ``league``, ``rng``
-(torch, numpy, python and the sampling generator), ``env`` (the games' state arrays)
-and ``trainer`` (the pending transitions and per-game counters), enough to continue the
-run exactly (see :mod:`training.ppo`).
+A training checkpoint is a policy file (``kind`` "train") that adds ``config``,
+``optimizer``, ``progress``, ``league``, ``rng`` (torch, numpy, python and the sampling
+generator), ``env`` (the games' state arrays) and ``trainer`` (the pending transitions
+and per-game counters), enough to continue the run exactly (see :mod:`training.ppo`).
 
 Files are written to a temporary name and renamed, so a crash never leaves half a file
-under the real name; a truncated or foreign file raises :class:`CheckpointError`.
+under the real name.
 """
 
 from __future__ import annotations
 
 import os
-import pickle
-import zipfile
 from pathlib import Path
 
 import torch
 
-FORMAT = "burako-ppo"
-VERSION = 1
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: missing, corrupted, or for another setup."""
-
-
-def variant_info(variant, obs_size: int) -> dict:
-    from burako_env.core.constants import NUM_ACTIONS
-    from burako_env.core.params import variant_params
-
-    rules = {
-        k: (list(v) if isinstance(v, tuple) else v)
-        for k, v in variant.to_dict().items()
-        if k not in ("name", "players")
-    }
-    return {
-        "name": variant.name,
-        "num_players": int(variant.num_players),
-        "obs_size": int(obs_size),
-        "num_actions": int(NUM_ACTIONS),
-        "params": [int(v) for v in variant_params(variant)],
-        "rules": rules,
-    }
-
-
-def describe_table(info: dict) -> str:
-    """``italian, 4 players, 1773 actions`` from a :func:`variant_info` dict."""
-    text = f"{info.get('name')}, {info.get('num_players')} players"
-    if info.get("num_actions") is not None:
-        text += f", {info['num_actions']} actions"
-    return text
-
-
-def check_policy_table(recorded: dict, variant, obs_size: int, path: str | Path) -> None:
-    """Raise CheckpointError (a ValueError) naming both tables when a policy recorded for
-    ``recorded`` (its file's ``variant``) is to play ``variant``."""
-    now = variant_info(variant, obs_size)
-    problems = []
-    for key, what in (
-        ("name", "variant"),
-        ("num_players", "player count"),
-        ("num_actions", "action-space size"),
-        ("obs_size", "observation size"),
-    ):
-        if key in recorded and recorded[key] != now[key]:
-            problems.append(f"{what} {recorded[key]!r} here {now[key]!r}")
-    rules = recorded.get("rules")
-    if not problems and isinstance(rules, dict):
-        changed = sorted(k for k in rules if k in now["rules"] and rules[k] != now["rules"][k])
-        if changed:
-            shown = ", ".join(f"{k} {rules[k]!r} here {now['rules'][k]!r}" for k in changed)
-            problems.append(f"rules {shown}")
-    elif not problems and "params" in recorded and recorded["params"] != now["params"]:
-        problems.append("variant parameters differ")
-    if problems:
-        raise CheckpointError(
-            f"policy {str(path)!r} was trained for {describe_table(recorded)} and cannot "
-            f"play {describe_table(now)} ({'; '.join(problems)}); train one for this table "
-            f"or pick another agent"
-        )
+from agents.policy_file import (
+    FORMAT,
+    VERSION,
+    CheckpointError,
+    check_policy_table,
+    describe_table,
+    load_file,
+    load_network,
+    variant_info,
+)
 
 
 def save_file(data: dict, path: str | Path) -> None:
@@ -102,48 +41,6 @@ def save_file(data: dict, path: str | Path) -> None:
     tmp = path.with_name(path.name + ".tmp")
     torch.save(data, tmp)
     os.replace(tmp, path)
-
-
-def load_file(path: str | Path, kind: str | None = None) -> dict:
-    """Read a checkpoint; ``kind`` ("train") requires a training checkpoint."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {str(path)!r}")
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except (
-        RuntimeError,
-        EOFError,
-        OSError,
-        ValueError,
-        KeyError,  # a small text file: torch's legacy reader looks up a magic number
-        IndexError,
-        TypeError,
-        AttributeError,
-        UnicodeDecodeError,
-        pickle.UnpicklingError,
-        zipfile.BadZipFile,
-    ) as exc:
-        raise CheckpointError(
-            f"cannot read checkpoint {str(path)!r}: the file is truncated or corrupted "
-            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-        ) from exc
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CheckpointError(f"{str(path)!r} is not a burako PPO checkpoint")
-    if data.get("version") != VERSION:
-        raise CheckpointError(
-            f"{str(path)!r} has checkpoint version {data.get('version')}, this code reads "
-            f"version {VERSION}"
-        )
-    for key in ("kind", "spec", "variant", "model"):
-        if key not in data:
-            raise CheckpointError(f"{str(path)!r} lacks {key!r}: not a complete checkpoint")
-    if kind is not None and data["kind"] != kind:
-        raise CheckpointError(
-            f"{str(path)!r} is a {data['kind']} file; a {kind} checkpoint is needed "
-            f"(resume needs checkpoints/last.pt of a run folder)"
-        )
-    return data
 
 
 def check_compatible(data: dict, expected: dict, path: str | Path = "checkpoint") -> None:
@@ -178,41 +75,16 @@ def policy_dict(net, variant, obs_size: int, meta: dict | None = None) -> dict:
     }
 
 
-def load_network(path: str | Path):
-    """``(network, file dict)`` from a policy file or a training checkpoint."""
-    from burako_env.core.constants import NUM_ACTIONS
-    from training.network import BurakoNet, read_blocks
-
-    data = load_file(path)
-    spec = data["spec"]
-    if not isinstance(spec, dict):
-        raise CheckpointError(f"checkpoint {str(path)!r}: bad network spec ({spec!r})")
-    if spec.get("num_actions") != NUM_ACTIONS:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} was trained on an action space of "
-            f"{spec.get('num_actions')} ids; this engine (rules v1) has {NUM_ACTIONS}: "
-            f"retrain it for this engine"
-        )
-    try:
-        now = read_blocks(spec["num_players"], spec["total_cards"])
-    except (KeyError, ValueError, TypeError) as exc:
-        raise CheckpointError(f"checkpoint {str(path)!r}: bad network spec ({exc})") from exc
-    if spec.get("blocks") != now:
-        changed = [
-            f"{k}: {spec.get('blocks', {}).get(k)} -> {now.get(k)}"
-            for k in sorted(set(now) | set(spec.get("blocks", {})))
-            if spec.get("blocks", {}).get(k) != now.get(k)
-        ]
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} was trained on another observation layout "
-            f"(block sizes then -> now: {', '.join(changed)}); retrain it for this engine"
-        )
-    try:
-        net = BurakoNet.from_spec(spec)
-        net.load_state_dict(data["model"])
-    except (KeyError, RuntimeError, TypeError) as exc:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r}: the weights do not fit the network it describes ({exc})"
-        ) from exc
-    net.eval()
-    return net, data
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "CheckpointError",
+    "check_compatible",
+    "check_policy_table",
+    "describe_table",
+    "load_file",
+    "load_network",
+    "policy_dict",
+    "save_file",
+    "variant_info",
+]

@@ -290,14 +290,14 @@ def _validate(cfg: TrainConfig) -> None:
     from burako_env.variants import VariantError, load_variant
 
     try:  # a bad variant or a player count it refuses, before any run folder is made
-        load_variant(e.variant, num_players=e.num_players)
+        table = load_variant(e.variant, num_players=e.num_players)
     except VariantError as exc:
         raise ConfigError(f"config keys 'env.variant' / 'env.num_players': {exc}") from exc
     for key in ("hidden", "encoder", "meld_dim"):
         v = getattr(cfg.network, key)
         need(v >= 2, f"network.{key}", "at least 2", v)
     if cfg.network.hint is not None:
-        from training.network import hint_policy
+        from agents.network import hint_policy
 
         try:
             hint_policy(cfg.network.hint)
@@ -353,10 +353,16 @@ def _validate(cfg: TrainConfig) -> None:
     ):
         for name in names:
             try:
-                make_agent(name)
+                agent = make_agent(name)
             except ValueError as exc:
                 raise ConfigError(
                     f"config key {key!r}: unknown agent {name!r}; known: {', '.join(agent_names())}"
+                ) from exc
+            try:  # a learned agent needs a policy for the run's table (ppo: a shipped one)
+                agent.check_table(table)
+            except ValueError as exc:
+                raise ConfigError(
+                    f"config key {key!r}: agent {name!r} cannot play this run's table: {exc}"
                 ) from exc
 
 

@@ -35,11 +35,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from agents.network import BurakoNet
 from burako_env.envs.vector import VectorEnv
 from training.checkpoint import CheckpointError
 from training.config import TrainConfig, load_config
 from training.league import League
-from training.network import BurakoNet
 from training.ppo import Trainer, Transitions, env_state, load_env_state
 
 #: times the learner replaces a dead rollout actor for one call before giving up

@@ -34,7 +34,9 @@ def evaluate_policy(
         agent = (
             PPOAgent(policy, greedy=greedy, seed=seed + i)
             if policy
-            else PPOAgent.pretrained(greedy=greedy, seed=seed + i)
+            else PPOAgent.pretrained(
+                greedy=greedy, seed=seed + i, variant=variant, num_players=num_players
+            )
         )
         res = run_tournament(
             [agent, name],

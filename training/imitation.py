@@ -31,8 +31,8 @@ import torch
 from torch import nn
 
 from agents import make_agent
+from agents.network import BurakoNet, legal_lists
 from burako_env.envs.vector import VectorEnv
-from training.network import BurakoNet, legal_lists
 
 if TYPE_CHECKING:  # training.ppo imports this module
     from training.ppo import Transitions

@@ -24,9 +24,9 @@ import numpy as np
 import torch
 
 from agents import make_agent
+from agents.network import BurakoNet, legal_lists, padded
 from agents.policies import act_batch
 from training.config import LeagueConfig
-from training.network import BurakoNet, legal_lists, padded
 
 SELF = -1  # opponent id of a self-play game
 

@@ -27,7 +27,7 @@ log-probability is that of the policy that acted, one update older).
 cloning of a teacher agent (:mod:`training.imitation`: its play recorded on games of
 their own, cross-entropy to its choices and the value of its returns), evaluated and
 checkpointed at update 0. With ``network.hint`` the network reads a compiled heuristic's
-choice as an input (:meth:`~training.network.BurakoNet.hints`); the rollout stores each
+choice as an input (:meth:`~agents.network.BurakoNet.hints`); the rollout stores each
 decision's hint so the update does not recompute it.
 
 **Masks.** The policy scores only the legal actions (padded lists, ``-1e9`` on padding):
@@ -54,6 +54,7 @@ import torch
 from numba import njit
 from torch import nn
 
+from agents.network import BurakoNet, legal_lists, num_parameters, padded
 from agents.ppo_agent import PPOAgent
 from agents.tournament import run_tournament
 from burako_env.envs.vector import VectorEnv
@@ -70,7 +71,6 @@ from training.checkpoint import (
 from training.config import TrainConfig, load_config, save_config
 from training.imitation import behaviour_clone, collect_demonstrations
 from training.league import League
-from training.network import BurakoNet, legal_lists, num_parameters, padded
 
 
 # ---------------------------------------------------------------- compiled helpers

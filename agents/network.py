@@ -1,0 +1,575 @@
+"""The policy-value network: separate encoders for the hand, the melds, the pile and the
+rest of the observation, a shared trunk, and a policy head shaped like the action space.
+
+It belongs to the agent that plays it (:class:`agents.ppo_agent.PPOAgent`); training
+(:mod:`training.ppo`) builds on it, and ``training.network`` re-exports these names.
+
+Observation blocks come from :func:`burako_env.core.constants.obs_layout`; every block
+is scaled on the way in (card counts / 2, hand sizes / 11, meld fields one-hot or / 14,
+counters and scores through ``sign(x) log(1 + |x|)``). The ``variant`` block (the rules'
+parameters) is not read: a policy is trained for one variant and player count.
+
+The meld encoder embeds each of the 2 x MAX_MELDS meld rows on its own (only the rows in
+use are computed), pools them per team (sum and max) for the trunk, and feeds the own
+team's row embeddings to the **add-card head**: the logit of "add card c to meld slot m"
+is a function of slot m's embedding and the trunk, so the policy knows which meld each
+slot holds. The other actions (draw, peek, open group / run / wild group, discard) come
+from a linear head; with ``card_features``, a discard's logit also has a term from its
+card's own features.
+
+The policy works on the **legal action lists** (:func:`legal_lists`): the logits of the
+legal ids only, padded with ``-1e9`` (probability exactly 0 in float32); the entropy
+sums over the legal actions only. Invalid actions thus never get probability. Only the
+listed ids' logits are computed (about 10 of the 2,541 per observation), from the rows
+of the heads they use; :meth:`BurakoNet.full_logits` computes every id's densely, the
+reference the legal-list logits are tested against.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from numba import njit
+from torch import nn
+from torch.nn import functional as F
+
+from agents.policies import act_batch
+from burako_env.core.constants import (
+    ADD_BASE,
+    DISCARD_BASE,
+    MAX_MELDS,
+    MAX_MUERTOS,
+    MELD_OBS_FIELDS,
+    MF_GAP,
+    MF_HI,
+    MF_KEY,
+    MF_KIND,
+    MF_LO,
+    MF_N0,
+    MF_NJOKER,
+    MF_SIZE,
+    MF_WILD,
+    MUERTO_OBS_FIELDS,
+    NUM_ACTIONS,
+    NUM_CARD_TYPES,
+    NUM_MELD_FIELDS,
+    NUM_MISC,
+    NUM_PHASES,
+    OPEN_GROUP_BASE,
+    ObsLayout,
+    obs_layout,
+)
+
+MASKED_LOGIT = -1e9
+#: the hinted action's initial logit bonus: the policy starts close to the hint policy
+#: (with ten legal actions, e^3 / (e^3 + 9) = 69% on the hint) yet still explores
+HINT_GAIN = 3.0
+#: generator state of the hint policy's tie-breaks, the same for every decision
+HINT_RNG_STATE = np.array([0x9E3779B9, 0x243F6A88, 0xB7E15162, 0x7F4A7C15], np.int64)
+NUM_CARD_FEATURES = 10  # see BurakoNet._card_features
+CARD_EMBED = 8
+NUM_RANK = 13
+WILD_CARD_IDS = torch.tensor([s * NUM_RANK + 1 for s in range(4)] + [NUM_CARD_TYPES - 1])
+NUM_OTHER_ACTIONS = NUM_ACTIONS - (DISCARD_BASE - ADD_BASE)  # every action but the adds
+#: the rows of ``other_head`` nearly every observation uses: draw, peek, take a muerto
+#: (the ids below OPEN_GROUP_BASE) and the discards (its last NUM_CARD_TYPES rows)
+HEAD_ROWS = torch.cat([torch.arange(OPEN_GROUP_BASE), torch.arange(ADD_BASE, NUM_OTHER_ACTIONS)])
+#: meld row features: kind (4), key (13), lo / hi / gap one-hot (15 each), wild card + 1
+#: one-hot (54), size / 14, natural counts per suit / 2 (4), jokers / 2, clean, canasta,
+#: closed
+MELD_ROW_FEATURES = 4 + 13 + 3 * 15 + (NUM_CARD_TYPES + 1) + 1 + 4 + 1 + 3
+
+
+def layout_tuple(num_players: int, total_cards: int) -> ObsLayout:
+    return obs_layout(num_players, total_cards)
+
+
+def symlog(x: torch.Tensor) -> torch.Tensor:
+    return torch.sign(x) * torch.log1p(torch.abs(x))
+
+
+def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0.0) -> nn.Linear:
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+def meld_fits(r: torch.Tensor, team_row: torch.Tensor, fits: torch.Tensor) -> None:
+    """Mark in ``fits`` [N * 2, 53] the card types that can (roughly) be added to the meld
+    rows ``r`` (raw int fields [U, 15], int64) of team rows ``team_row`` [U]: a group
+    takes its rank; a run the naturals next to its ends (two away while its wild stands at
+    an end) and the one its wild stands in for; a meld without a wild (or a wild group)
+    takes a wild. Closed melds take nothing. A feature, not the rules: the mask decides."""
+    kind, key = r[:, MF_KIND], r[:, MF_KEY]
+    lo, hi, gap, wild = r[:, MF_LO], r[:, MF_HI], r[:, MF_GAP], r[:, MF_WILD]
+    closed = r[:, NUM_MELD_FIELDS + 2] > 0
+    open_ = ~closed
+    cand = torch.full((r.shape[0], 9), -1, dtype=torch.long)
+    group = (kind == 1) & open_
+    cand[:, :4] = torch.where(
+        group[:, None], torch.arange(4)[None, :] * NUM_RANK + key[:, None].clamp(0, 12), -1
+    )
+    run = (kind == 2) & open_
+    end_wild = (wild > 0) & (gap == 0)
+    pos = torch.stack([lo - 1, hi + 1, lo - 2, hi + 2, gap], dim=1)
+    ok = (pos >= 1) & (pos <= 14)
+    ok[:, 2:4] &= end_wild[:, None]
+    ok[:, 4] &= gap > 0
+    rank = torch.where(pos >= 14, torch.zeros_like(pos), pos - 1)
+    card = key[:, None].clamp(0, 3) * NUM_RANK + rank.clamp(0, 12)
+    cand[:, 4:] = torch.where(run[:, None] & ok, card, -1)
+    flat = team_row[:, None] * NUM_CARD_TYPES + cand
+    hit = cand >= 0
+    fits.view(-1)[flat[hit]] = 1.0
+    takes_wild = open_ & (((kind == 1) | (kind == 2)) & (wild == 0) | (kind == 3))
+    rows_w = team_row[takes_wild]
+    if rows_w.numel():
+        idx = rows_w[:, None] * NUM_CARD_TYPES + WILD_CARD_IDS[None, :]
+        fits.view(-1)[idx.reshape(-1)] = 1.0
+
+
+@njit(cache=True)
+def _lists_kernel(mask, ids, counts):
+    n, a = mask.shape
+    for i in range(n):
+        k = 0
+        for j in range(a):
+            if mask[i, j]:
+                ids[i, k] = j
+                k += 1
+        counts[i] = k
+
+
+def legal_lists(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The legal action ids of each row of a bool mask [N, A] as a padded int64 array
+    [N, K] (K = the largest count; padding repeats the row's first id) and the counts."""
+    mask = np.ascontiguousarray(mask, dtype=np.bool_)
+    n = mask.shape[0]
+    counts = np.empty(n, np.int64)
+    width = max(1, int(mask.sum(1).max())) if n else 1
+    ids = np.zeros((n, width), np.int64)
+    _lists_kernel(mask, ids, counts)
+    if (counts == 0).any():
+        raise ValueError(f"rows without a legal action: {np.flatnonzero(counts == 0)[:10]}")
+    ids = np.where(np.arange(width)[None, :] < counts[:, None], ids, ids[:, :1])
+    return ids, counts
+
+
+def padded(ids: np.ndarray, counts: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """Torch tensors ``(legal [N, K], valid [N, K])`` from :func:`legal_lists`."""
+    legal = torch.from_numpy(ids)
+    valid = torch.arange(ids.shape[1])[None, :] < torch.from_numpy(counts)[:, None]
+    return legal, valid
+
+
+class BurakoNet(nn.Module):
+    """Actor-critic for one (num_players, total_cards) observation layout."""
+
+    def __init__(
+        self,
+        num_players: int,
+        total_cards: int,
+        hidden: int = 256,
+        encoder: int = 128,
+        meld_dim: int = 32,
+        card_features: bool = True,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.num_players = int(num_players)
+        self.total_cards = int(total_cards)
+        self.hparams = {
+            "hidden": hidden,
+            "encoder": encoder,
+            "meld_dim": meld_dim,
+            "card_features": bool(card_features),
+            "hint": hint,
+        }
+        self.hint_policy = hint_policy(hint)
+        lay = obs_layout(self.num_players, self.total_cards)
+        self.layout = lay
+        self.obs_size = lay.size
+        n_known = (self.num_players - 1) * NUM_CARD_TYPES
+        self._rest_size = (
+            2 * NUM_CARD_TYPES  # table counts
+            + n_known
+            + self.num_players  # hand sizes
+            + 2 * MAX_MUERTOS * MUERTO_OBS_FIELDS
+            + NUM_PHASES
+            + NUM_MISC
+        )
+        half = max(2, encoder // 2)
+        self.hand_enc = nn.Sequential(layer_init(nn.Linear(NUM_CARD_TYPES, encoder)), nn.ReLU())
+        self.pile_enc = nn.Sequential(layer_init(nn.Linear(3 * NUM_CARD_TYPES, half)), nn.ReLU())
+        self.rest_enc = nn.Sequential(layer_init(nn.Linear(self._rest_size, encoder)), nn.ReLU())
+        self.meld_enc = nn.Sequential(
+            layer_init(nn.Linear(MELD_ROW_FEATURES, meld_dim)),
+            nn.ReLU(),
+            layer_init(nn.Linear(meld_dim, meld_dim)),
+            nn.ReLU(),
+        )
+        trunk_in = 2 * encoder + half + 4 * meld_dim
+        if card_features:
+            # per card type: its counts in view and whether it fits a meld of either team
+            self.card_embed = nn.Parameter(torch.randn(NUM_CARD_TYPES, CARD_EMBED) * 0.1)
+            self.card_enc = nn.Sequential(
+                layer_init(nn.Linear(NUM_CARD_FEATURES + CARD_EMBED, meld_dim)), nn.ReLU()
+            )
+            self.card_ctx = layer_init(nn.Linear(hidden, meld_dim))
+            self.card_discard = layer_init(nn.Linear(meld_dim, 1), std=0.01)
+            trunk_in += 2 * meld_dim
+        self.trunk = nn.Sequential(
+            layer_init(nn.Linear(trunk_in, hidden)),
+            nn.ReLU(),
+            layer_init(nn.Linear(hidden, hidden)),
+            nn.ReLU(),
+        )
+        self.other_head = layer_init(nn.Linear(hidden, NUM_OTHER_ACTIONS), std=0.01)
+        self.add_ctx = layer_init(nn.Linear(hidden, meld_dim))
+        self.add_row = layer_init(nn.Linear(meld_dim, meld_dim))
+        self.add_head = layer_init(nn.Linear(meld_dim, NUM_CARD_TYPES), std=0.01)
+        self.value_head = layer_init(nn.Linear(hidden, 1), std=1.0)
+        if self.hint_policy is not None:
+            # the hinted action's logit bonus: a learned constant plus a learned function
+            # of the state (zero at first), so the policy can learn where to trust it
+            self.hint_gain = nn.Parameter(torch.tensor(HINT_GAIN))
+            self.hint_ctx = layer_init(nn.Linear(hidden, 1), std=0.0)
+
+    # ------------------------------------------------------------ features
+    def _meld_rows(
+        self, obs: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """The meld rows in use, embedded on their own: ``(embeddings [U, meld_dim],
+        row ids [U], pools [N, 4 * meld_dim], fits)``. A row id is ``n * 2 * MAX_MELDS +
+        team * MAX_MELDS + slot`` (ascending; team 0 is the viewer's); the pools are the
+        sum / 4 and the max of each team's row embeddings (an empty row counts as zero);
+        ``fits`` (with card features) says which card types fit a meld of each team
+        [N, 2, 53]."""
+        n = obs.shape[0]
+        lay = self.layout
+        d = self.hparams["meld_dim"]
+        rows = obs[:, lay.melds : lay.melds + 2 * MAX_MELDS * MELD_OBS_FIELDS]
+        rows = rows.reshape(n, 2 * MAX_MELDS, MELD_OBS_FIELDS)  # a view of obs
+        used = torch.nonzero((rows[:, :, MF_KIND] > 0).reshape(-1)).squeeze(1)
+        r = rows[used // (2 * MAX_MELDS), used % (2 * MAX_MELDS)].long()  # [U, fields]
+        team = used // MAX_MELDS  # the (observation, team) of each row, in [0, 2N)
+        fits = None
+        if self.hparams["card_features"]:
+            fits = torch.zeros(n * 2, NUM_CARD_TYPES, dtype=torch.float32)
+            if used.numel():
+                meld_fits(r, team, fits)
+            fits = fits.reshape(n, 2, NUM_CARD_TYPES)
+        feats = torch.cat(
+            [
+                F.one_hot(r[:, MF_KIND].clamp(0, 3), 4),
+                F.one_hot(r[:, MF_KEY].clamp(0, 12), 13),
+                F.one_hot(r[:, MF_LO].clamp(0, 14), 15),
+                F.one_hot(r[:, MF_HI].clamp(0, 14), 15),
+                F.one_hot(r[:, MF_GAP].clamp(0, 14), 15),
+                F.one_hot(r[:, MF_WILD].clamp(0, NUM_CARD_TYPES), NUM_CARD_TYPES + 1),
+            ],
+            dim=1,
+        ).float()
+        rf = r.float()
+        extra = torch.cat(
+            [
+                rf[:, MF_SIZE : MF_SIZE + 1] / 14.0,
+                rf[:, MF_N0 : MF_N0 + 4] / 2.0,
+                rf[:, MF_NJOKER : MF_NJOKER + 1] / 2.0,
+                rf[:, NUM_MELD_FIELDS : NUM_MELD_FIELDS + 3],
+            ],
+            dim=1,
+        )
+        emb = self.meld_enc(torch.cat([feats, extra], dim=1))  # [U, d], ReLU: >= 0
+        # per team: the sum over its rows, and the max with the empty rows' zero
+        total = emb.new_zeros(2 * n, d).index_add(0, team, emb)
+        top = emb.new_zeros(2 * n, d).scatter_reduce(0, team[:, None].expand(-1, d), emb, "amax")
+        pools = torch.cat([total / 4.0, top], dim=1).reshape(n, 4 * d)
+        return emb, used, pools, fits
+
+    def _features(self, obs: torch.Tensor):
+        """``(h [N, hidden], meld embeddings [U, d], their row ids [U], card features)``:
+        the trunk's output, the meld rows in use (:meth:`_meld_rows`) and, with card
+        features, :meth:`_card_features` [53, N, NUM_CARD_FEATURES] (else None)."""
+        lay = self.layout
+        x = obs.float()
+        hand = x[:, lay.hand : lay.hand + NUM_CARD_TYPES] * 0.5
+        pile = torch.cat(
+            [
+                x[:, lay.pile_counts : lay.pile_counts + NUM_CARD_TYPES] * 0.5,
+                x[:, lay.pile_top : lay.pile_top + NUM_CARD_TYPES],
+                x[:, lay.peek_card : lay.peek_card + NUM_CARD_TYPES],
+            ],
+            dim=1,
+        )
+        n_known = (self.num_players - 1) * NUM_CARD_TYPES
+        rest = torch.cat(
+            [
+                x[:, lay.table_counts : lay.table_counts + 2 * NUM_CARD_TYPES] * 0.5,
+                x[:, lay.known : lay.known + n_known] * 0.5,
+                x[:, lay.hand_sizes : lay.hand_sizes + self.num_players] / 11.0,
+                x[:, lay.muertos : lay.muertos + 2 * MAX_MUERTOS * MUERTO_OBS_FIELDS] * 0.25,
+                x[:, lay.phase : lay.phase + NUM_PHASES],
+                symlog(x[:, lay.misc : lay.misc + NUM_MISC]),
+            ],
+            dim=1,
+        )
+        melds, used, pools, fits = self._meld_rows(obs)
+        parts = [self.hand_enc(hand), self.pile_enc(pile), self.rest_enc(rest), pools]
+        feats = None
+        if fits is not None:
+            feats = self._card_features(x, fits)
+            cards = self._encode_cards(feats)  # [53, N, d]
+            total = cards.sum(0) / 8.0
+            # the same values either way; with autograd, max(dim) for its cheaper backward
+            # (ties, which split amax's gradient, are zeros after the ReLU and get none
+            # either way), else amax, much faster than max(dim)'s forward. After the sum:
+            # its dense gradient then comes first, and the sum's adds to it in place
+            top = cards.max(0).values if cards.requires_grad else cards.amax(0)
+            parts.append(torch.cat([total, top], dim=1))
+        return self.trunk(torch.cat(parts, 1)), melds, used, feats
+
+    def _card_features(self, x: torch.Tensor, fits: torch.Tensor) -> torch.Tensor:
+        """Per card type: fits an own / opponents' meld, held, in the pile, on each
+        team's table, known in the opponents' / the partner's hands, top of the pile,
+        copies seen; card-major [53, N, NUM_CARD_FEATURES]."""
+        lay, n, c = self.layout, x.shape[0], NUM_CARD_TYPES
+        known = x[:, lay.known : lay.known + (self.num_players - 1) * c].reshape(n, -1, c)
+        opp = known[:, 0::2].sum(1)  # seats viewer+1, +3, ...: the other team
+        partner = known[:, 1::2].sum(1)
+        hand = x[:, lay.hand : lay.hand + c]
+        pile = x[:, lay.pile_counts : lay.pile_counts + c]
+        table = x[:, lay.table_counts : lay.table_counts + 2 * c].reshape(n, 2, c)
+        seen = hand + pile + table.sum(1) + opp + partner
+        feats = [
+            fits[:, 0],
+            fits[:, 1],
+            hand * 0.5,
+            pile * 0.5,
+            table[:, 0] * 0.5,
+            table[:, 1] * 0.5,
+            opp * 0.5,
+            partner * 0.5,
+            x[:, lay.pile_top : lay.pile_top + c],
+            seen * 0.5,
+        ]
+        return torch.stack([f.t() for f in feats], dim=2)
+
+    def _encode_cards(self, feats: torch.Tensor, card: torch.Tensor | None = None):
+        """``card_enc`` of card features with the learned embedding of the card: of
+        every card type (``feats`` [53, N, NUM_CARD_FEATURES] -> [53, N, d]), or of rows
+        ``feats`` [E, NUM_CARD_FEATURES] of card types ``card`` [E] (-> [E, d]). The
+        layer is applied in two parts: the embedding's share (and the bias) once per
+        card type, the features' share by a matmul."""
+        lin = self.card_enc[0]
+        w = lin.weight  # [d, NUM_CARD_FEATURES + CARD_EMBED]
+        per_card = F.linear(self.card_embed, w[:, NUM_CARD_FEATURES:], lin.bias)  # [53, d]
+        wf = w[:, :NUM_CARD_FEATURES].t()
+        if card is None:
+            out = torch.baddbmm(per_card[:, None, :], feats, wf.expand(NUM_CARD_TYPES, -1, -1))
+        else:
+            out = torch.addmm(per_card.index_select(0, card), feats, wf)
+        return torch.relu_(out)
+
+    # ------------------------------------------------------------ heads
+    def hints(
+        self,
+        obs: torch.Tensor,
+        legal: torch.Tensor,
+        valid: torch.Tensor,
+        mask: np.ndarray | None = None,
+    ) -> torch.Tensor:
+        """The hint policy's choice per row as a position in the legal list (int64 [N];
+        all -1 without a hint policy). Deterministic: its ties are broken by a fixed
+        generator state, so the hint is a function of the observation alone. ``mask``
+        (bool [N, NUM_ACTIONS], the rows' masks) saves rebuilding it from the lists."""
+        n = legal.shape[0]
+        if self.hint_policy is None:
+            return torch.full((n,), -1, dtype=torch.long)
+        kind, weights = self.hint_policy
+        if mask is None:
+            mask = np.zeros((n, NUM_ACTIONS), np.bool_)
+            r, k = valid.nonzero(as_tuple=True)
+            mask[r.numpy(), legal[r, k].numpy()] = True
+        states = np.tile(HINT_RNG_STATE, (n, 1))
+        chosen = act_batch(kind, obs.numpy(), mask, states, weights)
+        hit = (legal == torch.from_numpy(chosen)[:, None]) & valid
+        return hit.int().argmax(1)
+
+    def forward(
+        self,
+        obs: torch.Tensor,
+        legal: torch.Tensor,
+        valid: torch.Tensor,
+        hint: torch.Tensor | None = None,
+    ):
+        """Logits of the legal actions and the values.
+
+        ``obs`` int16 [N, O]; ``legal`` int64 [N, K] action ids (padding anywhere
+        ``valid`` [N, K] is false). Returns ``(logits [N, K], values [N])``, padding at
+        MASKED_LOGIT. Only the valid entries' logits are computed (the same values as
+        :meth:`full_logits`), by kind of id: draw / peek / take-muerto and discards from
+        the rows of ``other_head`` they use (one small matmul), the discards plus their
+        card's own term; openings as one dot product per entry; an add of card c to slot
+        m from slot m's context vector (its row embedding and the trunk) dotted with
+        ``add_head``'s row for c. With a hint policy, its action (``hint``, positions
+        from :meth:`hints`, computed here when None) gets a learned bonus.
+        """
+        h, melds, used, feats = self._features(obs)
+        n, width = legal.shape
+        r, k = valid.nonzero(as_tuple=True)
+        a = legal[r, k]
+        w, b = self.other_head.weight, self.other_head.bias
+        where = [a.new_zeros(0)]  # positions in the flat valid entries
+        vals = [h.new_zeros(0)]
+        hr = HEAD_ROWS.to(a.device)
+        nh = len(hr)
+        head = F.linear(h, w.index_select(0, hr), b.index_select(0, hr)).reshape(-1)  # [N * nh]
+        i = torch.nonzero(a < OPEN_GROUP_BASE).squeeze(1)
+        if i.numel():  # draw, peek, take a muerto
+            where.append(i)
+            vals.append(head.index_select(0, r[i] * nh + a[i]))
+        i = torch.nonzero(a >= DISCARD_BASE).squeeze(1)
+        if i.numel():  # discards
+            ri, ci = r[i], a[i] - DISCARD_BASE
+            v = head.index_select(0, ri * nh + OPEN_GROUP_BASE + ci)
+            if feats is not None:  # the card's own features, encoded again (cheaper
+                # than a gather from the pooled encodings, whose backward is dense)
+                f = feats.reshape(-1, NUM_CARD_FEATURES).index_select(0, ci * n + ri)
+                z = self._encode_cards(f, ci)
+                z = F.relu(z + self.card_ctx(h).index_select(0, ri))
+                v = v + self.card_discard(z).squeeze(1)
+            where.append(i)
+            vals.append(v)
+        i = torch.nonzero((a >= OPEN_GROUP_BASE) & (a < ADD_BASE)).squeeze(1)
+        if i.numel():  # openings
+            ri, ai = r[i], a[i]
+            v = (h.index_select(0, ri) * w.index_select(0, ai)).sum(1) + b.index_select(0, ai)
+            where.append(i)
+            vals.append(v)
+        i = torch.nonzero((a >= ADD_BASE) & (a < DISCARD_BASE)).squeeze(1)
+        if i.numel():  # adds: slot-major like the action ids
+            ri = r[i]
+            slot, ci = (a[i] - ADD_BASE) // NUM_CARD_TYPES, (a[i] - ADD_BASE) % NUM_CARD_TYPES
+            lookup = torch.full((n * 2 * MAX_MELDS,), len(used), dtype=torch.long, device=a.device)
+            lookup[used] = torch.arange(len(used), device=a.device)
+            emb = torch.cat([melds, melds.new_zeros(1, melds.shape[1])])  # last: empty
+            emb = emb.index_select(0, lookup[ri * 2 * MAX_MELDS + slot])
+            z = F.relu(self.add_row(emb) + self.add_ctx(h).index_select(0, ri))
+            wa, ba = self.add_head.weight, self.add_head.bias
+            where.append(i)
+            vals.append((z * wa.index_select(0, ci)).sum(1) + ba.index_select(0, ci))
+        pos = (r * width + k).index_select(0, torch.cat(where))
+        logits = torch.full((n * width,), MASKED_LOGIT, dtype=h.dtype, device=h.device)
+        logits = logits.index_copy(0, pos, torch.cat(vals)).reshape(n, width)
+        if self.hint_policy is not None:
+            if hint is None:
+                hint = self.hints(obs, legal, valid)
+            gain = self.hint_gain + self.hint_ctx(h).squeeze(1)
+            bonus = F.one_hot(hint.clamp(min=0), width) * (hint >= 0)[:, None]
+            logits = logits + gain[:, None] * bonus
+        return logits, self.value_head(h).squeeze(1)
+
+    def full_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """Logits of every action id [N, NUM_ACTIONS], computed densely, head by head
+        (for inspection, and the reference :meth:`forward` is tested against)."""
+        h, melds, used, feats = self._features(obs)
+        n, d = obs.shape[0], self.hparams["meld_dim"]
+        other = self.other_head(h)  # [N, NUM_OTHER_ACTIONS], the discards last
+        if feats is not None:  # discard logits also from each card's own features
+            cards = self._encode_cards(feats).transpose(0, 1)  # [N, 53, d]
+            z = F.relu(cards + self.card_ctx(h)[:, None, :])
+            bias = self.card_discard(z).squeeze(2)  # [N, 53]
+            other = torch.cat([other[:, :ADD_BASE], other[:, ADD_BASE:] + bias], dim=1)
+        rows = melds.new_zeros(n * 2 * MAX_MELDS, d).index_copy(0, used, melds)
+        own = rows.reshape(n, 2, MAX_MELDS, d)[:, 0]
+        z = F.relu(self.add_row(own) + self.add_ctx(h)[:, None, :])  # [N, M, d]
+        add = self.add_head(z).flatten(1)  # [N, M * 53], slot-major like the action ids
+        return torch.cat([other[:, :ADD_BASE], add, other[:, ADD_BASE:]], dim=1)
+
+    def act(
+        self,
+        obs: torch.Tensor,
+        legal: torch.Tensor,
+        valid: torch.Tensor,
+        generator: torch.Generator | None = None,
+        greedy: bool = False,
+        hint: torch.Tensor | None = None,
+    ):
+        """Sample (or argmax) a legal action per row: ``(actions, picks, logprobs,
+        values)``, ``picks`` being the chosen positions in the legal lists.
+
+        Sampling is Gumbel-max over the legal logits with noise from ``generator``;
+        padding entries can never be chosen.
+        """
+        logits, value = self.forward(obs, legal, valid, hint)
+        logp = torch.log_softmax(logits, dim=-1)
+        if greedy:
+            pick = logits.argmax(1)
+        else:
+            u = torch.rand(logits.shape, generator=generator).clamp_(1e-20, 1.0 - 1e-7)
+            noisy = logits - torch.log(-torch.log(u))
+            pick = torch.where(valid, noisy, torch.full_like(noisy, -torch.inf)).argmax(1)
+        action = legal.gather(1, pick[:, None]).squeeze(1)
+        return action, pick, logp.gather(1, pick[:, None]).squeeze(1), value
+
+    def evaluate(self, obs, legal, valid, pick, hint=None):
+        """``(logprob, entropy, value)`` of the legal-list positions ``pick`` [N] (PPO
+        loss). Entropy counts only the legal actions."""
+        logits, value = self.forward(obs, legal, valid, hint)
+        logp = torch.log_softmax(logits, dim=-1)
+        entropy = -torch.where(valid, logp.exp() * logp, torch.zeros_like(logp)).sum(-1)
+        return logp.gather(1, pick[:, None]).squeeze(1), entropy, value
+
+    # ------------------------------------------------------------ files
+    def spec(self) -> dict:
+        """What it takes to rebuild this network (saved beside its weights), with the
+        sizes of the observation blocks it reads (:func:`read_blocks`)."""
+        return {
+            "num_players": self.num_players,
+            "total_cards": self.total_cards,
+            "obs_size": self.obs_size,
+            "num_actions": NUM_ACTIONS,
+            "blocks": read_blocks(self.num_players, self.total_cards),
+            **self.hparams,
+        }
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> BurakoNet:
+        return cls(
+            spec["num_players"],
+            spec["total_cards"],
+            hidden=spec["hidden"],
+            encoder=spec["encoder"],
+            meld_dim=spec["meld_dim"],
+            card_features=spec.get("card_features", False),
+            hint=spec.get("hint"),
+        )
+
+
+def hint_policy(name: str | None) -> tuple[int, np.ndarray] | None:
+    """``(kind, weights)`` of the compiled agent ``name`` whose choices the network
+    reads as a hint (None: no hint); a ValueError for an agent that is not compiled."""
+    if name is None:
+        return None
+    from agents import make_agent
+
+    compiled = make_agent(name).compiled_policy()
+    if compiled is None:
+        raise ValueError(f"hint agent {name!r} is not a compiled policy (greedy, discard_table)")
+    return compiled
+
+
+def read_blocks(num_players: int, total_cards: int) -> dict[str, int]:
+    """Sizes of the observation blocks the network reads: every block but ``variant``
+    (the rules' parameters, constant for a policy trained on one variant) and
+    ``pile_order`` (the pile's counts and top card stand for it)."""
+    lay = obs_layout(num_players, total_cards)._asdict()
+    names = [k for k in lay if k != "size"]
+    ends = [lay[k] for k in names[1:]] + [lay["size"]]
+    sizes = {k: end - lay[k] for k, end in zip(names, ends, strict=True)}
+    return {k: v for k, v in sizes.items() if k not in ("variant", "pile_order")}
+
+
+def num_parameters(net: nn.Module) -> int:
+    return sum(p.numel() for p in net.parameters())
