@@ -5,8 +5,18 @@ and ``nogil``; ``NUMBA_DISABLE_JIT=1`` turns every kernel into plain Python for 
 
 numba's on-disk cache checks only the source file of the cached function, not the
 functions it calls in other modules: a kernel in ``kernels.py`` would keep running an old
-``rules.py``. So, unless ``NUMBA_CACHE_DIR`` is set, the cache lives in a folder named by
-a hash of every core source file: any edit of the core starts a fresh cache.
+``rules.py``, and the tournament's kernel an old ``agents/policies.py``. So, unless
+``NUMBA_CACHE_DIR`` is set, the cache lives in a folder named by a hash of every source
+file with kernels (the core's and ``KERNEL_MODULES``): any edit of one starts a fresh
+cache.
+
+Two processes compiling into one folder at once (pytest-xdist, two users). numba writes
+each file to a temporary name and renames it into place, so no file is ever half
+written; but a function's index (which entry file holds which signature) is read,
+extended and written back without a lock, so two processes adding different signatures
+can both pick entry file 1, and the index of one would then name the other's machine
+code. ``_lock_cache_index`` serialises that read-modify-write with an ``flock`` on a file
+in the cache folder (shared while loading), where the platform has ``fcntl``.
 
 Fork safety. numba's default threading layer on Linux is GNU OpenMP when TBB cannot be
 loaded, and a process forked after OpenMP's threads started aborts on its first parallel
@@ -22,6 +32,7 @@ OpenMP and a fork after it started warns, naming the ways out.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -32,12 +43,33 @@ from pathlib import Path
 import numba
 
 _CORE_DIR = Path(__file__).resolve().parent
+#: the folder holding the top-level packages (a checkout, or site-packages)
+_ROOT = _CORE_DIR.parents[1]
+
+#: every module outside the core that defines cached kernels: a kernel compiled into one
+#: of them inlines the core and the heuristic policies, so an edit of any of these files
+#: must start a fresh cache too (tests/test_numba_cache.py checks the list is complete)
+KERNEL_MODULES = (
+    "agents/pimc.py",
+    "agents/policies.py",
+    "agents/tournament.py",
+    "burako_env/checks.py",
+    "burako_env/envs/aec.py",
+    "training/network.py",
+    "training/ppo.py",
+)
+
+
+def kernel_sources() -> list[Path]:
+    """The source files whose contents name the cache folder (those installed)."""
+    paths = sorted(_CORE_DIR.glob("*.py")) + [_ROOT / m for m in KERNEL_MODULES]
+    return [p for p in paths if p.is_file()]
 
 
 def _source_hash() -> str:
     digest = hashlib.sha1()
-    for path in sorted(_CORE_DIR.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in kernel_sources():
+        digest.update(path.relative_to(_ROOT).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -106,6 +138,50 @@ def _cache_dir() -> str:
 
 if not os.environ.get("NUMBA_CACHE_DIR"):
     numba.config.CACHE_DIR = _cache_dir()
+
+CACHE_LOCK_NAME = "burako-cache.lock"
+
+
+def _lock_cache_index() -> bool:
+    """Wrap numba's cache-entry save (exclusive) and load (shared) in a folder lock."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: numba's renames alone
+        return False
+    from numba.core.caching import IndexDataCacheFile
+
+    if getattr(IndexDataCacheFile.save, "burako_locked", False):
+        return True
+
+    @contextlib.contextmanager
+    def locked(cache_path: str, mode: int):
+        os.makedirs(cache_path, exist_ok=True)
+        with open(os.path.join(cache_path, CACHE_LOCK_NAME), "a+b") as handle:
+            fcntl.flock(handle, mode)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    save, load = IndexDataCacheFile.save, IndexDataCacheFile.load
+
+    def locked_save(self, key, data):
+        with locked(self._cache_path, fcntl.LOCK_EX):
+            return save(self, key, data)
+
+    def locked_load(self, key):
+        try:
+            with locked(self._cache_path, fcntl.LOCK_SH):
+                return load(self, key)
+        except OSError:  # a read-only cache folder: load as numba would, unlocked
+            return load(self, key)
+
+    locked_save.burako_locked = True
+    IndexDataCacheFile.save, IndexDataCacheFile.load = locked_save, locked_load
+    return True
+
+
+CACHE_INDEX_LOCKED = _lock_cache_index()
 
 njit = numba.njit(cache=True, nogil=True)
 njit_parallel = numba.njit(cache=True, nogil=True, parallel=True)
