@@ -3,8 +3,8 @@ game from a fresh cache equals the same game from a warm one, bit for bit."""
 
 from __future__ import annotations
 
-import ast
 import fcntl
+import hashlib
 import json
 import os
 import subprocess
@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+import numba
 import pytest
 from numba.core.caching import IndexDataCacheFile
 
@@ -20,46 +21,30 @@ from burako_env.core import nb
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _defines_kernels(path: Path) -> bool:
-    """Whether a module compiles numba functions (imports njit from numba or the core's nb)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module in ("numba", "burako_env.core.nb"):
-            if any(a.name.startswith("njit") for a in node.names):
-                return True
-        if isinstance(node, ast.Attribute) and node.attr == "njit":
-            return True
-    return False
+def test_the_core_cache_folder_is_named_by_the_core_sources():
+    digest = hashlib.sha1()
+    for path in sorted((ROOT / "burako_env" / "core").glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    # an edit of any core file gives another name, so another (empty) folder
+    assert nb._source_hash() == digest.hexdigest()[:12]
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        assert os.path.basename(numba.config.CACHE_DIR) == f"numba-{digest.hexdigest()[:12]}"
 
 
-def test_every_kernel_module_names_the_cache():
-    found = {
-        p.relative_to(ROOT).as_posix()
-        for pkg in ("burako_env", "agents", "training")
-        for p in (ROOT / pkg).rglob("*.py")
-        if "core" not in p.relative_to(ROOT).parts[:2] and _defines_kernels(p)
-    }
-    assert "agents/policies.py" in found  # the scan sees kernels where they are
-    missing = found - set(nb.KERNEL_MODULES)
-    assert not missing, f"add these kernel modules to nb.KERNEL_MODULES: {sorted(missing)}"
-    listed = {s.relative_to(ROOT).as_posix() for s in nb.kernel_sources()}
-    assert set(nb.KERNEL_MODULES) <= listed
-    assert "burako_env/core/rules.py" in listed
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no cache without jit")
+def test_an_agents_kernel_is_stamped_with_the_sources_it_calls():
+    from agents import pimc, tournament
 
-
-def test_an_edit_of_any_kernel_source_renames_the_cache(tmp_path, monkeypatch):
-    files = []
-    for name in ("burako_env/core/rules.py", "agents/policies.py"):
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("x = 1\n")
-        files.append(path)
-    monkeypatch.setattr(nb, "_ROOT", tmp_path)
-    monkeypatch.setattr(nb, "kernel_sources", lambda: files)
-    before = nb._source_hash()
-    assert nb._source_hash() == before
-    files[1].write_text("x = 2\n")  # a policy edit, not the core's
-    assert nb._source_hash() != before
+    digest = hashlib.sha256()
+    core = sorted((ROOT / "burako_env" / "core").glob("*.py"))
+    for path in core + sorted((ROOT / "agents").glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    for kernel in (tournament.play_kernel, pimc.search_kernel):
+        locator = kernel._cache._impl._locator
+        own, deps = locator.get_source_stamp()
+        assert deps == digest.hexdigest()  # a policy or core edit changes every stamp
 
 
 def test_a_cache_entry_is_saved_under_the_folder_lock(tmp_path):

@@ -5,10 +5,12 @@ and ``nogil``; ``NUMBA_DISABLE_JIT=1`` turns every kernel into plain Python for 
 
 numba's on-disk cache checks only the source file of the cached function, not the
 functions it calls in other modules: a kernel in ``kernels.py`` would keep running an old
-``rules.py``, and the tournament's kernel an old ``agents/policies.py``. So, unless
-``NUMBA_CACHE_DIR`` is set, the cache lives in a folder named by a hash of every source
-file with kernels (the core's and ``KERNEL_MODULES``): any edit of one starts a fresh
-cache.
+``rules.py``. So, unless ``NUMBA_CACHE_DIR`` is set, the cache lives in a folder named by
+a hash of every core source file: any edit of the core starts a fresh cache. The kernels
+of ``agents/`` call the core and each other across files: their entries are stamped with
+a hash of the core's and the agents' sources (``agents.policies``' cache locator). The
+other kernels outside the core (``checks``, ``envs.aec``, ``training``) call only the
+core and their own file, which the folder name and numba's own stamp cover.
 
 Two processes compiling into one folder at once (pytest-xdist, two users). numba writes
 each file to a temporary name and renames it into place, so no file is ever half
@@ -43,33 +45,12 @@ from pathlib import Path
 import numba
 
 _CORE_DIR = Path(__file__).resolve().parent
-#: the folder holding the top-level packages (a checkout, or site-packages)
-_ROOT = _CORE_DIR.parents[1]
-
-#: every module outside the core that defines cached kernels: a kernel compiled into one
-#: of them inlines the core and the heuristic policies, so an edit of any of these files
-#: must start a fresh cache too (tests/test_numba_cache.py checks the list is complete)
-KERNEL_MODULES = (
-    "agents/pimc.py",
-    "agents/policies.py",
-    "agents/tournament.py",
-    "burako_env/checks.py",
-    "burako_env/envs/aec.py",
-    "training/network.py",
-    "training/ppo.py",
-)
-
-
-def kernel_sources() -> list[Path]:
-    """The source files whose contents name the cache folder (those installed)."""
-    paths = sorted(_CORE_DIR.glob("*.py")) + [_ROOT / m for m in KERNEL_MODULES]
-    return [p for p in paths if p.is_file()]
 
 
 def _source_hash() -> str:
     digest = hashlib.sha1()
-    for path in kernel_sources():
-        digest.update(path.relative_to(_ROOT).as_posix().encode())
+    for path in sorted(_CORE_DIR.glob("*.py")):
+        digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -190,3 +171,22 @@ njit_parallel = numba.njit(cache=True, nogil=True, parallel=True)
 #: check itself, so these are inlined at numba's IR level
 njit_inline = numba.njit(cache=True, nogil=True, inline="always")
 prange = numba.prange
+
+
+def cold_kernels(*kernels) -> list[str]:
+    """The names of ``kernels`` that the next call compiles: neither compiled in this
+    process nor found in the on-disk cache for the current sources (none under
+    ``NUMBA_DISABLE_JIT``, where nothing compiles). Front ends use it to say that a
+    compile is coming instead of sitting silent."""
+    cold = []
+    for kernel in kernels:
+        if not isinstance(kernel, numba.core.registry.CPUDispatcher) or kernel.signatures:
+            continue
+        cache = getattr(kernel, "_cache", None)
+        try:
+            cached = bool(cache._cache_file._load_index()) if cache is not None else False
+        except Exception:  # numba's cache internals moved: say nothing rather than fail
+            cached = True
+        if not cached:
+            cold.append(kernel.py_func.__qualname__)
+    return cold
