@@ -108,14 +108,18 @@ def _install_dependency_cache_locator() -> None:
     call: numba only checks a cached function's own file, so a kernel here would keep
     running stale core rules (or stale policies) after an edit elsewhere. The stamp of a
     function in this folder becomes its own file's hash plus a hash of every
-    ``burako_env/core`` and ``agents`` source. Private numba API: skipped if it moved."""
+    ``burako_env/core`` and ``agents`` source. The entries live in the core's cache folder
+    (``NUMBA_CACHE_DIR`` or the one ``burako_env.core.nb`` picks), so that one folder holds
+    every kernel: an empty one is a cold start. Private numba API: skipped if it moved."""
     try:
         from numba.core import caching
     except ImportError:  # pragma: no cover
         return
-    base = getattr(caching, "InTreeCacheLocator", None) or getattr(
-        caching, "_InTreeCacheLocator", None
-    )
+    # in the core's folder (burako_env.core.nb names it) unless no folder is set
+    from numba import config
+
+    kind = "UserProvidedCacheLocator" if config.CACHE_DIR else "InTreeCacheLocator"
+    base = getattr(caching, kind, None) or getattr(caching, "_" + kind, None)
     impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
     if base is None or impl is None or not hasattr(impl, "_locator_classes"):
         return

@@ -20,6 +20,7 @@ from burako_env.frontends.cli import (
     sweep,
     tournament,
     train,
+    warmup,
 )
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "sweep",
     "tournament",
     "train",
+    "warmup",
 ]
 
 

@@ -6,7 +6,19 @@ and ``nogil``; ``NUMBA_DISABLE_JIT=1`` turns every kernel into plain Python for 
 numba's on-disk cache checks only the source file of the cached function, not the
 functions it calls in other modules: a kernel in ``kernels.py`` would keep running an old
 ``rules.py``. So, unless ``NUMBA_CACHE_DIR`` is set, the cache lives in a folder named by
-a hash of every core source file: any edit of the core starts a fresh cache.
+a hash of every core source file: any edit of the core starts a fresh cache. The kernels
+of ``agents/`` call the core and each other across files: their entries are stamped with
+a hash of the core's and the agents' sources (``agents.policies``' cache locator). The
+other kernels outside the core (``checks``, ``envs.aec``, ``training``) call only the
+core and their own file, which the folder name and numba's own stamp cover.
+
+Two processes compiling into one folder at once (pytest-xdist, two users). numba writes
+each file to a temporary name and renames it into place, so no file is ever half
+written; but a function's index (which entry file holds which signature) is read,
+extended and written back without a lock, so two processes adding different signatures
+can both pick entry file 1, and the index of one would then name the other's machine
+code. ``_lock_cache_index`` serialises that read-modify-write with an ``flock`` on a file
+in the cache folder (shared while loading), where the platform has ``fcntl``.
 
 Fork safety. numba's default threading layer on Linux is GNU OpenMP when TBB cannot be
 loaded, and a process forked after OpenMP's threads started aborts on its first parallel
@@ -22,6 +34,7 @@ OpenMP and a fork after it started warns, naming the ways out.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -107,6 +120,50 @@ def _cache_dir() -> str:
 if not os.environ.get("NUMBA_CACHE_DIR"):
     numba.config.CACHE_DIR = _cache_dir()
 
+CACHE_LOCK_NAME = "burako-cache.lock"
+
+
+def _lock_cache_index() -> bool:
+    """Wrap numba's cache-entry save (exclusive) and load (shared) in a folder lock."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: numba's renames alone
+        return False
+    from numba.core.caching import IndexDataCacheFile
+
+    if getattr(IndexDataCacheFile.save, "burako_locked", False):
+        return True
+
+    @contextlib.contextmanager
+    def locked(cache_path: str, mode: int):
+        os.makedirs(cache_path, exist_ok=True)
+        with open(os.path.join(cache_path, CACHE_LOCK_NAME), "a+b") as handle:
+            fcntl.flock(handle, mode)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    save, load = IndexDataCacheFile.save, IndexDataCacheFile.load
+
+    def locked_save(self, key, data):
+        with locked(self._cache_path, fcntl.LOCK_EX):
+            return save(self, key, data)
+
+    def locked_load(self, key):
+        try:
+            with locked(self._cache_path, fcntl.LOCK_SH):
+                return load(self, key)
+        except OSError:  # a read-only cache folder: load as numba would, unlocked
+            return load(self, key)
+
+    locked_save.burako_locked = True
+    IndexDataCacheFile.save, IndexDataCacheFile.load = locked_save, locked_load
+    return True
+
+
+CACHE_INDEX_LOCKED = _lock_cache_index()
+
 njit = numba.njit(cache=True, nogil=True)
 njit_parallel = numba.njit(cache=True, nogil=True, parallel=True)
 #: for checks called in the enumeration's inner loops: a call that passes the whole
@@ -114,3 +171,22 @@ njit_parallel = numba.njit(cache=True, nogil=True, parallel=True)
 #: check itself, so these are inlined at numba's IR level
 njit_inline = numba.njit(cache=True, nogil=True, inline="always")
 prange = numba.prange
+
+
+def cold_kernels(*kernels) -> list[str]:
+    """The names of ``kernels`` that the next call compiles: neither compiled in this
+    process nor found in the on-disk cache for the current sources (none under
+    ``NUMBA_DISABLE_JIT``, where nothing compiles). Front ends use it to say that a
+    compile is coming instead of sitting silent."""
+    cold = []
+    for kernel in kernels:
+        if not isinstance(kernel, numba.core.registry.CPUDispatcher) or kernel.signatures:
+            continue
+        cache = getattr(kernel, "_cache", None)
+        try:
+            cached = bool(cache._cache_file._load_index()) if cache is not None else False
+        except Exception:  # numba's cache internals moved: say nothing rather than fail
+            cached = True
+        if not cached:
+            cold.append(kernel.py_func.__qualname__)
+    return cold

@@ -81,21 +81,60 @@ def bench_core(
     }
 
 
-def compile_seconds() -> float:
-    """Seconds to import the core and compile every kernel a random playout needs, from an
-    empty numba cache (a fresh process with its own cache folder)."""
-    code = (
-        "import time; t=time.perf_counter();"
+#: what ``burako bench --compile`` compiles from an empty cache, each in a fresh process:
+#: the README's main job (the default tournament, two hands), the PettingZoo env (reset
+#: and random legal steps), and the core's random playout (the core table's kernel)
+COMPILE_JOBS = {
+    "main job": (
+        "from burako_env.frontends.cli import main; import sys;"
+        "sys.argv = ['burako', 'tournament', '--hands', '2', '--workers', '1', "
+        "'--no-progress']; main()"
+    ),
+    "env": (
+        "import numpy as np; from burako_env import burako_v1; e = burako_v1.env();"
+        "e.reset(seed=0); rng = np.random.default_rng(0)\n"
+        "for agent in e.agent_iter(200):\n"
+        "    obs, rew, term, trunc, info = e.last()\n"
+        "    e.step(None if term or trunc else "
+        "int(rng.choice(np.flatnonzero(obs['action_mask']))))"
+    ),
+    "core": (
         "from burako_env.frontends.bench import bench_core;"
-        "bench_core(batch_size=2, min_games=2, threads=1);"
-        "print(time.perf_counter()-t)"
-    )
+        "bench_core(batch_size=2, min_games=2, threads=1)"
+    ),
+}
+
+
+def cold_compile(job: str) -> dict:
+    """Wall and CPU seconds of ``COMPILE_JOBS[job]`` in a fresh process with an empty numba
+    cache of its own (its imports included: the figure is what a first run pays)."""
+    import resource
+
+    code = COMPILE_JOBS[job]
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        out = subprocess.run(
-            [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
-        )
-    return float(out.stdout.strip().splitlines()[-1])
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, NUMBA_NUM_THREADS="1")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        raise RuntimeError(f"the {job!r} compile job failed: {out.stderr.strip()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"job": job, "wall_s": wall, "cpu_s": cpu}
+
+
+def compile_seconds() -> float:
+    """Wall seconds to import the core and compile every kernel a random playout needs,
+    from an empty numba cache (a fresh process with its own cache folder)."""
+    return cold_compile("core")["wall_s"]
+
+
+def format_compile_rows(rows: list[dict]) -> str:
+    lines = ["| cold compile of | CPU s | wall s |", "|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['job']} | {r['cpu_s']:.1f} | {r['wall_s']:.1f} |")
+    return "\n".join(lines)
 
 
 def core_table(
@@ -290,8 +329,11 @@ __all__ = [
     "bench_aec",
     "bench_core",
     "bench_vector",
+    "COMPILE_JOBS",
+    "cold_compile",
     "compile_seconds",
     "core_table",
+    "format_compile_rows",
     "format_env_rows",
     "format_rows",
     "machine",

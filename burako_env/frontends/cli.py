@@ -163,6 +163,7 @@ def simulate(
         _fail("--chunk must be at least 1")
     if seed < 0:
         _fail("--seed must be 0 or more")
+    _announce_compile("simulate")
     ray = ray or ray_address is not None
     with cli_errors():
         report = run(
@@ -209,6 +210,7 @@ def sweep(
             bar.n = done
             bar.refresh()
 
+    _announce_compile("sweep")
     try:
         with cli_errors():
             report = run(
@@ -229,7 +231,12 @@ def bench(
     variant: VariantOpt = "argentine",
     players: PlayersOpt = None,
     min_games: Annotated[int, typer.Option(help="games per core measurement")] = 2000,
-    compile_time: Annotated[bool, typer.Option("--compile", help="time a cold compile")] = False,
+    compile_time: Annotated[
+        bool,
+        typer.Option(
+            "--compile", help="time the cold compile of the main job, the env and the core"
+        ),
+    ] = False,
     seconds: Annotated[float, typer.Option(help="seconds per aec / vector measurement")] = 3.0,
     batch: Annotated[
         list[int] | None, typer.Option(help="vector: games per VectorEnv (repeatable)")
@@ -256,8 +263,9 @@ def bench(
     from burako_env.frontends.bench import (
         bench_aec,
         bench_vector,
-        compile_seconds,
+        cold_compile,
         core_table,
+        format_compile_rows,
         format_env_rows,
         format_rows,
         machine,
@@ -265,9 +273,10 @@ def bench(
 
     typer.echo(machine())
     with cli_errors():
+        if compile_time:  # first, while nothing of this process competes for the cores
+            jobs = ("main job", "env", "core")
+            typer.echo(format_compile_rows([cold_compile(j) for j in jobs]))
         if api in ("core", "all"):
-            if compile_time:
-                typer.echo(f"cold compile: {compile_seconds():.1f} s")
             typer.echo(format_rows(core_table(variant, players, min_games=min_games)))
         rows = []
         if api in ("aec", "all"):
@@ -280,6 +289,29 @@ def bench(
                         rows.append(bench_vector(b, seconds, variant, players, t, picker))
         if rows:
             typer.echo(format_env_rows(rows))
+
+
+def _announce_compile(command: str) -> None:
+    """Say on stderr that ``command``'s kernels compile now, when they are not cached."""
+    from burako_env.frontends.warmup import announce_compile
+
+    announce_compile(command, lambda line: typer.echo(line, err=True))
+
+
+@app.command()
+def warmup() -> None:
+    """Compile every kernel ahead of time (a first run on a machine pays minutes of it).
+
+    Runs one small job per family (the core and the environments, random playouts, the
+    heuristic tournament, the reliability sweep, pimc) and says what each compiled or
+    loaded from numba's cache. Afterwards every command starts in about a second.
+    """
+    from burako_env.frontends.warmup import warmup as run
+
+    with cli_errors():
+        steps = run(echo=typer.echo)
+    total = sum(s.cpu_seconds for s in steps)
+    typer.echo(f"warm: {sum(s.compiled for s in steps)} kernels compiled, CPU {total:.1f} s")
 
 
 def split_bot_names(text: str) -> list[str]:
@@ -387,6 +419,8 @@ def tournament(
 
     from agents.tournament import run_tournament
 
+    if not (ray or ray_address is not None):
+        _announce_compile("tournament")
     made: tuple[Path, ...] = ()
     if save_games is not None:
         made = (Path(save_games),)
@@ -465,6 +499,7 @@ def play(
         _fail("--seed must be 0 or more")
     if save is not None:  # before the person plays a whole hand, not after
         check_writable_file("--save", save)
+    _announce_compile("play")
     with cli_errors():
         game = Game(variant, num_players=players, seed=seed, episode="match" if match else "hand")
     n = game.num_players
@@ -663,6 +698,7 @@ def serve(
             _fail(f"{name} {folder!r} is a file; give a folder")
     from burako_env.frontends.web import serve as run
 
+    _announce_compile("serve")
     try:
         run(
             host=host,
@@ -709,6 +745,7 @@ def train(
 
     if stop_after is not None and stop_after < 0:
         _fail("--stop-after must be 0 or more")
+    _announce_compile("train")
     try:
         with cli_errors():
             run(
@@ -744,6 +781,7 @@ __all__ = [
     "sweep",
     "tournament",
     "train",
+    "warmup",
 ]
 
 

@@ -1,0 +1,109 @@
+"""The numba cache is honest: named by every kernel source, locked while written, and a
+game from a fresh cache equals the same game from a warm one, bit for bit."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numba
+import pytest
+from numba.core.caching import IndexDataCacheFile
+
+from burako_env.core import nb
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_core_cache_folder_is_named_by_the_core_sources():
+    digest = hashlib.sha1()
+    for path in sorted((ROOT / "burako_env" / "core").glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    # an edit of any core file gives another name, so another (empty) folder
+    assert nb._source_hash() == digest.hexdigest()[:12]
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        assert os.path.basename(numba.config.CACHE_DIR) == f"numba-{digest.hexdigest()[:12]}"
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no cache without jit")
+def test_an_agents_kernel_is_stamped_with_the_sources_it_calls():
+    from agents import pimc, tournament
+
+    digest = hashlib.sha256()
+    core = sorted((ROOT / "burako_env" / "core").glob("*.py"))
+    for path in core + sorted((ROOT / "agents").glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    for kernel in (tournament.play_kernel, pimc.search_kernel):
+        locator = kernel._cache._impl._locator
+        own, deps = locator.get_source_stamp()
+        assert deps == digest.hexdigest()  # a policy or core edit changes every stamp
+
+
+def test_a_cache_entry_is_saved_under_the_folder_lock(tmp_path):
+    assert nb.CACHE_INDEX_LOCKED
+    cache = IndexDataCacheFile(str(tmp_path), "kernel-1.py311", ("stamp", 1))
+    saved = threading.Event()
+
+    def save():
+        cache.save(("sig",), b"machine code")
+        saved.set()
+
+    with open(tmp_path / nb.CACHE_LOCK_NAME, "a+b") as other_process:
+        fcntl.flock(other_process, fcntl.LOCK_EX)
+        writer = threading.Thread(target=save)
+        writer.start()
+        # while another holder keeps the lock, the save waits and writes no index
+        assert not saved.wait(0.5)
+        assert not (tmp_path / "kernel-1.py311.nbi").exists()
+        fcntl.flock(other_process, fcntl.LOCK_UN)
+    writer.join(30)
+    assert saved.is_set()
+    assert cache.load(("sig",)) == b"machine code"
+
+
+_PLAY = """
+import hashlib, json, numpy as np
+from burako_env.core import kernels
+from burako_env.core.game import Game
+g = Game("argentine", num_players=4, seed=11)
+rng = np.random.default_rng(5)
+actions = []
+while not g.done[0] and len(actions) < 400:
+    a = int(rng.choice(g.legal_actions()))
+    actions.append(a)
+    g.step_one(a)
+digest = hashlib.sha256()
+for arr in g.snapshot():
+    digest.update(np.ascontiguousarray(arr).tobytes())
+hits = sum(d.stats.cache_hits.total() if hasattr(d.stats.cache_hits, "total")
+           else sum(d.stats.cache_hits.values())
+           for d in vars(kernels).values() if hasattr(d, "stats"))
+print(json.dumps({"actions": actions, "state": digest.hexdigest(), "hits": hits}))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no cache without jit")
+def test_a_fresh_cache_and_a_warm_one_play_the_same_game(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+
+    def play() -> dict:
+        out = subprocess.run(
+            [sys.executable, "-c", _PLAY], env=env, cwd=ROOT, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    fresh = play()  # compiles into the empty folder
+    warm = play()  # loads what the first wrote
+    assert fresh["hits"] == 0 and warm["hits"] > 0
+    assert len(fresh["actions"]) > 20
+    assert warm["actions"] == fresh["actions"]
+    assert warm["state"] == fresh["state"]
