@@ -7,11 +7,14 @@ top of the library (docs/ARCHITECTURE.md). This module re-exports the public nam
 
 from burako_env.frontends.bench import *  # noqa: F403
 from burako_env.frontends.bench import (
+    COMPILE_JOBS,
     bench_aec,
     bench_core,
     bench_vector,
+    cold_compile,
     compile_seconds,
     core_table,
+    format_compile_rows,
     format_env_rows,
     format_rows,
     machine,
@@ -19,11 +22,14 @@ from burako_env.frontends.bench import (
 )
 
 __all__ = [
+    "COMPILE_JOBS",
     "bench_aec",
     "bench_core",
     "bench_vector",
+    "cold_compile",
     "compile_seconds",
     "core_table",
+    "format_compile_rows",
     "format_env_rows",
     "format_rows",
     "machine",
