@@ -170,9 +170,9 @@ def warmup(echo: Callable[[str], None] | None = None) -> list[WarmupStep]:
     line per job. The next command of any kind starts without compiling."""
     steps = []
     for name, kernels_of, job in WARMUP_JOBS:
-        if echo:
-            echo(f"{name}: ...")
         cold = len(cold_kernels(*kernels_of()))
+        if echo and cold:  # a compile takes minutes: say so before it starts
+            echo(f"{name}: compiling {cold} kernels ...")
         t0, c0 = time.perf_counter(), time.process_time()
         job()
         step = WarmupStep(name, cold, time.perf_counter() - t0, time.process_time() - c0)
