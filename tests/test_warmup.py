@@ -80,3 +80,13 @@ def test_cold_compile_times_a_fresh_process(monkeypatch):
 def test_the_compile_jobs_are_valid_python():
     for job, code in bench.COMPILE_JOBS.items():
         compile(code, job, "exec")
+
+
+def test_a_command_says_when_it_is_about_to_compile(monkeypatch):
+    monkeypatch.setattr(warmup, "cold_kernels", lambda *kernels: ["random_playout_kernel"])
+    result = CliRunner().invoke(app, ["simulate", "--games", "2"])
+    assert result.exit_code == 0, result.output
+    assert "compiling the game's kernels for this machine (1 to build" in result.stderr
+    monkeypatch.setattr(warmup, "cold_kernels", lambda *kernels: [])
+    result = CliRunner().invoke(app, ["simulate", "--games", "2"])
+    assert result.exit_code == 0 and "compiling" not in result.stderr
