@@ -83,21 +83,14 @@ def bench_core(
 
 #: what ``burako bench --compile`` compiles from an empty cache, each in a fresh process:
 #: the README's main job (the default tournament, two hands), the PettingZoo env (reset
-#: and random legal steps), and the core's random playout (the core table's kernel)
+#: and random legal steps, warmup's own job), and the core's random playout
 COMPILE_JOBS = {
     "main job": (
         "from burako_env.frontends.cli import main; import sys;"
         "sys.argv = ['burako', 'tournament', '--hands', '2', '--workers', '1', "
         "'--no-progress']; main()"
     ),
-    "env": (
-        "import numpy as np; from burako_env import burako_v1; e = burako_v1.env();"
-        "e.reset(seed=0); rng = np.random.default_rng(0)\n"
-        "for agent in e.agent_iter(200):\n"
-        "    obs, rew, term, trunc, info = e.last()\n"
-        "    e.step(None if term or trunc else "
-        "int(rng.choice(np.flatnonzero(obs['action_mask']))))"
-    ),
+    "env": "from burako_env.frontends.warmup import job_env; job_env()",
     "core": (
         "from burako_env.frontends.bench import bench_core;"
         "bench_core(batch_size=2, min_games=2, threads=1)"

@@ -100,7 +100,8 @@ def _job_core() -> None:
     game.reset(seed=1)
 
 
-def _job_env() -> None:
+def job_env() -> None:
+    """The PettingZoo env: a reset and 50 random legal steps (also bench's compile job)."""
     import numpy as np
 
     from burako_env import burako_v1
@@ -149,7 +150,7 @@ def _job_pimc() -> None:
 #: (name, the kernels it compiles, the job): ``burako warmup`` runs them in this order
 WARMUP_JOBS: tuple[tuple[str, Callable[[], tuple], Callable[[], None]], ...] = (
     ("core (Game, the environments)", _core_kernels, _job_core),
-    ("PettingZoo env", _core_kernels, _job_env),
+    ("PettingZoo env", _core_kernels, job_env),
     ("random playouts (simulate, bench)", _simulate_kernels, _job_simulate),
     ("heuristic tournament", _tournament_kernels, _job_tournament),
     ("reliability sweep", _sweep_kernels, _job_sweep),
