@@ -1,7 +1,10 @@
 """Agents that play Burako from an observation and a legal-action mask.
 
 ``make_agent(name, seed=0, **kw)`` builds one by name: ``random``, ``greedy``,
-``discard_table``, ``ppo`` (the shipped policy of the table it plays) / ``ppo:PATH``,
+``discard_table``, ``discard_table:cautious`` / ``discard_table:thrifty`` /
+``discard_table:danger_fit=60,...`` (the same with other weights: see
+:data:`agents.heuristic.WEIGHT_PRESETS`), ``ppo`` (the shipped policy of the table it
+plays) / ``ppo:PATH``,
 ``pimc`` / ``pimc:k=64,rollout=greedy`` (a search agent: see :mod:`agents.pimc`) and
 whatever :func:`register_agent` adds.
 
@@ -15,7 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.base import Agent, RandomAgent
-from agents.heuristic import CompiledPolicyAgent, DiscardTableAgent, GreedyAgent
+from agents.heuristic import (
+    CompiledPolicyAgent,
+    DiscardTableAgent,
+    GreedyAgent,
+    weighted_discard_table,
+)
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -88,6 +96,7 @@ def _pimc_agent(settings: str = "", seed: int = 0, **kw) -> Agent:
     return make_pimc(settings, seed=seed, **kw)
 
 
+register_agent("discard_table", weighted_discard_table, prefix=True)
 register_agent("ppo", _ppo_agent)
 register_agent("ppo", _ppo_agent, prefix=True)
 register_agent("pimc", _pimc_agent)

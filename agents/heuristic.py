@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents import policies
 from agents.base import Agent
 from agents.policies import (
     NUM_WEIGHTS,
@@ -17,6 +18,90 @@ from agents.policies import (
     act_batch,
     default_weights,
 )
+
+#: the names of the weights (``danger_fit`` for ``W_DANGER_FIT``), in index order
+WEIGHT_NAMES: tuple[str, ...] = tuple(
+    name[2:].lower()
+    for name, index in sorted(
+        ((n, v) for n, v in vars(policies).items() if n.startswith("W_") and isinstance(v, int)),
+        key=lambda item: item[1],
+    )
+)
+
+#: ``discard_table`` with other weights: players of the same family and about the same
+#: strength that no training run meets, so an evaluation against them tells learning from
+#: tuning to discard_table itself (docs/STRATEGIES.md measures them)
+WEIGHT_PRESETS: dict[str, dict[str, float]] = {
+    # discards that could feed the opponents cost three times as much, piles are taken
+    # only with three useful cards and kept small late, going out needs an even margin
+    "cautious": {
+        "danger_fit": 80,
+        "danger_pile_pair": 60,
+        "danger_known": 90,
+        "danger_open": 12,
+        "take_pile_useful": 3,
+        "pile_max_late": 5,
+        "go_out_margin": 0,
+        "threat_hand": 7,
+    },
+    # sheds high-value junk first and barely minds what it feeds the opponents, keeps
+    # piles small, values cards of closed canastas twice as much, adds wilds earlier
+    "thrifty": {
+        "danger_fit": 10,
+        "danger_pile_pair": 8,
+        "danger_known": 15,
+        "take_pile_useful": 3,
+        "pile_max_late": 5,
+        "go_out_margin": 0,
+        "closed_rank": 400,
+        "value_discard": 3.0,
+        "wild_add_min_size": 4,
+    },
+}
+
+
+def weights_from(spec: dict[str, float]) -> np.ndarray:
+    """The default weights with ``spec``'s entries (``danger_fit`` or ``W_DANGER_FIT``)
+    replaced; an unknown name raises ValueError listing the known ones."""
+    w = default_weights()
+    for key, value in spec.items():
+        name = key[2:].lower() if key.upper().startswith("W_") else key.lower()
+        if name not in WEIGHT_NAMES:
+            raise ValueError(f"unknown weight {key!r}; known: {', '.join(WEIGHT_NAMES)}")
+        try:
+            w[WEIGHT_NAMES.index(name)] = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"weight {key!r} must be a number, got {value!r}") from None
+    return w
+
+
+def parse_weight_spec(spec: str) -> dict[str, float]:
+    """``cautious`` (a preset), ``danger_fit=60,go_out_margin=0`` or both
+    (``cautious,go_out_margin=20``: the preset, then the changes) as a weight dict."""
+    out: dict[str, float] = {}
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        if "=" not in part:
+            if part not in WEIGHT_PRESETS:
+                raise ValueError(
+                    f"unknown weight preset {part!r}; presets: {', '.join(WEIGHT_PRESETS)}, "
+                    f"or name=value with a weight of: {', '.join(WEIGHT_NAMES)}"
+                )
+            out.update(WEIGHT_PRESETS[part])
+            continue
+        key, value = (t.strip() for t in part.split("=", 1))
+        try:
+            out[key] = float(value)
+        except ValueError:
+            raise ValueError(f"weight {key!r} must be a number, got {value!r}") from None
+    if not out:
+        raise ValueError(
+            f"empty weight settings {spec!r}: give a preset ({', '.join(WEIGHT_PRESETS)}) "
+            "or name=value pairs"
+        )
+    weights_from(out)  # unknown names fail here, before any agent exists
+    return out
 
 
 class CompiledPolicyAgent(Agent):
@@ -33,10 +118,7 @@ class CompiledPolicyAgent(Agent):
         super().__init__(seed)
         w = default_weights()
         if isinstance(weights, dict):
-            from agents import policies
-
-            for key, value in weights.items():
-                w[getattr(policies, key if key.startswith("W_") else f"W_{key.upper()}")] = value
+            w = weights_from(weights)
         elif weights is not None:
             weights = np.asarray(weights, np.float64)
             if weights.shape != (NUM_WEIGHTS,):
@@ -82,3 +164,11 @@ class DiscardTableAgent(CompiledPolicyAgent):
 
     name = "discard_table"
     policy_kind = POLICY_DISCARD_TABLE
+
+
+def weighted_discard_table(spec: str, seed: int = 0) -> DiscardTableAgent:
+    """``discard_table:cautious``, ``discard_table:danger_fit=60,go_out_margin=0``:
+    discard_table with other weights (:func:`parse_weight_spec`), named by its spec."""
+    agent = DiscardTableAgent(seed=seed, weights=parse_weight_spec(spec))
+    agent.name = f"discard_table:{spec}"
+    return agent

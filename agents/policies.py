@@ -103,12 +103,22 @@ from burako_env.core.params import (
 from burako_env.core.rng import randint
 
 
+def kernel_modules(folder: Path) -> list[Path]:
+    """The modules of ``folder`` that define numba kernels. A kernel's machine code depends
+    only on numba-typed globals (kernels, constants, arrays), which live in these modules
+    and in the core; the others (agent classes, the network, policy files) cannot change
+    it, so editing them leaves the compiled kernels cached
+    (``tests/test_numba_cache.py`` checks that kernel modules import nothing else)."""
+    return [p for p in sorted(folder.glob("*.py")) if "njit" in p.read_text(encoding="utf-8")]
+
+
 def _install_dependency_cache_locator() -> None:
     """Make numba's on-disk cache of the kernels in ``agents/`` depend on the sources they
     call: numba only checks a cached function's own file, so a kernel here would keep
     running stale core rules (or stale policies) after an edit elsewhere. The stamp of a
     function in this folder becomes its own file's hash plus a hash of every
-    ``burako_env/core`` and ``agents`` source. The entries live in the core's cache folder
+    ``burako_env/core`` source and of the ``agents`` modules that define kernels
+    (:func:`kernel_modules`). The entries live in the core's cache folder
     (``NUMBA_CACHE_DIR`` or the one ``burako_env.core.nb`` picks), so that one folder holds
     every kernel: an empty one is a cold start. Private numba API: skipped if it moved."""
     try:
@@ -128,7 +138,7 @@ def _install_dependency_cache_locator() -> None:
     here = Path(__file__).resolve().parent
     core = Path(__file__).resolve().parent.parent / "burako_env" / "core"
     digest = hashlib.sha256()
-    for path in sorted(core.glob("*.py")) + sorted(here.glob("*.py")):
+    for path in sorted(core.glob("*.py")) + kernel_modules(here):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     deps = digest.hexdigest()

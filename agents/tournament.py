@@ -9,7 +9,8 @@
 Every pairing (A, B) plays the same deals twice, once with A's team on seats 0, 2, ...
 and once with B's there, so each side plays each seat equally often and the luck of the
 deal cancels. Per pairing: A's win rate (ties count half) with a 95% Wilson interval and
-the mean score margin; per agent: an OpenSkill (Plackett-Luce) rating.
+the mean score margin; per agent: an Elo rating, the Bradley-Terry fit of every
+pairing's counts (:func:`bradley_terry`).
 
 Pairings of compiled policies (:meth:`agents.base.Agent.compiled_policy`) play whole
 games inside one numba kernel (:func:`play_kernel`: observe for the acting seat, call its
@@ -155,7 +156,7 @@ class TournamentResult:
     seed: int
     episode: str
     pairings: list[PairingResult]
-    ratings: dict[str, dict[str, float]]  # name -> mu, sigma, ordinal
+    ratings: dict[str, dict[str, float]]  # name -> elo, se, ordinal (bradley_terry)
     seconds: float
     hands_per_second: float
     meta: dict = field(default_factory=dict)
@@ -209,10 +210,13 @@ class TournamentResult:
                 f"{p.a + ' vs ' + p.b:<34} {p.hands:>7} {wlt:>17} {p.win_rate:>9.3f} "
                 f"{ci} {p.mean_margin:>+8.1f} ±{half:<5.1f}"
             )
-        lines += ["", f"{'agent':<20} {'mu':>7} {'sigma':>7} {'ordinal':>8}"]
+        width = max(20, *(len(n) for n in self.ratings))
+        lines += ["", f"{'agent':<{width}} {'elo':>7} {'± 95%':>7} {'ordinal':>8}"]
         for name in sorted(self.ratings, key=lambda n: -self.ratings[n]["ordinal"]):
             r = self.ratings[name]
-            lines.append(f"{name:<20} {r['mu']:>7.2f} {r['sigma']:>7.3f} {r['ordinal']:>8.2f}")
+            lines.append(
+                f"{name:<{width}} {r['elo']:>7.1f} {Z95 * r['se']:>7.1f} {r['ordinal']:>8.1f}"
+            )
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -241,9 +245,7 @@ class TournamentResult:
         cols = list(PairingResult.__dataclass_fields__)
         with open(path, "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
-            w.writerow(
-                ["variant", "num_players", "seed", *cols, "a_mu", "a_sigma", "b_mu", "b_sigma"]
-            )
+            w.writerow(["variant", "num_players", "seed", *cols, "a_elo", "a_se", "b_elo", "b_se"])
             for p in self.pairings:
                 d = asdict(p)
                 ra, rb = self.ratings[p.a], self.ratings[p.b]
@@ -253,10 +255,10 @@ class TournamentResult:
                         self.num_players,
                         self.seed,
                         *(d[c] for c in cols),
-                        ra["mu"],
-                        ra["sigma"],
-                        rb["mu"],
-                        rb["sigma"],
+                        ra["elo"],
+                        ra["se"],
+                        rb["elo"],
+                        rb["se"],
                     ]
                 )
 
@@ -761,7 +763,11 @@ def run_tournament(
                 compiled=res.compiled,
             )
         )
-    ratings = _openskill(names, pairs, results)
+    ratings = bradley_terry(
+        names,
+        pairs,
+        *(np.array([getattr(p, f) for p in pairing_results]) for f in ("wins", "losses", "ties")),
+    )
     total = hands * len(pairs)
     return TournamentResult(
         agents=names,
@@ -878,24 +884,55 @@ def _run_on_ray(
     }
 
 
-def _openskill(names, pairs, results) -> dict[str, dict[str, float]]:
-    """Plackett-Luce ratings from every game, the pairings' games interleaved in a fixed
-    order (game k of each pairing, then game k + 1, ...)."""
-    from openskill.models import PlackettLuce
+#: the Elo scale of the ratings: a lead of ELO_SCALE points is 10 to 1 odds
+ELO_SCALE = 400.0
+ELO_MEAN = 1500.0
+#: each pairing counts one drawn game more (half a win each way): a prior that keeps a
+#: side that won every game finite, and is negligible beside a real tournament's hands
+PRIOR_DRAWS = 1.0
 
-    model = PlackettLuce()
-    ratings = {n: model.rating(name=n) for n in names}
-    outcomes = [np.concatenate(results[pq].winner_side) for pq in pairs]
-    longest = max(len(o) for o in outcomes)
-    for k in range(longest):
-        for (i, j), out in zip(pairs, outcomes, strict=True):
-            if k >= len(out):
-                continue
-            w = out[k]
-            ranks = [0, 0] if w < 0 else ([0, 1] if w == 0 else [1, 0])
-            (ra,), (rb,) = model.rate([[ratings[names[i]]], [ratings[names[j]]]], ranks=ranks)
-            ratings[names[i]], ratings[names[j]] = ra, rb
+
+def bradley_terry(
+    names: list[str],
+    pairs: list[tuple[int, int]],
+    wins: np.ndarray,
+    losses: np.ndarray,
+    ties: np.ndarray,
+) -> dict[str, dict[str, float]]:
+    """Ratings on the Elo scale from the pairings' counts: the Bradley-Terry maximum
+    likelihood (Hunter 2004's MM iteration), a tie half a win each way, with standard
+    errors from the Fisher information (the ratings' mean held at ``ELO_MEAN``).
+
+    Pairing ``pairs[k] = (i, j)`` had ``wins[k]`` games won by i, ``losses[k]`` by j and
+    ``ties[k]`` tied. The counts alone decide, not the order of the games: an online
+    rating (OpenSkill's, used before) drifts with the last few hundred games, and once
+    put greedy above three agents that each beat it in 62% of 4,000 hands. Returns per
+    name ``elo``, ``se`` and ``ordinal`` (``elo - 3 se``, the table's order)."""
+    n = len(names)
+    won = np.zeros((n, n))  # won[i, j]: i's wins over j, ties and the prior half each
+    for (i, j), w, lost, t in zip(pairs, wins, losses, ties, strict=True):
+        half = 0.5 * (t + PRIOR_DRAWS)
+        won[i, j] += w + half
+        won[j, i] += lost + half
+    games = won + won.T
+    strength = np.ones(n)
+    for _ in range(100_000):
+        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
+        new = won.sum(axis=1) / denom
+        new /= np.exp(np.log(new).mean())
+        done = np.max(np.abs(np.log(new) - np.log(strength))) < 1e-12
+        strength = new
+        if done:
+            break
+    theta = np.log(strength)
+    q = strength[:, None] / (strength[:, None] + strength[None, :])
+    info = games * q * q.T  # the negated Hessian of the log likelihood in theta
+    hessian = np.diag(info.sum(axis=1)) - info
+    cov = np.linalg.pinv(hessian)  # theta's sum is fixed: the pseudo-inverse
+    unit = ELO_SCALE / math.log(10.0)
+    elo = ELO_MEAN + unit * (theta - theta.mean())
+    se = unit * np.sqrt(np.clip(np.diag(cov), 0.0, None))
     return {
-        n: {"mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())}
-        for n, r in ratings.items()
+        name: {"elo": float(elo[k]), "se": float(se[k]), "ordinal": float(elo[k] - 3 * se[k])}
+        for k, name in enumerate(names)
     }

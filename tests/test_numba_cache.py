@@ -38,13 +38,43 @@ def test_an_agents_kernel_is_stamped_with_the_sources_it_calls():
 
     digest = hashlib.sha256()
     core = sorted((ROOT / "burako_env" / "core").glob("*.py"))
-    for path in core + sorted((ROOT / "agents").glob("*.py")):
+    kernels = [ROOT / "agents" / f"{m}.py" for m in ("network", "pimc", "policies", "tournament")]
+    for path in core + kernels:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     for kernel in (tournament.play_kernel, pimc.search_kernel):
         locator = kernel._cache._impl._locator
         own, deps = locator.get_source_stamp()
         assert deps == digest.hexdigest()  # a policy or core edit changes every stamp
+
+
+def test_the_agents_kernel_modules_import_only_kernel_modules_and_classes():
+    """The stamp leaves out agents modules without kernels (an edit of the ppo agent
+    keeps the policies' machine code). That is exact while a kernel module takes from the
+    other agents modules only classes, which no kernel can read."""
+    import ast
+    import importlib
+
+    from agents.policies import kernel_modules
+
+    kernel_names = {p.stem for p in kernel_modules(ROOT / "agents")}
+    assert {"policies", "tournament", "pimc"} <= kernel_names
+    assert "ppo_agent" not in kernel_names and "heuristic" not in kernel_names
+    for stem in sorted(kernel_names):
+        tree = ast.parse((ROOT / "agents" / f"{stem}.py").read_text(encoding="utf-8"))
+        for node in tree.body:  # module level: what a kernel can see as a global
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agents"):
+                source = (node.module or "").split(".")[-1]
+                if source in kernel_names:
+                    continue
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    value = getattr(module, alias.name)
+                    assert isinstance(value, type), (
+                        f"agents/{stem}.py takes {alias.name} from agents/{source}.py, a "
+                        "module the kernels' cache stamp leaves out: move it to a kernel "
+                        "module or the core"
+                    )
 
 
 def test_a_cache_entry_is_saved_under_the_folder_lock(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 
 from agents import make_agent
 from agents.base import Agent
-from agents.tournament import TournamentResult, run_tournament, wilson
+from agents.tournament import TournamentResult, bradley_terry, run_tournament, wilson
 from burako_env.records import GameRecord, deal_game, read_records, replay, write_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,8 +47,12 @@ def test_every_pairing_is_played_with_seats_swapped(small):
         assert p.compiled
     assert small.pairing("greedy", "random").win_rate > 0.8
     assert set(small.ratings) == set(NAMES)
-    assert small.ratings["greedy"]["mu"] > small.ratings["random"]["mu"]
-    assert all(r["sigma"] > 0 for r in small.ratings.values())
+    assert small.ratings["greedy"]["elo"] > small.ratings["random"]["elo"]
+    assert all(r["se"] > 0 for r in small.ratings.values())
+    # the ratings are the pairings' counts, fitted: nothing else (no order of games) moves them
+    counts = [[getattr(p, f) for p in small.pairings] for f in ("wins", "losses", "ties")]
+    pairs = [(NAMES.index(p.a), NAMES.index(p.b)) for p in small.pairings]
+    assert small.ratings == bradley_terry(list(NAMES), pairs, *map(np.array, counts))
     m = small.win_matrix()
     assert np.isnan(np.diag(m)).all()
     np.testing.assert_allclose(m + m.T, np.where(np.eye(3, dtype=bool), np.nan, 1.0))
@@ -212,3 +216,50 @@ def test_match_episodes_are_recorded_and_replay(tmp_path):
     for r in recs:
         game = replay(r)
         assert max(game.match_scores[0]) >= 3000
+
+
+# the counts of a 4,000-hand tournament (seed 2026) whose OpenSkill table, updated game by
+# game, rated greedy first: it lost every pairing, 37.5% of its hands
+PRESET_NAMES = ["discard_table:cautious", "discard_table:thrifty", "discard_table", "greedy"]
+PRESET_PAIRS = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+PRESET_COUNTS = (
+    np.array([2011, 1987, 2491, 1952, 2486, 2496]),
+    np.array([1978, 2005, 1496, 2033, 1502, 1497]),
+    np.array([11, 8, 13, 15, 12, 7]),
+)
+
+
+def test_an_agent_that_loses_every_pairing_is_rated_last():
+    ratings = bradley_terry(PRESET_NAMES, PRESET_PAIRS, *PRESET_COUNTS)
+    order = sorted(ratings, key=lambda n: -ratings[n]["ordinal"])
+    assert order[-1] == "greedy"
+    # 62.5% of hands is about 89 Elo (400 log10(0.625 / 0.375))
+    assert 80 < ratings["discard_table"]["elo"] - ratings["greedy"]["elo"] < 100
+    assert np.mean([r["elo"] for r in ratings.values()]) == pytest.approx(1500.0)
+
+
+def test_the_ratings_are_the_maximum_likelihood_of_the_counts():
+    from agents.tournament import ELO_SCALE, PRIOR_DRAWS
+
+    ratings = bradley_terry(PRESET_NAMES, PRESET_PAIRS, *PRESET_COUNTS)
+    elo = np.array([ratings[n]["elo"] for n in PRESET_NAMES])
+    expected = np.zeros(4)
+    observed = np.zeros(4)
+    wins, losses, ties = PRESET_COUNTS
+    for k, (i, j) in enumerate(PRESET_PAIRS):
+        games = wins[k] + losses[k] + ties[k] + PRIOR_DRAWS
+        p = 1.0 / (1.0 + 10 ** (-(elo[i] - elo[j]) / ELO_SCALE))
+        expected[i] += games * p
+        expected[j] += games * (1 - p)
+        observed[i] += wins[k] + 0.5 * (ties[k] + PRIOR_DRAWS)
+        observed[j] += losses[k] + 0.5 * (ties[k] + PRIOR_DRAWS)
+    # the likelihood's stationary point: every agent's expected score is its real score
+    np.testing.assert_allclose(expected, observed, rtol=1e-9)
+
+
+def test_a_clean_sweep_gets_a_finite_rating_with_a_wide_interval():
+    ratings = bradley_terry(["a", "b"], [(0, 1)], np.array([10]), np.array([0]), np.array([0]))
+    gap = ratings["a"]["elo"] - ratings["b"]["elo"]
+    # 10 wins and the prior's half win each way: odds of 10.5 to 0.5
+    assert gap == pytest.approx(400 * np.log10(21.0))
+    assert ratings["a"]["se"] > 50

@@ -400,3 +400,40 @@ def test_policy_of_another_action_space_is_refused(tmp_path):
     data["spec"]["num_actions"] = NUM_ACTIONS
     save_file(data, tmp_path / "new.pt")
     load_network(tmp_path / "new.pt")
+
+
+def test_evaluate_plays_the_policy_files_own_table_and_its_unseen_opponents(capsys):
+    from agents.ppo_agent import pretrained_path
+    from training import evaluate
+
+    assert {"discard_table:cautious", "discard_table:thrifty"} <= set(evaluate.DEFAULT_OPPONENTS)
+    res = evaluate.evaluate_policy(pretrained_path(), ("random", "discard_table:thrifty"), hands=4)
+    assert set(res) == {"random", "discard_table:thrifty"}
+    assert all(r["hands"] == 4 and r["wins"] + r["losses"] + r["ties"] == 4 for r in res.values())
+    with pytest.raises(ValueError, match="trained for argentine, 4 players"):
+        evaluate.evaluate_policy(pretrained_path(), ("random",), hands=2, variant="italian")
+    import sys
+
+    argv = sys.argv
+    sys.argv = ["evaluate", "--policy", "no/such/policy.pt", "--hands", "2"]
+    try:
+        with pytest.raises(SystemExit) as exc:
+            evaluate.main()
+    finally:
+        sys.argv = argv
+    assert exc.value.code == 2 and "no/such/policy.pt" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant", ["argentine", "italian", "brazilian", "colombian"])
+def test_each_variant_has_a_hint_free_config_that_keeps_its_unseen_opponents_unseen(variant):
+    from agents.heuristic import WEIGHT_PRESETS
+    from training.config import shipped_configs
+
+    assert variant in shipped_configs()
+    cfg = load_config(variant)
+    assert cfg.env.variant == variant and cfg.name == variant
+    assert cfg.network.hint is None  # the shipped policies read the observation only
+    unseen = {f"discard_table:{p}" for p in WEIGHT_PRESETS}
+    met = set(cfg.league.heuristics) | {cfg.imitation.teacher}
+    assert not met & unseen  # neither league nor warm start plays them
+    assert set(cfg.eval.opponents) & unseen  # and the evaluations do

@@ -344,7 +344,7 @@ def _validate(cfg: TrainConfig) -> None:
     need(d.threads >= 1, "distributed.threads", "positive", d.threads)
     need(cfg.update_threads >= 1, "update_threads", "positive", cfg.update_threads)
     # names of agents: checked against the registry
-    from agents import agent_names, make_agent
+    from agents import make_agent
 
     for key, names in (
         ("league.heuristics", list(lg.heuristics)),
@@ -355,9 +355,9 @@ def _validate(cfg: TrainConfig) -> None:
             try:
                 agent = make_agent(name)
             except ValueError as exc:
-                raise ConfigError(
-                    f"config key {key!r}: unknown agent {name!r}; known: {', '.join(agent_names())}"
-                ) from exc
+                # the agent's own words: an unknown name lists the known ones, a bad
+                # setting (discard_table:danger_fit=x) names the setting
+                raise ConfigError(f"config key {key!r}: agent {name!r}: {exc}") from exc
             try:  # a learned agent needs a policy for the run's table (ppo: a shipped one)
                 agent.check_table(table)
             except ValueError as exc:

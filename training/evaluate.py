@@ -2,6 +2,8 @@
 
     .venv/bin/python -m training.evaluate --policy burako_env/data/ppo_argentine_4p.pt \
         --hands 2000 [--greedy] [--opponents random greedy discard_table] [--json out.json]
+    (the default opponents add discard_table:cautious and discard_table:thrifty, which no
+    training run meets: docs/STRATEGIES.md)
     .venv/bin/python -m training.evaluate --plot runs/<run> --out docs/img/curves.png
 
 Evaluation is :func:`agents.tournament.run_tournament`: every pairing plays the same
@@ -15,20 +17,38 @@ import argparse
 import json
 from pathlib import Path
 
+#: the heuristics, and two of discard_table's family that no training run plays (its
+#: league and warm start name none of them): what tells learning from tuning
+DEFAULT_OPPONENTS = (
+    "random",
+    "greedy",
+    "discard_table",
+    "discard_table:cautious",
+    "discard_table:thrifty",
+)
+
 
 def evaluate_policy(
     policy: str | Path | None = None,
-    opponents: tuple[str, ...] = ("random", "greedy", "discard_table"),
+    opponents: tuple[str, ...] = DEFAULT_OPPONENTS,
     hands: int = 2000,
     seed: int = 12345,
     greedy: bool = False,
-    variant: str = "argentine",
-    num_players: int = 4,
+    variant: str | None = None,
+    num_players: int | None = None,
 ) -> dict:
-    """Win rate (ties half), 95% Wilson interval and mean margin against each opponent."""
+    """Win rate (ties half), 95% Wilson interval and mean margin against each opponent,
+    on the table the policy file records (``variant`` / ``num_players`` None), or on the
+    one given (a policy of another table is refused, naming both); without ``policy``,
+    the shipped policy of that table (default: 4-player argentine)."""
     from agents.ppo_agent import PPOAgent
     from agents.tournament import run_tournament
 
+    if policy:
+        recorded = PPOAgent(policy).info["variant"]
+        variant = recorded.get("name", "argentine") if variant is None else variant
+        num_players = recorded.get("num_players") if num_players is None else num_players
+    variant = "argentine" if variant is None else variant
     out = {}
     for i, name in enumerate(opponents):
         agent = (
@@ -165,7 +185,9 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=12345)
     ap.add_argument("--greedy", action="store_true", help="most likely action, no sampling")
-    ap.add_argument("--opponents", nargs="+", default=["random", "greedy", "discard_table"])
+    ap.add_argument("--opponents", nargs="+", default=list(DEFAULT_OPPONENTS))
+    ap.add_argument("--variant", default=None, help="the table (default: the policy's own)")
+    ap.add_argument("--players", type=int, default=None, help="its player count")
     ap.add_argument("--json", default=None, help="write the results here")
     ap.add_argument("--plot", default=None, help="a run folder: plot its curves instead")
     ap.add_argument("--out", default="curves.png")
@@ -174,10 +196,21 @@ def main() -> None:
         plot_run(args.plot, args.out)
         print(f"wrote {args.out}")
         return
-    res = evaluate_policy(args.policy, tuple(args.opponents), args.hands, args.seed, args.greedy)
+    try:
+        res = evaluate_policy(
+            args.policy,
+            tuple(args.opponents),
+            args.hands,
+            args.seed,
+            args.greedy,
+            args.variant,
+            args.players,
+        )
+    except (ValueError, OSError) as exc:  # a bad policy file, table or opponent name
+        ap.error(str(exc))
     for name, r in res.items():
         print(
-            f"vs {name:<14} {r['hands']} hands  W-L-T {r['wins']}-{r['losses']}-{r['ties']}  "
+            f"vs {name:<22} {r['hands']} hands  W-L-T {r['wins']}-{r['losses']}-{r['ties']}  "
             f"win rate {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]  "
             f"margin {r['margin']:+.1f} ±{r['margin_ci']:.1f}  ({r['seconds']:.0f} s)"
         )

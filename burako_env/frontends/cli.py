@@ -376,8 +376,8 @@ def tournament(
     """Round-robin tournament between agents; prints the table of results.
 
     Every pairing plays the same deals twice, seats swapped: win rates with 95% intervals,
-    score margins and OpenSkill ratings. --save-games refuses an existing file unless
-    --force. With --ray the games are Ray tasks (--workers: the CPUs of a local Ray
+    score margins and Elo ratings (Bradley-Terry). --save-games refuses an existing file
+    unless --force. With --ray the games are Ray tasks (--workers: the CPUs of a local Ray
     instance); the results are the same (docs/SCALING.md).
     """
     if hands < 1:
@@ -714,10 +714,20 @@ def serve(
         pass
 
 
+def _shipped_train_configs() -> str:
+    """The names of configs/train/*.yaml, for the help (a glob: no training import)."""
+    from burako_env.variants import CONFIGS_DIR
+
+    return ", ".join(sorted(p.stem for p in (CONFIGS_DIR / "train").glob("*.yaml")))
+
+
 @app.command()
 def train(
     config: Annotated[
-        str, typer.Option(help="training config: a YAML path or a shipped name (default, tiny)")
+        str,
+        typer.Option(
+            help=f"training config: a YAML path or a shipped name ({_shipped_train_configs()})"
+        ),
     ] = "default",
     set_: Annotated[
         list[str] | None,
