@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from numba import njit
 from torch import nn
 from torch.nn import functional as F
 
-from agents.policies import act_batch
+from agents.policies import act_batch, legal_lists_kernel
 from burako_env.core.constants import (
     ADD_BASE,
     DISCARD_BASE,
@@ -67,6 +66,10 @@ HINT_GAIN = 3.0
 #: generator state of the hint policy's tie-breaks, the same for every decision
 HINT_RNG_STATE = np.array([0x9E3779B9, 0x243F6A88, 0xB7E15162, 0x7F4A7C15], np.int64)
 NUM_CARD_FEATURES = 10  # see BurakoNet._card_features
+#: with ``card_context``, per card type also: its run neighbours in the hand (one and two
+#: ranks away, same suit), and its rank's copies in the hand, the pile, the opponents'
+#: known cards and on their table (what discard_table's danger and usefulness read)
+NUM_CONTEXT_FEATURES = 6
 CARD_EMBED = 8
 NUM_RANK = 13
 WILD_CARD_IDS = torch.tensor([s * NUM_RANK + 1 for s in range(4)] + [NUM_CARD_TYPES - 1])
@@ -128,18 +131,6 @@ def meld_fits(r: torch.Tensor, team_row: torch.Tensor, fits: torch.Tensor) -> No
         fits.view(-1)[idx.reshape(-1)] = 1.0
 
 
-@njit(cache=True)
-def _lists_kernel(mask, ids, counts):
-    n, a = mask.shape
-    for i in range(n):
-        k = 0
-        for j in range(a):
-            if mask[i, j]:
-                ids[i, k] = j
-                k += 1
-        counts[i] = k
-
-
 def legal_lists(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The legal action ids of each row of a bool mask [N, A] as a padded int64 array
     [N, K] (K = the largest count; padding repeats the row's first id) and the counts."""
@@ -148,7 +139,7 @@ def legal_lists(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     counts = np.empty(n, np.int64)
     width = max(1, int(mask.sum(1).max())) if n else 1
     ids = np.zeros((n, width), np.int64)
-    _lists_kernel(mask, ids, counts)
+    legal_lists_kernel(mask, ids, counts)
     if (counts == 0).any():
         raise ValueError(f"rows without a legal action: {np.flatnonzero(counts == 0)[:10]}")
     ids = np.where(np.arange(width)[None, :] < counts[:, None], ids, ids[:, :1])
@@ -174,8 +165,11 @@ class BurakoNet(nn.Module):
         meld_dim: int = 32,
         card_features: bool = True,
         hint: str | None = None,
+        card_context: bool = False,
     ) -> None:
         super().__init__()
+        if card_context and not card_features:
+            raise ValueError("card_context extends the card features: it needs card_features")
         self.num_players = int(num_players)
         self.total_cards = int(total_cards)
         self.hparams = {
@@ -185,6 +179,9 @@ class BurakoNet(nn.Module):
             "card_features": bool(card_features),
             "hint": hint,
         }
+        if card_context:  # only when set: the files saved before it keep their spec
+            self.hparams["card_context"] = True
+        self.num_card_features = NUM_CARD_FEATURES + (NUM_CONTEXT_FEATURES if card_context else 0)
         self.hint_policy = hint_policy(hint)
         lay = obs_layout(self.num_players, self.total_cards)
         self.layout = lay
@@ -213,7 +210,7 @@ class BurakoNet(nn.Module):
             # per card type: its counts in view and whether it fits a meld of either team
             self.card_embed = nn.Parameter(torch.randn(NUM_CARD_TYPES, CARD_EMBED) * 0.1)
             self.card_enc = nn.Sequential(
-                layer_init(nn.Linear(NUM_CARD_FEATURES + CARD_EMBED, meld_dim)), nn.ReLU()
+                layer_init(nn.Linear(self.num_card_features + CARD_EMBED, meld_dim)), nn.ReLU()
             )
             self.card_ctx = layer_init(nn.Linear(hidden, meld_dim))
             self.card_discard = layer_init(nn.Linear(meld_dim, 1), std=0.01)
@@ -290,7 +287,7 @@ class BurakoNet(nn.Module):
     def _features(self, obs: torch.Tensor):
         """``(h [N, hidden], meld embeddings [U, d], their row ids [U], card features)``:
         the trunk's output, the meld rows in use (:meth:`_meld_rows`) and, with card
-        features, :meth:`_card_features` [53, N, NUM_CARD_FEATURES] (else None)."""
+        features, :meth:`_card_features` [53, N, num_card_features] (else None)."""
         lay = self.layout
         x = obs.float()
         hand = x[:, lay.hand : lay.hand + NUM_CARD_TYPES] * 0.5
@@ -332,7 +329,9 @@ class BurakoNet(nn.Module):
     def _card_features(self, x: torch.Tensor, fits: torch.Tensor) -> torch.Tensor:
         """Per card type: fits an own / opponents' meld, held, in the pile, on each
         team's table, known in the opponents' / the partner's hands, top of the pile,
-        copies seen; card-major [53, N, NUM_CARD_FEATURES]."""
+        copies seen; with ``card_context`` also its run neighbours in the hand and its
+        rank's copies in view (:data:`NUM_CONTEXT_FEATURES`); card-major [53, N,
+        num_card_features]."""
         lay, n, c = self.layout, x.shape[0], NUM_CARD_TYPES
         known = x[:, lay.known : lay.known + (self.num_players - 1) * c].reshape(n, -1, c)
         opp = known[:, 0::2].sum(1)  # seats viewer+1, +3, ...: the other team
@@ -353,18 +352,21 @@ class BurakoNet(nn.Module):
             x[:, lay.pile_top : lay.pile_top + c],
             seen * 0.5,
         ]
+        if self.hparams.get("card_context"):
+            feats += _rank_context(hand, pile, opp, table[:, 1])
         return torch.stack([f.t() for f in feats], dim=2)
 
     def _encode_cards(self, feats: torch.Tensor, card: torch.Tensor | None = None):
         """``card_enc`` of card features with the learned embedding of the card: of
-        every card type (``feats`` [53, N, NUM_CARD_FEATURES] -> [53, N, d]), or of rows
-        ``feats`` [E, NUM_CARD_FEATURES] of card types ``card`` [E] (-> [E, d]). The
+        every card type (``feats`` [53, N, F] -> [53, N, d]), or of rows ``feats`` [E, F]
+        of card types ``card`` [E] (-> [E, d]), F = ``num_card_features``. The
         layer is applied in two parts: the embedding's share (and the bias) once per
         card type, the features' share by a matmul."""
         lin = self.card_enc[0]
-        w = lin.weight  # [d, NUM_CARD_FEATURES + CARD_EMBED]
-        per_card = F.linear(self.card_embed, w[:, NUM_CARD_FEATURES:], lin.bias)  # [53, d]
-        wf = w[:, :NUM_CARD_FEATURES].t()
+        nf = self.num_card_features
+        w = lin.weight  # [d, nf + CARD_EMBED]
+        per_card = F.linear(self.card_embed, w[:, nf:], lin.bias)  # [53, d]
+        wf = w[:, :nf].t()
         if card is None:
             out = torch.baddbmm(per_card[:, None, :], feats, wf.expand(NUM_CARD_TYPES, -1, -1))
         else:
@@ -435,7 +437,7 @@ class BurakoNet(nn.Module):
             v = head.index_select(0, ri * nh + OPEN_GROUP_BASE + ci)
             if feats is not None:  # the card's own features, encoded again (cheaper
                 # than a gather from the pooled encodings, whose backward is dense)
-                f = feats.reshape(-1, NUM_CARD_FEATURES).index_select(0, ci * n + ri)
+                f = feats.reshape(-1, self.num_card_features).index_select(0, ci * n + ri)
                 z = self._encode_cards(f, ci)
                 z = F.relu(z + self.card_ctx(h).index_select(0, ri))
                 v = v + self.card_discard(z).squeeze(1)
@@ -544,7 +546,37 @@ class BurakoNet(nn.Module):
             meld_dim=spec["meld_dim"],
             card_features=spec.get("card_features", False),
             hint=spec.get("hint"),
+            card_context=spec.get("card_context", False),
         )
+
+
+def _rank_context(hand, pile, opp, opp_table) -> list[torch.Tensor]:
+    """The ``card_context`` features, each [N, 53] (the joker's column 0): how many of a
+    card's run neighbours the hand holds (one rank away, then two, in the order A 2 ... K
+    A: the ace next to both the 2 and the king, no run past it), and its rank's copies,
+    all suits, in the hand, the pile, the opponents' known cards and on their table."""
+    n = hand.shape[0]
+
+    def suited(v):  # [N, 53] -> [N, 4 suits, 13 ranks], the joker left out
+        return v[:, : 4 * NUM_RANK].reshape(n, 4, NUM_RANK)
+
+    def per_card(v):  # [N, 4, 13] -> [N, 53], the joker's column 0
+        return torch.cat([v.reshape(n, 4 * NUM_RANK), v.new_zeros(n, 1)], dim=1)
+
+    held = (suited(hand) > 0).float()
+    # the ranks in run order A 2 3 ... K A (the ace at both ends, no wrap past it),
+    # padded by two on each side
+    line = F.pad(torch.cat([held, held[:, :, :1]], dim=2), (2, 2))
+    near = []
+    for k in (1, 2):
+        ext = line[:, :, 2 + k : 16 + k] + line[:, :, 2 - k : 16 - k]  # [N, 4, 14]
+        ace = ext[:, :, :1] + ext[:, :, 13:]  # the ace's neighbours at both of its ends
+        near.append(per_card(torch.cat([ace, ext[:, :, 1:13]], dim=2) * 0.5))
+    ranks = [
+        per_card(suited(v).sum(1, keepdim=True).expand(-1, 4, -1) * scale)
+        for v, scale in ((hand, 0.25), (pile, 0.25), (opp, 0.5), (opp_table, 0.25))
+    ]
+    return near + ranks
 
 
 def hint_policy(name: str | None) -> tuple[int, np.ndarray] | None:

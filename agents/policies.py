@@ -1350,3 +1350,18 @@ def act_batch(
     kernel = act_serial if obs.shape[0] < 8 else act_kernel
     kernel(int(kind), obs, mask, tuple(int(v) for v in lay), rng, w, x, rows, out)
     return out
+
+
+@njit
+def legal_lists_kernel(mask, ids, counts):
+    """Row i's legal ids (``mask[i]`` true) into ``ids[i, :counts[i]]``: the network's
+    legal lists (:func:`agents.network.legal_lists`). Here, in a kernel module, so that
+    the network's module holds no kernel and its edits leave the compiled ones cached."""
+    n, a = mask.shape
+    for i in range(n):
+        k = 0
+        for j in range(a):
+            if mask[i, j]:
+                ids[i, k] = j
+                k += 1
+        counts[i] = k

@@ -264,7 +264,7 @@ def test_pretrained_policy_loads_and_acts():
         obs, mask, _ = env.step(a)
 
 
-@pytest.mark.parametrize("card_features", [True, False])
+@pytest.mark.parametrize("card_features", [True, False, "context"])
 def test_legal_only_logits_match_the_full_logits(card_features):
     """forward computes the logits of the listed ids only, kind by kind (draw / peek,
     openings, adds to a meld slot, discards): the same values and gradients as the dense
@@ -283,7 +283,13 @@ def test_legal_only_logits_match_the_full_logits(card_features):
     mask = np.concatenate(seen_mask)
     torch.manual_seed(0)
     net = BurakoNet(
-        4, env.variant.total_cards, hidden=32, encoder=16, meld_dim=8, card_features=card_features
+        4,
+        env.variant.total_cards,
+        hidden=32,
+        encoder=16,
+        meld_dim=8,
+        card_features=bool(card_features),
+        card_context=card_features == "context",
     )
     for p in net.parameters():  # the heads start near zero: make every term count
         p.data.normal_(0.0, 0.3)
@@ -437,3 +443,65 @@ def test_each_variant_has_a_hint_free_config_that_keeps_its_unseen_opponents_uns
     met = set(cfg.league.heuristics) | {cfg.imitation.teacher}
     assert not met & unseen  # neither league nor warm start plays them
     assert set(cfg.eval.opponents) & unseen  # and the evaluations do
+
+
+def test_card_context_reads_run_neighbours_and_rank_copies():
+    from agents.network import _rank_context
+
+    def cards(*pairs):  # (suit, rank index: 0 ace, 1 the 2, ..., 12 king) -> counts [1, 53]
+        v = torch.zeros(1, 53)
+        for suit, rank in pairs:
+            v[0, suit * 13 + rank] += 1
+        return v
+
+    hand = cards((0, 3), (0, 5), (0, 12), (1, 4), (1, 4))  # 4 and 6 of suit 0, its king, two 5s
+    pile = cards((2, 4), (3, 4))
+    opp = cards((3, 12))
+    table = cards((1, 12), (2, 12))
+    near1, near2, in_hand, in_pile, opp_known, opp_table = _rank_context(hand, pile, opp, table)
+    five = 0 * 13 + 4
+    assert near1[0, five] == 1.0  # the 4 and the 6 of its suit are held
+    assert near2[0, 0 * 13 + 1] == 0.5  # the 2 of suit 0: the 4 two ranks up (not the king)
+    assert near1[0, 0] == 0.5  # the ace neighbours the king
+    assert near1[0, 1 * 13 + 4] == 0.0  # suit 1's 5: no suit-1 neighbour held
+    assert in_hand[0, 2 * 13 + 4] == 0.5  # any 5: the two 5s of suit 1, times 0.25
+    assert in_pile[0, five] == 0.5 and opp_known[0, 12] == 0.5 and opp_table[0, 12] == 0.5
+    assert all(f[0, 52] == 0 for f in (near1, in_hand, in_pile))  # the joker has no rank
+
+
+def test_card_context_is_saved_in_the_spec_and_needs_card_features():
+    from training.config import ConfigError
+
+    net = BurakoNet(4, 108, hidden=16, encoder=8, meld_dim=8, card_context=True)
+    assert net.spec()["card_context"] is True
+    assert BurakoNet.from_spec(net.spec()).num_card_features == net.num_card_features
+    old = BurakoNet(4, 108, hidden=16, encoder=8, meld_dim=8).spec()
+    assert "card_context" not in old  # files saved before it read the same as ever
+    assert BurakoNet.from_spec(old).num_card_features == 10
+    with pytest.raises(ValueError, match="needs card_features"):
+        BurakoNet(4, 108, card_features=False, card_context=True)
+    with pytest.raises(ConfigError, match="network.card_context"):
+        load_config("tiny", ["network.card_features=false", "network.card_context=true"])
+
+
+def test_the_clone_accuracy_script_reports_every_kind_the_teacher_played():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "clone_accuracy.py"
+    spec = importlib.util.spec_from_file_location("clone_accuracy", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert list(module.action_kind(np.array([0, 1, 4, ADD_BASE, DISCARD_BASE]))) == [
+        "draw",
+        "take pile",
+        "peek / muerto",
+        "add",
+        "discard",
+    ]
+    res = module.clone_accuracy(
+        steps=4, test_steps=20, epochs=1, hidden=16, encoder=8, meld_dim=8, log=lambda line: None
+    )
+    assert 0.0 <= res["accuracy"] <= 1.0 and res["decisions"] > 0
+    assert {"draw", "discard"} <= set(res["by_kind"])
+    assert sum(share for share, _ in res["by_kind"].values()) == pytest.approx(1.0)

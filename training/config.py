@@ -57,6 +57,9 @@ class NetworkConfig:
     card_features: bool = True
     """Per-card-type features (fits an own / opponents' meld, counts in view) encoded
     card by card: pooled into the trunk, and a per-card term of the discard logits."""
+    card_context: bool = False
+    """With ``card_features``: also each card's run neighbours in the hand and its rank's
+    copies in the hand, the pile, the opponents' known cards and table (agents/network.py)."""
     hint: str | None = None
     """A compiled agent (``greedy``, ``discard_table``) whose choice the network reads as
     an input: the hinted action's logit gets a learned, state-dependent bonus, so the
@@ -296,6 +299,12 @@ def _validate(cfg: TrainConfig) -> None:
     for key in ("hidden", "encoder", "meld_dim"):
         v = getattr(cfg.network, key)
         need(v >= 2, f"network.{key}", "at least 2", v)
+    need(
+        cfg.network.card_features or not cfg.network.card_context,
+        "network.card_context",
+        "false unless network.card_features is true (it extends them)",
+        cfg.network.card_context,
+    )
     if cfg.network.hint is not None:
         from agents.network import hint_policy
 

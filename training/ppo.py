@@ -268,6 +268,7 @@ class Trainer:
             n.meld_dim,
             n.card_features,
             n.hint,
+            card_context=n.card_context,
         )
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(
