@@ -69,9 +69,12 @@ def weights_from(spec: dict[str, float]) -> np.ndarray:
         if name not in WEIGHT_NAMES:
             raise ValueError(f"unknown weight {key!r}; known: {', '.join(WEIGHT_NAMES)}")
         try:
-            w[WEIGHT_NAMES.index(name)] = float(value)
+            number = float(value)
         except (TypeError, ValueError):
-            raise ValueError(f"weight {key!r} must be a number, got {value!r}") from None
+            number = float("nan")
+        if not np.isfinite(number):
+            raise ValueError(f"weight {key!r} must be a finite number, got {value!r}")
+        w[WEIGHT_NAMES.index(name)] = number
     return w
 
 
@@ -94,7 +97,7 @@ def parse_weight_spec(spec: str) -> dict[str, float]:
         try:
             out[key] = float(value)
         except ValueError:
-            raise ValueError(f"weight {key!r} must be a number, got {value!r}") from None
+            raise ValueError(f"weight {key!r} must be a finite number, got {value!r}") from None
     if not out:
         raise ValueError(
             f"empty weight settings {spec!r}: give a preset ({', '.join(WEIGHT_PRESETS)}) "

@@ -47,7 +47,9 @@ def test_settings_after_a_preset_override_it():
     [
         ("reckless", ["unknown weight preset 'reckless'", "cautious", "danger_fit"]),
         ("danger_fits=3", ["unknown weight 'danger_fits'", "danger_fit"]),
-        ("danger_fit=high", ["weight 'danger_fit' must be a number", "'high'"]),
+        ("danger_fit=high", ["weight 'danger_fit' must be a finite number", "'high'"]),
+        ("go_out_margin=inf", ["weight 'go_out_margin' must be a finite number"]),
+        ("danger_fit=nan", ["weight 'danger_fit' must be a finite number"]),
         (",", ["empty weight settings", "cautious"]),
     ],
 )
