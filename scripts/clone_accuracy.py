@@ -21,34 +21,13 @@ import numpy as np
 import torch
 
 from agents.network import BurakoNet
-from burako_env.core.constants import (
-    ADD_BASE,
-    DISCARD_BASE,
-    DRAW_STOCK,
-    OPEN_GROUP_BASE,
-    OPEN_RUN_BASE,
-    OPEN_WILD_GROUP_BASE,
-    TAKE_PILE,
-)
+from burako_env.core.actions import decode_action
 from burako_env.envs.vector import VectorEnv
 
-KINDS = ("draw", "take pile", "peek / muerto", "open group", "open run", "open wild group")
-KINDS += ("add", "discard")
 
-
-def action_kind(actions: np.ndarray) -> np.ndarray:
-    """The kind (a name of KINDS) of each action id."""
-    a = np.asarray(actions)
-    conditions = [
-        a == DRAW_STOCK,
-        a == TAKE_PILE,
-        a < OPEN_GROUP_BASE,
-        a < OPEN_RUN_BASE,
-        a < OPEN_WILD_GROUP_BASE,
-        a < ADD_BASE,
-        a < DISCARD_BASE,
-    ]
-    return np.select(conditions, KINDS[:-1], KINDS[-1])
+def action_kinds(actions: np.ndarray) -> np.ndarray:
+    """The kind of each action id (:func:`burako_env.core.actions.decode_action`)."""
+    return np.array([decode_action(int(a)).kind for a in actions])
 
 
 def clone_accuracy(
@@ -111,12 +90,11 @@ def clone_accuracy(
             correct[rows] = logits.argmax(1).numpy() == pick
             choice[rows] = valid.sum(1).numpy() > 1
             taken[rows] = legal.numpy()[np.arange(len(rows)), pick]
-    kinds = action_kind(taken)
+    kinds = action_kinds(taken)
     by_kind = {}
-    for kind in KINDS:
+    for kind in sorted(set(kinds[choice]), key=lambda k: taken[kinds == k].min()):
         sel = choice & (kinds == kind)
-        if sel.any():
-            by_kind[kind] = (float(sel.sum() / choice.sum()), float(correct[sel].mean()))
+        by_kind[kind] = (float(sel.sum() / choice.sum()), float(correct[sel].mean()))
     return {
         "train": stats,
         "accuracy": float(correct[choice].mean()),

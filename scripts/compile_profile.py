@@ -25,18 +25,10 @@ def profile() -> dict:
     t0 = time.process_time()
     from numba.core import event
 
-    from agents.tournament import run_tournament
+    from burako_env.frontends.warmup import _job_tournament
 
     with event.install_recorder("numba:compile") as recorder:
-        run_tournament(
-            ["random", "greedy", "discard_table"],
-            "argentine",
-            num_players=4,
-            hands_per_pairing=2,
-            seed=0,
-            workers=1,
-            progress=False,
-        )
+        _job_tournament()  # warmup's job for the heuristic tournament
     cpu = time.process_time() - t0
     starts: dict = {}
     compiles = []

@@ -492,13 +492,8 @@ def test_the_clone_accuracy_script_reports_every_kind_the_teacher_played():
     spec = importlib.util.spec_from_file_location("clone_accuracy", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert list(module.action_kind(np.array([0, 1, 4, ADD_BASE, DISCARD_BASE]))) == [
-        "draw",
-        "take pile",
-        "peek / muerto",
-        "add",
-        "discard",
-    ]
+    kinds = module.action_kinds(np.array([0, 1, ADD_BASE, DISCARD_BASE]))
+    assert list(kinds) == ["draw", "take_pile", "add", "discard"]  # decode_action's names
     res = module.clone_accuracy(
         steps=4, test_steps=20, epochs=1, hidden=16, encoder=8, meld_dim=8, log=lambda line: None
     )

@@ -715,10 +715,11 @@ def serve(
 
 
 def _shipped_train_configs() -> str:
-    """The names of configs/train/*.yaml, for the help (a glob: no training import)."""
-    from burako_env.variants import CONFIGS_DIR
+    """The shipped training configs' names, for the help (training.config is light: no
+    torch)."""
+    from training.config import shipped_configs
 
-    return ", ".join(sorted(p.stem for p in (CONFIGS_DIR / "train").glob("*.yaml")))
+    return ", ".join(shipped_configs())
 
 
 @app.command()
