@@ -46,7 +46,7 @@ from agents.policy_file import check_policy_table, load_network
 PRETRAINED = "ppo_argentine_4p.pt"
 #: a shipped policy's file name in ``burako_env/data``: ``ppo_<variant>_<players>p.pt``
 SHIPPED_NAME = re.compile(r"^ppo_(?P<variant>.+)_(?P<players>\d+)p\.pt$")
-#: the training config a new table's policy starts from (docs/TRAINING.md)
+#: the training config a table's policy starts from when its variant has none of its own
 TRAIN_CONFIG = "configs/train/default.yaml"
 
 
@@ -78,6 +78,31 @@ def _describe_shipped(found: dict[tuple[str, int], Path]) -> str:
     return "; ".join(f"{v}, {n} players ({p.name})" for (v, n), p in sorted(found.items()))
 
 
+def train_command(variant: str, num_players: int) -> str:
+    """The ``burako train`` command line that trains a policy for a table: the variant's
+    own shipped config (``configs/train/<variant>.yaml``) where there is one, else the
+    default config pointed at the table."""
+    import yaml
+
+    from burako_env.variants import CONFIGS_DIR
+
+    own = CONFIGS_DIR / "train" / f"{variant}.yaml"
+    if own.is_file():
+        env = (yaml.safe_load(own.read_text(encoding="utf-8")) or {}).get("env") or {}
+        own_count = env.get("num_players")
+        if own_count is None:
+            from burako_env.variants import load_variant
+
+            own_count = load_variant(variant).num_players
+        if int(own_count) == int(num_players):
+            return f"burako train --config {variant}"
+        return f"burako train --config {variant} --set env.num_players={num_players}"
+    return (
+        f"burako train --config {TRAIN_CONFIG} --set env.variant={variant} "
+        f"--set env.num_players={num_players}"
+    )
+
+
 def shipped_policy(variant="argentine", num_players: int | None = None) -> Path:
     """The shipped policy file of ``variant`` (a name or a
     :class:`~burako_env.variants.Variant`) at ``num_players`` (None: the variant's own
@@ -97,8 +122,7 @@ def shipped_policy(variant="argentine", num_players: int | None = None) -> Path:
     if path is None:
         raise ValueError(
             f"no shipped PPO policy for {name}, {num_players} players; shipped: "
-            f"{_describe_shipped(found)}. Train one with `burako train --config "
-            f"{TRAIN_CONFIG} --set env.variant={name} --set env.num_players={num_players}` "
+            f"{_describe_shipped(found)}. Train one with `{train_command(name, num_players)}` "
             f"and play it as ppo:runs/<run>/policy.pt (or ship it as "
             f"burako_env/data/ppo_{name}_{num_players}p.pt), or pick another agent"
         )

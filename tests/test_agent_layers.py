@@ -113,10 +113,24 @@ def test_shipped_policy_finds_the_argentine_file_and_names_what_ships():
     assert "no shipped PPO policy for italian, 4 players" in text
     if pretrained_path().is_file():
         assert "argentine, 4 players (ppo_argentine_4p.pt)" in text
-    assert "burako train --config configs/train/default.yaml" in text
-    assert "--set env.variant=italian --set env.num_players=4" in text
-    with pytest.raises(ValueError, match="argentine, 2 players"):
+    assert "Train one with `burako train --config italian`" in text  # its own config
+    with pytest.raises(ValueError, match="argentine, 2 players") as info:
         shipped_policy("argentine", 2)
+    assert "`burako train --config argentine --set env.num_players=2`" in str(info.value)
+
+
+def test_the_train_command_names_a_variants_own_config_or_the_default():
+    from agents.ppo_agent import train_command
+
+    assert train_command("colombian", 4) == "burako train --config colombian"
+    assert train_command("brazilian", 2) == (
+        "burako train --config brazilian --set env.num_players=2"
+    )
+    # a house-rule variant has no config of its own: the default one, pointed at it
+    assert train_command("my_rules", 6) == (
+        "burako train --config configs/train/default.yaml --set env.variant=my_rules "
+        "--set env.num_players=6"
+    )
 
 
 @SHIPPED
@@ -153,7 +167,7 @@ def test_ppo_refuses_a_table_without_a_shipped_policy():
     def says_none_ships(exc_info) -> None:
         text = str(exc_info.value)
         assert "no shipped PPO policy for italian, 4 players" in text, text
-        assert "--set env.variant=italian" in text and "burako train --config" in text
+        assert "`burako train --config italian`" in text
 
     with pytest.raises(ValueError) as info:
         make_agent("ppo", variant="italian", num_players=4)
