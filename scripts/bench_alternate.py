@@ -3,7 +3,9 @@
     .venv/bin/python scripts/bench_alternate.py OLD_TREE NEW_TREE [--rounds 5]
 
 Each round runs ``bench_core`` (random legal play of whole hands inside one compiled
-kernel) in a fresh process for the first tree, then for the second, with that tree first
+kernel; ``--job tournament``: a greedy against discard_table tournament pairing, whole
+hands inside the tournament's kernel, ``scripts/bench_agents.py``) in a fresh process for
+the first tree, then for the second, with that tree first
 on ``PYTHONPATH`` (a git worktree of an older commit, say). Alternating and taking the
 median of each side keeps the machine's noise out of the ratio (docs/BENCHMARKS.md). Each
 tree compiles into its own numba cache before the rounds begin.
@@ -27,10 +29,23 @@ r = bench_core({variant!r}, {players}, batch_size={batch}, threads={threads},
 print("RESULT " + json.dumps(r))
 """
 
+TOURNAMENT_SNIPPET = """
+import json, sys
+sys.path.insert(0, "scripts")
+from bench_agents import bench_tournament
+r = bench_tournament({variant!r}, {players}, hands={games}, workers={threads}, repeats=1,
+                     seed={seed})
+r["games_per_s"] = r["hands_per_second"]
+r["steps_per_s"] = float("nan")  # the tournament does not count its steps
+r["steps_per_game"] = float("nan")
+print("RESULT " + json.dumps(r))
+"""
+
 
 def run(tree: Path, args: argparse.Namespace) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
-    code = SNIPPET.format(
+    snippet = TOURNAMENT_SNIPPET if args.job == "tournament" else SNIPPET
+    code = snippet.format(
         variant=args.variant, players=args.players, batch=args.batch, threads=args.threads,
         games=args.games, seed=args.seed,
     )  # fmt: skip
@@ -51,6 +66,10 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=4000, help="games per measurement")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--job", choices=["core", "tournament"], default="core",
+        help="core: bench_core's random playout; tournament: greedy vs discard_table",
+    )  # fmt: skip
     args = ap.parse_args()
     trees = [t.resolve() for t in args.trees]
     for t in trees:  # compile (or load) each tree's kernels outside the measured rounds
