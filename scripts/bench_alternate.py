@@ -83,22 +83,24 @@ def main() -> None:
             hands[i].append(r["games_per_s"])
             steps[i].append(r["steps_per_s"])
             per_hand[i] = r["steps_per_game"]
-            print(
-                f"round {k + 1} {t.name}: {r['games_per_s']:,.0f} hands/s, "
-                f"{r['steps_per_s']:,.0f} steps/s",
-                flush=True,
-            )
+            extra = "" if args.job == "tournament" else f", {r['steps_per_s']:,.0f} steps/s"
+            print(f"round {k + 1} {t.name}: {r['games_per_s']:,.0f} hands/s{extra}", flush=True)
     h = [statistics.median(r) for r in hands]
     s = [statistics.median(r) for r in steps]
-    print(
-        f"{args.variant} {args.players}p, batch {args.batch}, {args.threads} threads, "
-        f"{args.games} hands x {args.rounds} rounds (medians):\n"
-        f"  {trees[0].name}: {h[0]:,.0f} hands/s, {s[0]:,.0f} steps/s, "
-        f"{per_hand[0]:.1f} steps/hand\n"
-        f"  {trees[1].name}: {h[1]:,.0f} hands/s, {s[1]:,.0f} steps/s, "
-        f"{per_hand[1]:.1f} steps/hand\n"
-        f"  ratio new/old: hands/s {h[1] / h[0]:.3f}, steps/s {s[1] / s[0]:.3f}"
-    )
+    setting = f"batch {args.batch}, " if args.job == "core" else "greedy vs discard_table, "
+    lines = [
+        f"{args.job}: {args.variant} {args.players}p, {setting}{args.threads} threads, "
+        f"{args.games} hands x {args.rounds} rounds (medians):"
+    ]
+    for i, t in enumerate(trees):
+        extra = "" if args.job == "tournament" else (
+            f", {s[i]:,.0f} steps/s, {per_hand[i]:.1f} steps/hand"
+        )  # fmt: skip
+        lines.append(f"  {t.name}: {h[i]:,.0f} hands/s{extra}")
+    lines.append(f"  ratio new/old: hands/s {h[1] / h[0]:.3f}")
+    if args.job == "core":
+        lines[-1] += f", steps/s {s[1] / s[0]:.3f}"
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":
