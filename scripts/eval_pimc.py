@@ -18,7 +18,9 @@ A long evaluation can be cut into chunks that survive an interruption:
 plays 200-hand pairings on seeds ``seed, seed + 1, ...`` and appends each finished chunk
 to the log; run the same command again and it plays only the chunks the log lacks. The
 printed row pools the chunks (W-L-T summed, the margin's standard error from the chunks'
-own).
+own). ``--report`` plays nothing: it prints one markdown row per agent and opponent in the
+log, every chunk of theirs pooled (docs/STRATEGIES.md's table; the log of its evaluation
+is ``docs/results/pimc-chunks.jsonl``).
 """
 
 from __future__ import annotations
@@ -119,13 +121,8 @@ def evaluate_chunked(args, opponent: str) -> dict:
     """Play ``args.hands`` in chunks, appending each to ``args.log``; resume from it."""
     done: dict[int, dict] = {}
     if os.path.exists(args.log):
-        with open(args.log, encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    r = json.loads(line)
-                    key = (r["agent_spec"], r["opponent_spec"], r["variant"], r["players"])
-                    if key == (args.agent, opponent, args.variant, args.players):
-                        done[r["seed"]] = r
+        key = (args.agent, opponent, args.variant, args.players)
+        done = {r["seed"]: r for r in read_log(args.log).get(key, [])}
     chunks = math.ceil(args.hands / args.chunk)
     for i in range(chunks):
         seed = args.seed + i
@@ -147,6 +144,36 @@ def evaluate_chunked(args, opponent: str) -> dict:
     return pool([done[args.seed + i] for i in range(chunks)])
 
 
+def read_log(path: str) -> dict[tuple, list[dict]]:
+    """The log's chunks by (agent, opponent, variant, players), in the order played."""
+    runs: dict[tuple, list[dict]] = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                r = json.loads(line)
+                key = (r["agent_spec"], r["opponent_spec"], r["variant"], r["players"])
+                runs.setdefault(key, []).append(r)
+    return runs
+
+
+def report(path: str) -> str:
+    """Markdown rows of every pairing in the log, its chunks pooled."""
+    lines = [
+        "| agent | opponent | hands | W-L-T | win rate | 95% CI | margin | CPU ms / decision |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for (agent, opponent, variant, players), rows in read_log(path).items():
+        r = pool(rows)
+        lo, hi = r["ci"]
+        lines.append(
+            f"| `{agent}` | {opponent} ({variant} {players}p) | {r['hands']:,} | "
+            f"{r['wins']}-{r['losses']}-{r['ties']} | {r['win_rate']:.3f} | "
+            f"[{lo:.3f}, {hi:.3f}] | {r['margin']:+.1f} ± {r['margin_ci95']:.1f} | "
+            f"{r['cpu_ms_per_decision']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--agent", default="pimc:budget_ms=0")
@@ -158,7 +185,15 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="write the rows as JSON here")
     ap.add_argument("--chunk", type=int, default=0, help="hands per chunk (0: one pairing)")
     ap.add_argument("--log", default="pimc-chunks.jsonl", help="the chunks' log (with --chunk)")
+    ap.add_argument(
+        "--report", action="store_true", help="print the log's pooled rows and play nothing"
+    )
     args = ap.parse_args()
+    if args.report:
+        if not os.path.isfile(args.log):
+            ap.error(f"--report: no log at {args.log} (name it with --log)")
+        print(report(args.log))
+        return
     if args.chunk < 0 or args.hands < 1:
         ap.error("--hands must be at least 1 and --chunk at least 0")
     rows = []

@@ -230,3 +230,49 @@ def test_cli_bot_names_with_settings():
     assert (
         res.exit_code == 2 and "error:" in res.output and "k must be a whole number" in (res.output)
     )
+
+
+# ---------------------------------------------------------------- the evaluation's log
+def _eval_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "eval_pimc.py"
+    spec = importlib.util.spec_from_file_location("eval_pimc", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_evaluation_log_pools_its_chunks(tmp_path):
+    """scripts/eval_pimc.py keeps docs/STRATEGIES.md's evaluation in chunks: the pooled row
+    sums the counts and weights the margins and times by hands and decisions."""
+    import json
+
+    script = _eval_script()
+
+    def chunk(seed, wins, losses, ties, margin, ms, decisions, opponent="greedy"):
+        hands = wins + losses + ties
+        return dict(
+            agent_spec="pimc:budget_ms=0", opponent_spec=opponent, variant="argentine",
+            players=4, seed=seed, agent="pimc", opponent=opponent, hands=hands, wins=wins,
+            losses=losses, ties=ties, win_rate=(wins + 0.5 * ties) / hands, ci=[0, 1],
+            margin=margin, margin_ci95=10.0, decisions=decisions, searched=decisions // 2,
+            deviations=1, budget_hits=0, ms_per_decision=ms, ms_per_searched=2 * ms,
+            cpu_ms_per_decision=ms, max_ms=3 * ms, decisions_per_s=1000.0 / ms, wall_s=1.0,
+        )  # fmt: skip
+
+    log = tmp_path / "chunks.jsonl"
+    rows = [chunk(1, 150, 48, 2, 300.0, 50.0, 1000), chunk(2, 100, 100, 0, 0.0, 60.0, 3000)]
+    rows.append(chunk(1, 130, 70, 0, 100.0, 40.0, 900, opponent="discard_table"))
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    runs = script.read_log(str(log))
+    assert sorted(k[1] for k in runs) == ["discard_table", "greedy"]
+    pooled = script.pool(runs[("pimc:budget_ms=0", "greedy", "argentine", 4)])
+    assert (pooled["hands"], pooled["wins"], pooled["losses"], pooled["ties"]) == (400, 250, 148, 2)
+    assert pooled["win_rate"] == pytest.approx(251 / 400)
+    assert pooled["margin"] == pytest.approx(150.0)
+    assert pooled["cpu_ms_per_decision"] == pytest.approx((50 * 1000 + 60 * 3000) / 4000)
+    table = script.report(str(log))
+    assert "| `pimc:budget_ms=0` | greedy (argentine 4p) | 400 | 250-148-2 | 0.627 |" in table
+    assert "| discard_table (argentine 4p) | 200 | 130-70-0 | 0.650 |" in table
