@@ -190,7 +190,10 @@ def search_kernel(
     space; ``obs``, ``x``, ``rows`` are per-slot policy work space."""
     team = viewer % 2
     n_cand = cands.shape[0]
-    for k in prange(det_words.shape[0]):
+    for k_ in prange(det_words.shape[0]):
+        # one type for the index in numba's serial typing and in the parallel
+        # body (int64, then uint64): every callee compiles once, unsigned
+        k = np.uint64(k_)
         determinize_into(src, b, viewer, params, dets, k, det_words[k])
         legal = np.empty(NUM_ACTIONS, np.int64)
         rng = np.empty(4, np.int64)

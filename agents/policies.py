@@ -1312,7 +1312,10 @@ def act_row(kind, obs, mask, lay, rng, w, x, rows, legal):
 @njit_parallel
 def act_kernel(kind, obs, mask, lay, rng, w, x, rows, out):
     """:func:`decide` for every row of a batch, from the boolean mask."""
-    for b in prange(obs.shape[0]):
+    for b_ in prange(obs.shape[0]):
+        # one type for the index in numba's serial typing and in the parallel
+        # body (int64, then uint64): every callee compiles once, unsigned
+        b = np.uint64(b_)
         legal = np.empty(NUM_ACTIONS, np.int64)
         out[b] = act_row(kind, obs[b], mask[b], lay, rng[b], w, x[b], rows[b], legal)
 

@@ -84,7 +84,10 @@ def play_kernel(
     ``agent_rng[b, p]`` is that seat's generator. With ``record``, ``actions[b, i]`` gets
     the i-th action of game b; ``n_actions[b]`` the count (-1 if max_steps cut it off).
     """
-    for b in prange(st.scalars.shape[0]):
+    for b_ in prange(st.scalars.shape[0]):
+        # one type for the index in numba's serial typing and in the parallel
+        # body (int64, then uint64): every callee compiles once, unsigned
+        b = np.uint64(b_)
         legal = np.empty(NUM_ACTIONS, np.int64)
         steps = 0
         n = legal_actions(st, b, params, st.legal[b])

@@ -240,12 +240,16 @@ def determinize_into(src, i, viewer, params, dst, j, seed_words):
 def determinize_kernel(src, src_index, viewers, params, dst, seed_words):
     """Slot k of ``dst`` becomes a determinization of game ``src_index[k]`` of ``src``
     for ``viewers[k]`` from ``seed_words[k]``, in parallel over k."""
-    for k in prange(dst.scalars.shape[0]):
+    for k_ in prange(dst.scalars.shape[0]):
+        # one type for the index in numba's serial typing and in the parallel
+        # body (int64, then uint64): every callee compiles once, unsigned
+        k = np.uint64(k_)
         determinize_into(src, src_index[k], viewers[k], params, dst, k, seed_words[k])
 
 
 @njit_parallel
 def copy_kernel(src, src_index, dst):
     """Slot k of ``dst`` becomes a copy of game ``src_index[k]`` of ``src``."""
-    for k in prange(dst.scalars.shape[0]):
+    for k_ in prange(dst.scalars.shape[0]):
+        k = np.uint64(k_)
         copy_game(src, src_index[k], dst, k)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from burako_env.core.constants import (
     ERR_OK,
     S_DONE,
@@ -27,7 +29,10 @@ def refresh_legal(st, b, params):
 @njit_parallel
 def reset_kernel(st, params, episode_match, which):
     """Deal a new episode in every game with ``which[b]``; refreshes the legal actions."""
-    for b in prange(st.scalars.shape[0]):
+    for b_ in prange(st.scalars.shape[0]):
+        # one type for the index in numba's serial typing and in the parallel
+        # body (int64, then uint64): every callee compiles once, unsigned
+        b = np.uint64(b_)
         if which[b]:
             reset_game(st, b, params, episode_match)
             refresh_legal(st, b, params)
@@ -37,7 +42,8 @@ def reset_kernel(st, params, episode_match, which):
 def step_kernel(st, params, actions, errors):
     """Apply ``actions[b]`` to each game (negative: skip). Illegal actions leave the game
     untouched and report their ERR_* code in ``errors``."""
-    for b in prange(st.scalars.shape[0]):
+    for b_ in prange(st.scalars.shape[0]):
+        b = np.uint64(b_)
         a = actions[b]
         if a < 0:
             errors[b] = ERR_OK
@@ -54,7 +60,8 @@ def step_autoreset_kernel(st, params, actions, errors, episode_match, ended, fin
     """:func:`step_kernel` for training: a game whose episode ends reports its result in
     ``ended[b]`` and ``final[b]`` (hand score 0, 1, match points 0, 1, winner) and is dealt
     a new episode at once, from its own generator."""
-    for b in prange(st.scalars.shape[0]):
+    for b_ in prange(st.scalars.shape[0]):
+        b = np.uint64(b_)
         ended[b] = False
         a = actions[b]
         err = action_error(st, b, a, params)
@@ -76,14 +83,16 @@ def step_autoreset_kernel(st, params, actions, errors, episode_match, ended, fin
 
 @njit_parallel
 def legal_kernel(st, params):
-    for b in prange(st.scalars.shape[0]):
+    for b_ in prange(st.scalars.shape[0]):
+        b = np.uint64(b_)
         refresh_legal(st, b, params)
 
 
 @njit_parallel
 def mask_kernel(st, mask):
     """The boolean mask [B, NUM_ACTIONS] from the cached legal actions."""
-    for b in prange(st.scalars.shape[0]):
+    for b_ in prange(st.scalars.shape[0]):
+        b = np.uint64(b_)
         row = mask[b]
         row[:] = False
         for i in range(st.num_legal[b]):
@@ -93,7 +102,8 @@ def mask_kernel(st, mask):
 @njit_parallel
 def observe_kernel(st, params, viewers, lay, out):
     """Observation of ``viewers[b]`` (-1: the player to act) for each game."""
-    for b in prange(st.scalars.shape[0]):
+    for b_ in prange(st.scalars.shape[0]):
+        b = np.uint64(b_)
         v = viewers[b]
         if v < 0:
             v = st.scalars[b, S_PLAYER]
@@ -104,7 +114,8 @@ def observe_kernel(st, params, viewers, lay, out):
 def random_playout_kernel(st, params, agent_rng, episode_match, episodes, max_steps, stats):
     """Uniformly random legal play, entirely compiled: each game slot plays ``episodes``
     episodes. ``stats[b]`` gets episodes, steps, hands ended, games hitting max_steps."""
-    for b in prange(st.scalars.shape[0]):
+    for b_ in prange(st.scalars.shape[0]):
+        b = np.uint64(b_)
         done_eps = 0
         steps = 0
         hands = 0

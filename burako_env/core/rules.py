@@ -417,9 +417,11 @@ def search_meld(st, b, a, params):
         add_basic_error(st, b, a, params)
         slot = (a - ADD_BASE) // NUM_CARD_TYPES
         c = (a - ADD_BASE) % NUM_CARD_TYPES
-        return _completable_after(st, b, p, params, c, -1, -1, st.scratch[b, ROW_NEW], slot)
+        return _completable_after(
+            st, b, p, params, c, np.int64(-1), np.int64(-1), st.scratch[b, ROW_NEW], slot
+        )
     _, u0, u1, u2 = open_basic_error(st, b, a, params)
-    return _completable_after(st, b, p, params, u0, u1, u2, st.scratch[b, ROW_NEW], -1)
+    return _completable_after(st, b, p, params, u0, u1, u2, st.scratch[b, ROW_NEW], np.int64(-1))
 
 
 @njit_inline
@@ -868,6 +870,10 @@ def _meld_candidates(st, b, params, out, n):
     return n
 
 
+# Callers of the large functions here (enumeration, search_meld, action_error, end_hand,
+# deal_hand, _take_muerto, _completable_after) pass
+# their constant arguments as np.int64 / np.bool_: numba compiles a function once per
+# literal value it is called with, so a literal 0 or True compiled these bodies again.
 @njit
 def _enumerate_melds(st, b, params, out, n, stop_at_first):
     """Append the legal open / add / keep-wilds actions to ``out``; returns the new count.
@@ -929,9 +935,9 @@ def _enumerate_discards(st, b, params, out, n, lifted):
 def is_stuck(st, b, params):
     """True when no meld and no discard is legal: never-stuck then lifts the restrictions."""
     buf = np.empty(NUM_ACTIONS, np.int16)  # a rare path: only for a restricted discard
-    n = _enumerate_melds(st, b, params, buf, 0, True)
+    n = _enumerate_melds(st, b, params, buf, np.int64(0), np.bool_(True))
     if n == 0:
-        n = _enumerate_discards(st, b, params, buf, 0, False)
+        n = _enumerate_discards(st, b, params, buf, np.int64(0), np.bool_(False))
     return n == 0
 
 
@@ -949,15 +955,15 @@ def legal_actions(st, b, params, out):
     if phase == PHASE_DRAW:
         out[n] = DRAW_STOCK
         n += 1
-        if action_error(st, b, TAKE_PILE, params) == ERR_OK:
+        if action_error(st, b, np.int64(TAKE_PILE), params) == ERR_OK:
             out[n] = TAKE_PILE
             n += 1
         return n
-    n = _enumerate_melds(st, b, params, out, 0, False)
+    n = _enumerate_melds(st, b, params, out, np.int64(0), np.bool_(False))
     n_before = n
-    n = _enumerate_discards(st, b, params, out, n, False)
+    n = _enumerate_discards(st, b, params, out, n, np.bool_(False))
     if n == 0 and n_before == 0:
-        n = _enumerate_discards(st, b, params, out, 0, True)
+        n = _enumerate_discards(st, b, params, out, np.int64(0), np.bool_(True))
     return n
 
 
@@ -1102,9 +1108,9 @@ def _after_meld(st, b, p, params):
         return
     t = p % 2
     if next_muerto(st, b, t, params) >= 0:
-        _take_muerto(st, b, p, params, HOW_DIRECT)
+        _take_muerto(st, b, p, params, np.int64(HOW_DIRECT))
     else:
-        end_hand(st, b, params, END_WENT_OUT, t)
+        end_hand(st, b, params, np.int64(END_WENT_OUT), t)
 
 
 @njit
@@ -1131,14 +1137,14 @@ def _discard(st, b, c, params):
     s[S_TURN] += 1
     if hand_size(st, b, p) == 0:
         if next_muerto(st, b, t, params) >= 0:
-            _take_muerto(st, b, p, params, HOW_INDIRECT)
+            _take_muerto(st, b, p, params, np.int64(HOW_INDIRECT))
         else:
-            end_hand(st, b, params, END_WENT_OUT, t)
+            end_hand(st, b, params, np.int64(END_WENT_OUT), t)
             return
     if s[S_LAST_TURN]:
-        end_hand(st, b, params, END_STOCK, -1)
+        end_hand(st, b, params, np.int64(END_STOCK), np.int64(-1))
     elif s[S_TURN] >= params[P_MAX_TURNS]:
-        end_hand(st, b, params, END_MAX_TURNS, -1)
+        end_hand(st, b, params, np.int64(END_MAX_TURNS), np.int64(-1))
     else:
         begin_turn(st, b, (p + 1) % params[P_NUM_PLAYERS], params)
 
@@ -1185,7 +1191,7 @@ def apply_action(st, b, a, params):
     elif a == TAKE_MUERTO_KEEP_WILDS:
         for c in range(NUM_CARD_TYPES):
             st.known[b, p, c] = st.hands[b, p, c]  # the kept wilds are shown
-        _take_muerto(st, b, p, params, HOW_KEPT_WILDS)
+        _take_muerto(st, b, p, params, np.int64(HOW_KEPT_WILDS))
     elif a >= DISCARD_BASE:
         _discard(st, b, a - DISCARD_BASE, params)
     elif a >= ADD_BASE:
@@ -1217,7 +1223,7 @@ def reset_game(st, b, params, episode_match):
         s[i] = 0
     s[S_EPISODE_MATCH] = episode_match
     s[S_WINNER] = -1
-    deal_hand(st, b, params, 0)
+    deal_hand(st, b, params, np.int64(0))
     begin_turn(st, b, s[S_PLAYER], params)
     if s[S_PEEK_CARD] >= 0:
         s[S_PHASE] = PHASE_PEEK

@@ -194,7 +194,10 @@ def sweep_kernel(st, params, agent_rng, hands, meld_bias_permille, max_steps, co
     """Each game slot plays ``hands`` complete hands (episode: one hand), checking the
     invariants at every step and every hand's end; counts go to ``counters[b]``."""
     total = params[P_TOTAL_CARDS]
-    for b in prange(st.scalars.shape[0]):
+    for b_ in prange(st.scalars.shape[0]):
+        # one type for the index in numba's serial typing and in the parallel
+        # body (int64, then uint64): every callee compiles once, unsigned
+        b = np.uint64(b_)
         counts = np.zeros(NUM_CARD_TYPES, np.int64)
         c = counters[b]
         for _ in range(hands):
