@@ -46,8 +46,9 @@ from agents.policy_file import check_policy_table, load_network
 PRETRAINED = "ppo_argentine_4p.pt"
 #: a shipped policy's file name in ``burako_env/data``: ``ppo_<variant>_<players>p.pt``
 SHIPPED_NAME = re.compile(r"^ppo_(?P<variant>.+)_(?P<players>\d+)p\.pt$")
-#: the training config a table's policy starts from when its variant has none of its own
-TRAIN_CONFIG = "configs/train/default.yaml"
+#: the training config a table's policy starts from when its variant has none of its own:
+#: the shipped policy's hint-free recipe (docs/TRAINING.md)
+TRAIN_CONFIG = "argentine"
 
 
 def shipped_dir() -> Path:
@@ -81,7 +82,7 @@ def _describe_shipped(found: dict[tuple[str, int], Path]) -> str:
 def train_command(variant: str, num_players: int) -> str:
     """The ``burako train`` command line that trains a policy for a table: the variant's
     own shipped config (``configs/train/<variant>.yaml``) where there is one, else the
-    default config pointed at the table."""
+    shipped policy's recipe (:data:`TRAIN_CONFIG`) pointed at the table."""
     import yaml
 
     from burako_env.variants import CONFIGS_DIR

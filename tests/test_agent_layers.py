@@ -126,10 +126,9 @@ def test_the_train_command_names_a_variants_own_config_or_the_default():
     assert train_command("brazilian", 2) == (
         "burako train --config brazilian --set env.num_players=2"
     )
-    # a house-rule variant has no config of its own: the default one, pointed at it
+    # a house-rule variant has no config of its own: the argentine recipe, pointed at it
     assert train_command("my_rules", 6) == (
-        "burako train --config configs/train/default.yaml --set env.variant=my_rules "
-        "--set env.num_players=6"
+        "burako train --config argentine --set env.variant=my_rules --set env.num_players=6"
     )
 
 
