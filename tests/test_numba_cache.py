@@ -137,3 +137,33 @@ def test_a_fresh_cache_and_a_warm_one_play_the_same_game(tmp_path):
     assert len(fresh["actions"]) > 20
     assert warm["actions"] == fresh["actions"]
     assert warm["state"] == fresh["state"]
+
+
+def test_every_prange_loop_names_its_index_unsigned():
+    """Each ``prange`` loop of the kernels turns its index into ``np.uint64`` first: numba
+    types the loop as int64 and then builds the parallel body with uint64, and a callee
+    reached with both compiles twice (docs/BENCHMARKS.md, "Functions compiled twice")."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    loops = 0
+    for folder in ("burako_env", "agents", "training"):
+        for path in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not (
+                    isinstance(node, ast.For)
+                    and isinstance(node.iter, ast.Call)
+                    and getattr(node.iter.func, "id", None) == "prange"
+                ):
+                    continue
+                loops += 1
+                first = node.body[0]
+                where = f"{path.relative_to(root)}:{node.lineno}"
+                assert isinstance(first, ast.Assign), f"{where}: the loop starts otherwise"
+                call = first.value
+                assert (
+                    isinstance(call, ast.Call)
+                    and ast.unparse(call.func) == "np.uint64"
+                    and ast.unparse(call.args[0]) == node.target.id
+                ), f"{where}: {ast.unparse(first)!r} is not X = np.uint64({node.target.id})"
+    assert loops >= 12  # the kernels' loops were found
