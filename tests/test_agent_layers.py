@@ -162,6 +162,30 @@ def test_ppo_plays_the_shipped_file_on_4p_argentine_as_before():
     assert agent.checkpoint_path == str(pretrained_path())
 
 
+@pytest.mark.parametrize("table", sorted(shipped_policies()), ids=lambda t: f"{t[0]}_{t[1]}p")
+def test_every_shipped_policy_plays_a_legal_hand_at_its_table_only(table):
+    """Each shipped file, whatever its variant, plays a whole hand of legal moves on every
+    seat of its own table, needs no heuristic there (the shipped recipe is hint-free),
+    and refuses another variant's table naming both."""
+    variant, players = table
+    agent = make_agent("ppo", variant=variant, num_players=players, seed=1)
+    assert agent.checkpoint_path == str(shipped_policy(variant, players))
+    assert agent.net.hint_policy is None  # the observation alone: no heuristic at play
+    game = Game(variant, num_players=players, seed=7)
+    for _ in range(5000):
+        if game.is_over():
+            break
+        action = agent.act_game(game)
+        assert game.legal_action_mask()[0, action]
+        game.step_one(action)
+    assert game.is_over()
+    other = "italian" if variant != "italian" else "argentine"
+    fixed = PPOAgent(shipped_policy(variant, players), greedy=True)
+    with pytest.raises(ValueError) as info:
+        fixed.check_table(load_variant(other))
+    assert f"trained for {variant}" in str(info.value) and f"play {other}" in str(info.value)
+
+
 def test_ppo_refuses_a_table_without_a_shipped_policy():
     def says_none_ships(exc_info) -> None:
         text = str(exc_info.value)
