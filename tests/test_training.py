@@ -445,6 +445,22 @@ def test_each_variant_has_a_hint_free_config_that_keeps_its_unseen_opponents_uns
     assert set(cfg.eval.opponents) & unseen  # and the evaluations do
 
 
+def test_burako_train_runs_the_shipped_policys_recipe_by_default():
+    """With no --config, `burako train` runs argentine.yaml, the hint-free recipe that the
+    shipped 4-player argentine policy came from (docs/TRAINING.md, run F), within the
+    2-hour budget's 32 M env steps."""
+    import inspect
+
+    from burako_env.frontends.cli import train
+
+    default = inspect.signature(train).parameters["config"].default
+    assert default == "argentine"
+    cfg = load_config(default)
+    assert cfg.network.hint is None and cfg.network.card_context
+    assert (cfg.env.variant, cfg.env.num_players) == ("argentine", 4)
+    assert cfg.ppo.total_env_steps <= 32_000_000
+
+
 def test_card_context_reads_run_neighbours_and_rank_copies():
     from agents.network import _rank_context
 

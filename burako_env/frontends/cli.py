@@ -727,9 +727,10 @@ def train(
     config: Annotated[
         str,
         typer.Option(
-            help=f"training config: a YAML path or a shipped name ({_shipped_train_configs()})"
+            help=f"training config: a YAML path or a shipped name ({_shipped_train_configs()}); "
+            "the default, argentine, is the shipped policy's hint-free recipe"
         ),
-    ] = "default",
+    ] = "argentine",
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="override a config key, e.g. --set ppo.lr=1e-4 (repeatable)"),
