@@ -4,12 +4,13 @@
 
 Plays the main job's heuristic tournament (random, greedy, discard_table, 2 hands per
 pairing, one thread) with numba's compiler events recorded (``numba.core.event``), then
-prints the process's CPU seconds, the number of compilations and, for every function
-compiled more than once, how many signatures it got: each is a compilation of the
-function and of what it inlines. Run it with an empty cache (as above), or it reports
-what the cache already holds as not compiled. ``--out`` writes every compilation
-(function, argument types, inclusive seconds) as JSON. docs/BENCHMARKS.md ("Compile
-time") reads it.
+prints the process's CPU seconds, the number of compilations, the functions that cost
+most by exclusive seconds (their callees' compilations left out; of it, the time in
+LLVM) and, for every function compiled more than once, how many signatures it got: each
+is a compilation of the function and of what it inlines. Run it with an empty cache (as
+above), or it reports what the cache already holds as not compiled. ``--out`` writes
+every compilation (function, argument types, inclusive, exclusive and LLVM seconds) as
+JSON. docs/BENCHMARKS.md ("Compile time") reads it.
 """
 
 from __future__ import annotations
@@ -21,26 +22,56 @@ import time
 
 
 def profile() -> dict:
-    """Run the job under the recorder; the compilations, CPU seconds and signatures."""
+    """Run the job under the recorders; the compilations, CPU seconds and signatures.
+
+    Each compilation gets its inclusive seconds (the callees it compiled on the way
+    included), its exclusive seconds (without them) and the seconds of numba's LLVM lock
+    taken while it was the innermost compilation (optimising and emitting its code)."""
     t0 = time.process_time()
     from numba.core import event
 
     from burako_env.frontends.warmup import _job_tournament
 
-    with event.install_recorder("numba:compile") as recorder:
-        _job_tournament()  # warmup's job for the heuristic tournament
+    with event.install_recorder("numba:compile") as compiles_seen:
+        with event.install_recorder("numba:llvm_lock") as llvm_seen:
+            _job_tournament()  # warmup's job for the heuristic tournament
     cpu = time.process_time() - t0
-    starts: dict = {}
+    timeline = sorted(
+        [(stamp, 1, ev) for stamp, ev in compiles_seen.buffer]
+        + [(stamp, 0, ev) for stamp, ev in llvm_seen.buffer],
+        key=lambda item: item[0],
+    )
+    stack: list[dict] = []  # the open compilations, innermost last
+    llvm_start = None
     compiles = []
-    for stamp, ev in recorder.buffer:
-        func = ev.data["dispatcher"].py_func
-        key = (f"{func.__module__}.{func.__qualname__}", str(ev.data["args"]))
+    for stamp, is_compile, ev in timeline:
+        if not is_compile:
+            if ev.is_start:
+                llvm_start = stamp
+            elif llvm_start is not None:
+                if stack:
+                    stack[-1]["llvm_seconds"] += stamp - llvm_start
+                llvm_start = None
+            continue
         if ev.is_start:
-            starts[key] = stamp
-        else:
-            compiles.append(
-                {"function": key[0], "args": key[1], "seconds": stamp - starts.pop(key, stamp)}
+            func = ev.data["dispatcher"].py_func
+            stack.append(
+                {
+                    "function": f"{func.__module__}.{func.__qualname__}",
+                    "args": str(ev.data["args"]),
+                    "start": stamp,
+                    "children": 0.0,
+                    "llvm_seconds": 0.0,
+                }
             )
+        elif stack:
+            c = stack.pop()
+            seconds = stamp - c.pop("start")
+            c["seconds"] = seconds
+            c["exclusive_seconds"] = seconds - c.pop("children")
+            if stack:
+                stack[-1]["children"] += seconds
+            compiles.append(c)
     return {"cpu_seconds": cpu, "compiles": compiles}
 
 
@@ -57,6 +88,12 @@ def main() -> None:
     for name, n in counts.most_common():
         if n > 1:
             print(f"  {n} x {name}")
+    print("the largest by exclusive seconds (exclusive, of it LLVM, inclusive):")
+    for c in sorted(res["compiles"], key=lambda c: -c["exclusive_seconds"])[:12]:
+        print(
+            f"  {c['exclusive_seconds']:6.1f} {c['llvm_seconds']:6.1f} {c['seconds']:6.1f}  "
+            f"{c['function']}"
+        )
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(res, f, indent=1)
