@@ -132,6 +132,17 @@ def test_the_train_command_names_a_variants_own_config_or_the_default():
     )
 
 
+def _play_legal_hand(agent, game: Game, max_steps: int = 5000) -> None:
+    """``agent`` plays every seat of ``game`` to the end of the hand, each move legal."""
+    for _ in range(max_steps):
+        if game.is_over():
+            break
+        action = agent.act_game(game)
+        assert game.legal_action_mask()[0, action]
+        game.step_one(action)
+    assert game.is_over()
+
+
 @SHIPPED
 def test_ppo_plays_the_shipped_file_on_4p_argentine_as_before():
     """make_agent("ppo") on 4-player argentine is the shipped file played argmax: the
@@ -150,15 +161,8 @@ def test_ppo_plays_the_shipped_file_on_4p_argentine_as_before():
     assert by_name.checkpoint_path == str(pretrained_path())
     assert by_name.info["variant"]["name"] == "argentine"
 
-    game = Game("argentine", num_players=4, seed=5)
     agent = make_agent("ppo", seed=1)
-    for _ in range(2000):
-        if game.is_over():
-            break
-        action = agent.act_game(game)
-        assert game.legal_action_mask()[0, action]
-        game.step_one(action)
-    assert game.is_over()
+    _play_legal_hand(agent, Game("argentine", num_players=4, seed=5))
     assert agent.checkpoint_path == str(pretrained_path())
 
 
@@ -171,14 +175,7 @@ def test_every_shipped_policy_plays_a_legal_hand_at_its_table_only(table):
     agent = make_agent("ppo", variant=variant, num_players=players, seed=1)
     assert agent.checkpoint_path == str(shipped_policy(variant, players))
     assert agent.net.hint_policy is None  # the observation alone: no heuristic at play
-    game = Game(variant, num_players=players, seed=7)
-    for _ in range(5000):
-        if game.is_over():
-            break
-        action = agent.act_game(game)
-        assert game.legal_action_mask()[0, action]
-        game.step_one(action)
-    assert game.is_over()
+    _play_legal_hand(agent, Game(variant, num_players=players, seed=7))
     other = "italian" if variant != "italian" else "argentine"
     fixed = PPOAgent(shipped_policy(variant, players), greedy=True)
     with pytest.raises(ValueError) as info:

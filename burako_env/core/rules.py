@@ -870,10 +870,10 @@ def _meld_candidates(st, b, params, out, n):
     return n
 
 
-# Callers of the large functions here (enumeration, search_meld, action_error, end_hand,
-# deal_hand, _take_muerto, _completable_after) pass
-# their constant arguments as np.int64 / np.bool_: numba compiles a function once per
-# literal value it is called with, so a literal 0 or True compiled these bodies again.
+# Callers of the large functions (the enumeration, search_meld, action_error, end_hand,
+# deal_hand, _take_muerto, _completable_after) pass their constant arguments as np.int64 /
+# np.bool_: numba compiles a function once per literal value it is called with, so a
+# literal 0 or True compiled these bodies again (docs/BENCHMARKS.md, "Compile time").
 @njit
 def _enumerate_melds(st, b, params, out, n, stop_at_first):
     """Append the legal open / add / keep-wilds actions to ``out``; returns the new count.
