@@ -7,8 +7,9 @@ Each opponent plays ``--hands`` hands against the agent in a tournament pairing 
 deals twice, seats swapped), one thread. Prints, per opponent, the agent's W-L-T, win
 rate with its 95% Wilson interval, the mean margin, and the agent's decisions per second
 and milliseconds per decision (all decisions, and those it searched). The kernels are
-compiled (or loaded) before the clock starts. An opponent that cannot be built (say a
-``ppo`` policy trained for another engine) is reported and skipped.
+compiled (or loaded) before the clock starts, by one deal of the pairing played first.
+An opponent that cannot be built (say a ``ppo`` policy trained for another engine) is
+reported and skipped.
 
 A long evaluation can be cut into chunks that survive an interruption:
 
@@ -33,16 +34,26 @@ import time
 
 from agents import make_agent
 from agents.tournament import Z95, run_tournament, wilson
-from burako_env.core.game import Game
 
 
 def evaluate(agent_name: str, opponent: str, hands: int, seed: int, variant: str, players: int):
     agent = make_agent(agent_name, seed=seed)
     other = make_agent(opponent, seed=seed + 1)
-    warm = Game(variant, num_players=players, seed=1)
-    agent.act_game(warm)  # compile or load the search kernels before timing
+    # One deal played twice through the timed path compiles (or loads) every kernel that
+    # the pairing calls, the opponent's too, so that no compile lands in the timed hands
+    # on an empty cache (warming the search alone left the tournament's own kernels out).
+    run_tournament(
+        [agent, other],
+        variant,
+        num_players=players,
+        hands_per_pairing=2,
+        seed=seed,
+        workers=1,
+        progress=False,
+    )
     agent.reset_stats()
     agent.seed(seed)
+    other.seed(seed + 1)
     t0 = time.perf_counter()
     res = run_tournament(
         [agent, other],

@@ -276,3 +276,25 @@ def test_the_evaluation_log_pools_its_chunks(tmp_path):
     table = script.report(str(log))
     assert "| `pimc:budget_ms=0` | greedy (argentine 4p) | 400 | 250-148-2 | 0.627 |" in table
     assert "| discard_table (argentine 4p) | 200 | 130-70-0 | 0.650 |" in table
+
+
+def test_the_evaluation_counts_only_its_timed_hands():
+    """scripts/eval_pimc.py plays one deal before the clock so that no compile lands in the
+    first chunk's times: the row it reports is the pairing a fresh pair of agents plays on
+    the same seed, decision for decision (the warm-up neither counts nor moves the RNGs)."""
+    from agents.tournament import run_tournament
+
+    script = _eval_script()
+    spec, seed = "pimc:k=2,budget_ms=0", 11
+    row = script.evaluate(spec, "random", 2, seed, "argentine", 4)
+    agent, other = make_agent(spec, seed=seed), make_agent("random", seed=seed + 1)
+    res = run_tournament(
+        [agent, other], "argentine", num_players=4, hands_per_pairing=2, seed=seed,
+        workers=1, progress=False,
+    )  # fmt: skip
+    pairing = res.pairings[0]
+    assert (row["wins"], row["losses"], row["ties"]) == (
+        pairing.wins, pairing.losses, pairing.ties,
+    )  # fmt: skip
+    assert row["margin"] == pytest.approx(pairing.mean_margin)
+    assert row["decisions"] == agent.stats()["decisions"] > 0
