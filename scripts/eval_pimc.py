@@ -27,6 +27,7 @@ is ``docs/results/pimc-chunks.jsonl``).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -39,31 +40,19 @@ from agents.tournament import Z95, run_tournament, wilson
 def evaluate(agent_name: str, opponent: str, hands: int, seed: int, variant: str, players: int):
     agent = make_agent(agent_name, seed=seed)
     other = make_agent(opponent, seed=seed + 1)
+    pairing = functools.partial(
+        run_tournament, [agent, other], variant, num_players=players, seed=seed, workers=1,
+        progress=False,
+    )  # fmt: skip
     # One deal played twice through the timed path compiles (or loads) every kernel that
     # the pairing calls, the opponent's too, so that no compile lands in the timed hands
     # on an empty cache (warming the search alone left the tournament's own kernels out).
-    run_tournament(
-        [agent, other],
-        variant,
-        num_players=players,
-        hands_per_pairing=2,
-        seed=seed,
-        workers=1,
-        progress=False,
-    )
+    pairing(hands_per_pairing=2)
     agent.reset_stats()
     agent.seed(seed)
     other.seed(seed + 1)
     t0 = time.perf_counter()
-    res = run_tournament(
-        [agent, other],
-        variant,
-        num_players=players,
-        hands_per_pairing=hands,
-        seed=seed,
-        workers=1,
-        progress=False,
-    )
+    res = pairing(hands_per_pairing=hands)
     wall = time.perf_counter() - t0
     p = res.pairings[0]
     s = agent.stats()
