@@ -107,7 +107,7 @@ def play_kernel(
             ag = seat_agent[b, p]
             kind = kinds[ag]
             if kind != POLICY_RANDOM and n > 1:
-                observe_one(st, b, p, params, lay, obs[b])
+                observe_one(st, b, np.int64(p), params, lay, obs[b])
             a = decide(kind, obs[b], legal, n, lay, agent_rng[b, p], weights[ag], x[b], rows[b])
             if record:
                 if steps < actions.shape[1]:

@@ -4,8 +4,10 @@
 
 Each round runs ``bench_core`` (random legal play of whole hands inside one compiled
 kernel; ``--job tournament``: a greedy against discard_table tournament pairing, whole
-hands inside the tournament's kernel, ``scripts/bench_agents.py``) in a fresh process for
-the first tree, then for the second, with that tree first
+hands inside the tournament's kernel, ``scripts/bench_agents.py``; ``--job aec``: random
+legal play through the wrapped PettingZoo env, one game; ``--job vector``: ``VectorEnv``
+of ``--batch`` games stepped with random legal actions) in a fresh process for the first
+tree, then for the second, with that tree first
 on ``PYTHONPATH`` (a git worktree of an older commit, say). Alternating and taking the
 median of each side keeps the machine's noise out of the ratio (docs/BENCHMARKS.md). Each
 tree compiles into its own numba cache before the rounds begin.
@@ -42,12 +44,30 @@ print("RESULT " + json.dumps(r))
 """
 
 
+ENV_SNIPPET = """
+import json
+from burako_env.frontends.bench import bench_aec, bench_vector
+if {job!r} == "aec":
+    r = bench_aec(seconds={games} / 1000, variant={variant!r}, num_players={players},
+                  seed={seed})
+else:
+    r = bench_vector(num_envs={batch}, seconds={games} / 1000, variant={variant!r},
+                     num_players={players}, threads={threads}, seed={seed})
+# env steps, not hands: the columns keep their names
+r["games_per_s"] = r["steps_per_s"]
+r["steps_per_game"] = 1.0
+print("RESULT " + json.dumps(r))
+"""
+SNIPPETS = {"core": SNIPPET, "tournament": TOURNAMENT_SNIPPET, "aec": ENV_SNIPPET,
+            "vector": ENV_SNIPPET}  # fmt: skip
+
+
 def run(tree: Path, args: argparse.Namespace) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
-    snippet = TOURNAMENT_SNIPPET if args.job == "tournament" else SNIPPET
+    snippet = SNIPPETS[args.job]
     code = snippet.format(
         variant=args.variant, players=args.players, batch=args.batch, threads=args.threads,
-        games=args.games, seed=args.seed,
+        games=args.games, seed=args.seed, job=args.job,
     )  # fmt: skip
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd=tree, capture_output=True, text=True, check=True
@@ -63,17 +83,22 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--games", type=int, default=4000, help="games per measurement")
+    ap.add_argument(
+        "--games", type=int, default=4000,
+        help="games per measurement (aec, vector: milliseconds of stepping)",
+    )  # fmt: skip
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
-        "--job", choices=["core", "tournament"], default="core",
-        help="core: bench_core's random playout; tournament: greedy vs discard_table",
+        "--job", choices=sorted(SNIPPETS), default="core",
+        help="core: bench_core's random playout; tournament: greedy vs discard_table; "
+        "aec: the PettingZoo env; vector: VectorEnv (their figures are env steps/s)",
     )  # fmt: skip
     args = ap.parse_args()
     trees = [t.resolve() for t in args.trees]
     for t in trees:  # compile (or load) each tree's kernels outside the measured rounds
         run(t, argparse.Namespace(**{**vars(args), "games": 64}))
+    unit = "env steps/s" if args.job in ("aec", "vector") else "hands/s"
     hands: list[list[float]] = [[], []]
     steps: list[list[float]] = [[], []]
     per_hand = [0.0, 0.0]
@@ -83,21 +108,25 @@ def main() -> None:
             hands[i].append(r["games_per_s"])
             steps[i].append(r["steps_per_s"])
             per_hand[i] = r["steps_per_game"]
-            extra = "" if args.job == "tournament" else f", {r['steps_per_s']:,.0f} steps/s"
-            print(f"round {k + 1} {t.name}: {r['games_per_s']:,.0f} hands/s{extra}", flush=True)
+            extra = "" if args.job != "core" else f", {r['steps_per_s']:,.0f} steps/s"
+            print(f"round {k + 1} {t.name}: {r['games_per_s']:,.0f} {unit}{extra}", flush=True)
     h = [statistics.median(r) for r in hands]
     s = [statistics.median(r) for r in steps]
-    setting = f"batch {args.batch}, " if args.job == "core" else "greedy vs discard_table, "
+    setting = {
+        "core": f"batch {args.batch}, ", "tournament": "greedy vs discard_table, ",
+        "aec": "the wrapped AEC env, ", "vector": f"VectorEnv of {args.batch}, ",
+    }[args.job]  # fmt: skip
     lines = [
         f"{args.job}: {args.variant} {args.players}p, {setting}{args.threads} threads, "
-        f"{args.games} hands x {args.rounds} rounds (medians):"
+        f"{args.games} {'ms' if unit == 'env steps/s' else 'hands'} x {args.rounds} rounds "
+        "(medians):"
     ]
     for i, t in enumerate(trees):
-        extra = "" if args.job == "tournament" else (
+        extra = "" if args.job != "core" else (
             f", {s[i]:,.0f} steps/s, {per_hand[i]:.1f} steps/hand"
         )  # fmt: skip
-        lines.append(f"  {t.name}: {h[i]:,.0f} hands/s{extra}")
-    lines.append(f"  ratio new/old: hands/s {h[1] / h[0]:.3f}")
+        lines.append(f"  {t.name}: {h[i]:,.0f} {unit}{extra}")
+    lines.append(f"  ratio new/old: {unit} {h[1] / h[0]:.3f}")
     if args.job == "core":
         lines[-1] += f", steps/s {s[1] / s[0]:.3f}"
     print("\n".join(lines))

@@ -22,6 +22,8 @@ from burako_env.variants import load_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = pytest.mark.skipif(not pretrained_path().is_file(), reason="no pretrained policy")
+#: a table that no policy ships for (the shipped ones are 4-player): the refusals' example
+NONE_SHIPS = ("argentine", 2)
 
 
 # ------------------------------------------------------------------ agents never import training
@@ -108,15 +110,12 @@ def test_shipped_policy_finds_the_argentine_file_and_names_what_ships():
         assert shipped_policy(load_variant("argentine")) == pretrained_path()
         assert ("argentine", 4) in shipped_policies()
     with pytest.raises(ValueError) as info:
-        shipped_policy("italian", 4)
+        shipped_policy(*NONE_SHIPS)
     text = str(info.value)
-    assert "no shipped PPO policy for italian, 4 players" in text
+    assert "no shipped PPO policy for argentine, 2 players" in text
     if pretrained_path().is_file():
         assert "argentine, 4 players (ppo_argentine_4p.pt)" in text
-    assert "Train one with `burako train --config italian`" in text  # its own config
-    with pytest.raises(ValueError, match="argentine, 2 players") as info:
-        shipped_policy("argentine", 2)
-    assert "`burako train --config argentine --set env.num_players=2`" in str(info.value)
+    assert "Train one with `burako train --config argentine --set env.num_players=2`" in text
 
 
 def test_the_train_command_names_a_variants_own_config_or_the_default():
@@ -184,16 +183,18 @@ def test_every_shipped_policy_plays_a_legal_hand_at_its_table_only(table):
 
 
 def test_ppo_refuses_a_table_without_a_shipped_policy():
+    variant, players = NONE_SHIPS
+
     def says_none_ships(exc_info) -> None:
         text = str(exc_info.value)
-        assert "no shipped PPO policy for italian, 4 players" in text, text
-        assert "`burako train --config italian`" in text
+        assert "no shipped PPO policy for argentine, 2 players" in text, text
+        assert "`burako train --config argentine --set env.num_players=2`" in text
 
     with pytest.raises(ValueError) as info:
-        make_agent("ppo", variant="italian", num_players=4)
+        make_agent("ppo", variant=variant, num_players=players)
     says_none_ships(info)
     agent = make_agent("ppo")
-    game = Game("italian", num_players=4)
+    game = Game(variant, num_players=players)
     with pytest.raises(ValueError) as info:
         agent.check_table(game.variant)
     says_none_ships(info)
@@ -206,10 +207,10 @@ def test_ppo_refuses_a_table_without_a_shipped_policy():
     assert agent.net is None and agent.info == {}  # refused: nothing loaded, nothing bound
 
     result = CliRunner().invoke(
-        app, ["tournament", "ppo", "greedy", "--variant", "italian", "--hands", "2"]
+        app, ["tournament", "ppo", "greedy", "--variant", variant, "-p", "2", "--hands", "2"]
     )
     assert result.exit_code == 2, result.output
-    assert "error: agent 'ppo': no shipped PPO policy for italian, 4 players" in result.output
+    assert "error: agent 'ppo': no shipped PPO policy for argentine, 2 players" in result.output
 
 
 def _tiny_policy(variant, path: Path) -> Path:
@@ -272,10 +273,10 @@ def test_a_training_config_with_ppo_needs_a_shipped_policy_for_its_table():
 
     tiny = ROOT / "configs" / "train" / "tiny.yaml"
     with pytest.raises(ConfigError) as info:
-        load_config(tiny, ["env.variant=italian", "eval.opponents=[random, ppo]"])
+        load_config(tiny, ["env.num_players=2", "eval.opponents=[random, ppo]"])
     text = str(info.value)
     assert "'eval.opponents'" in text and "agent 'ppo' cannot play" in text, text
-    assert "no shipped PPO policy for italian, 4 players" in text, text
+    assert "no shipped PPO policy for argentine, 2 players" in text, text
     if pretrained_path().is_file():
         cfg = load_config(tiny, ["eval.opponents=[random, ppo]"])
         assert cfg.eval.opponents == ["random", "ppo"]

@@ -31,8 +31,8 @@ from burako_env.checks import (
     state_digest,
 )
 from burako_env.core.constants import MAX_MELDS, MF_SIZE
-from burako_env.core.game import Game
-from burako_env.core.state import states_equal
+from burako_env.core.game import Game, IllegalActionError
+from burako_env.core.state import states_equal, take_games
 from burako_env.variants import load_variant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -256,6 +256,58 @@ def test_same_seed_same_games():
         np.testing.assert_array_equal(a.observe(), b.observe())
     np.testing.assert_array_equal(a.hand_scores, b.hand_scores)
     np.testing.assert_array_equal(a.score_items, b.score_items)
+
+
+def test_the_one_game_kernel_plays_as_the_batch_kernel():
+    """A batch of one runs on the serial one-game kernel, a larger batch on the parallel
+    kernel: game 0 of each, dealt from one seed and given one action sequence (steps,
+    a checked illegal action, observations, the action errors), is the same game."""
+    one = Game("argentine", batch_size=1, seed=9)
+    three = Game("argentine", batch_size=3, seed=9)
+    rng = np.random.default_rng(1)
+    steps = 0
+    while not one.done[0]:
+        np.testing.assert_array_equal(one.legal_actions(), three.legal_actions(0))
+        np.testing.assert_array_equal(one.observe_one(1), three.observe_one(1, 0))
+        illegal = int(np.flatnonzero(~one.legal_action_mask()[0])[0])
+        assert one.action_error(illegal) == three.action_error(illegal, 0) != 0
+        legal = one.legal_actions()
+        a = int(legal[rng.integers(legal.size)])
+        # the other games play their first legal action; once over, they skip (-1)
+        others = [
+            int(three.legal_actions(b)[0]) if three.state.num_legal[b] else -1 for b in (1, 2)
+        ]
+        if steps % 2:
+            one.step(np.array([a]))
+            three.step(np.array([a, *others]))
+        else:
+            one.step_one(a)
+            three.step_one(a, 0)
+        steps += 1
+        assert states_equal(one.state, take_games(three.state, 0))
+    assert steps > 20
+    np.testing.assert_array_equal(one.hand_scores[0], three.hand_scores[0])
+
+
+def test_a_checked_batch_step_moves_no_game_when_one_action_is_illegal():
+    """Game.step checks the whole batch before any game moves: an illegal action in one
+    game raises naming that game, action and reason, and every game is left as it was;
+    unchecked, the illegal game reports its code and the others move."""
+    game = Game("argentine", batch_size=4, seed=2)
+    actions = np.array([int(game.legal_actions(b)[0]) for b in range(4)])
+    illegal = int(np.flatnonzero(~game.legal_action_mask()[2])[0])
+    actions[2] = illegal
+    before = game.snapshot()
+    with pytest.raises(IllegalActionError) as info:
+        game.step(actions)
+    assert info.value.game_index == 2 and info.value.action == illegal
+    assert info.value.code == game.action_error(illegal, 2) != 0
+    assert states_equal(before, game.state)
+    errors = game.step(actions, check=False)
+    assert errors[2] == info.value.code and (errors[[0, 1, 3]] == 0).all()
+    for b in (0, 1, 3):
+        assert not states_equal(take_games(before, b), take_games(game.state, b))
+    assert states_equal(take_games(before, 2), take_games(game.state, 2))
 
 
 def test_thread_count_does_not_change_games():

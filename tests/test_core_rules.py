@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from burako_env.cards import JOKER, NUM_CARD_TYPES, format_cards, is_wild, parse_cards
-from burako_env.core import kernels
 from burako_env.core.actions import (
     add_action,
     decode_action,
@@ -167,7 +166,7 @@ def refused(game: Game, action: int, code: int) -> None:
 
 def refresh(game: Game) -> None:
     """Recompute the legal actions after a test edits the state by hand."""
-    kernels.legal_kernel(game.state, game.params)
+    game.refresh_legal()
 
 
 def team_result(game: Game, team: int) -> TeamResult:

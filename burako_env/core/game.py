@@ -214,7 +214,18 @@ class Game:
         if seed is not None:
             seed = check_seed(seed)
             self.state.rng[which] = game_seeds(seed, self.batch_size)[which]
-        kernels.reset_kernel(self.state, self.params, self.episode_match, which)
+        if self.batch_size > 1:
+            kernels.reset_games(self.state, self.params, self.episode_match, which)
+        elif which[0]:  # a batch of one: the one-game kernel, no thread pool
+            self._one(kernels.GAME_RESET, 0)
+
+    def refresh_legal(self) -> None:
+        """Recompute every game's legal actions, after its state was edited by hand (a
+        position set up for a test or a scenario); stepping keeps them current itself."""
+        if self.batch_size > 1:
+            kernels.refresh_legal_games(self.state, self.params)
+        else:
+            self._one(kernels.GAME_LEGAL, 0)
 
     # ------------------------------------------------------------ queries
     @property
@@ -297,7 +308,7 @@ class Game:
         action = check_action(action)
         if not 0 <= action < NUM_ACTIONS:
             return ERR_OUT_OF_RANGE
-        return int(kernels.action_error_game(self.state, self.params, b, action))
+        return self._one(kernels.GAME_ACTION_ERROR, b, action)
 
     def why_illegal(self, action: int, b: int = 0) -> str | None:
         """None if legal, else the reason in words."""
@@ -322,12 +333,19 @@ class Game:
                 f"actions[{b}] is {actions[b]}: an action is an id 0..{NUM_ACTIONS - 1}, "
                 f"or {SKIP_ACTION} to skip the game"
             )
-        if check:
-            for b in np.flatnonzero(~negative):
-                code = self.action_error(actions[b], b)
-                if code != ERR_OK:
-                    raise IllegalActionError(actions[b], code, int(b))
-        kernels.step_kernel(self.state, self.params, actions, self._errors)
+        if self.batch_size == 1:  # the one-game kernel, no thread pool
+            a = int(actions[0])
+            code = self._one(kernels.GAME_STEP, 0, a) if a >= 0 else ERR_OK  # illegal: no move
+            if check and code != ERR_OK:
+                raise IllegalActionError(actions[0], code, 0)
+            self._errors[0] = code
+            return self._errors.copy()
+        if check:  # every game checked before any moves
+            kernels.check_games(self.state, self.params, actions, self._errors)
+            if self._errors.any():
+                b = int(np.flatnonzero(self._errors)[0])
+                raise IllegalActionError(actions[b], int(self._errors[b]), b)
+        kernels.step_games(self.state, self.params, actions, self._errors)
         return self._errors.copy()
 
     def step_one(self, action: int, b: int = 0) -> None:
@@ -336,7 +354,7 @@ class Game:
         action = check_action(action)
         if not 0 <= action < NUM_ACTIONS:
             raise IllegalActionError(action, ERR_OUT_OF_RANGE, b)
-        code = kernels.step_game(self.state, self.params, b, action)
+        code = self._one(kernels.GAME_STEP, b, action)
         if code != ERR_OK:
             raise IllegalActionError(action, code, b)
 
@@ -348,12 +366,30 @@ class Game:
             out = np.empty(self.layout.size, dtype=np.int16)
         else:
             check_buffer("out", out, (self.layout.size,), np.int16)
-        kernels.observe_game(self.state, self.params, b, player, self._lay, out)
+        self._one(kernels.GAME_OBSERVE, b, viewer=player, obs=out)
         return out
 
     def is_over(self, b: int = 0) -> bool:
         b = self._game_index(b)
         return bool(self.state.scalars[b, S_PHASE] == PHASE_OVER)
+
+    def _one(self, op: int, b: int, action: int = 0, viewer: int = 0, obs=kernels.NO_OBS) -> int:
+        """The one-game kernel's operation ``op`` (``kernels.GAME_*``) on game ``b``,
+        arguments checked by the caller; its ERR_* code."""
+        return int(
+            kernels.game_kernel(
+                self.state,
+                self.params,
+                op,
+                b,
+                action,
+                self.episode_match,
+                viewer,
+                self._lay,
+                obs,
+                kernels.NO_MASK,
+            )
+        )
 
     def _game_index(self, b) -> int:
         return check_index("b", b, self.batch_size, f"a batch of {self.batch_size} games")

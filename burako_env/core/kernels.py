@@ -1,4 +1,5 @@
-"""Batch kernels: every game of a batch in parallel (``prange``), no Python per game."""
+"""The core's kernels: every game of a batch in parallel (``prange``), no Python per game,
+and one game alone without the thread pool (a batch of one)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,26 @@ from burako_env.core.observe import observe_one
 from burako_env.core.rng import randint
 from burako_env.core.rules import action_error, apply_action, legal_actions, reset_game
 
+# One kernel per family. numba links a kernel's whole call tree into the kernel's own
+# machine code, so each kernel that reaches the rules compiles the rule set once more
+# (docs/BENCHMARKS.md, "Compile time"): the batch operations share one parallel kernel,
+# the one-game operations one serial kernel, each picking its operation by a number.
+#: what :func:`batch_kernel` does to every game
+BATCH_RESET = 0  # deal a new episode where which[b], refresh the legal actions
+BATCH_STEP = 1  # apply actions[b] if legal (negative: skip); its ERR_* code in errors[b]
+BATCH_STEP_AUTORESET = 2  # the same, dealing again a game whose episode ended
+BATCH_CHECK = 3  # only the ERR_* code of actions[b] (negative: ERR_OK), nothing moves
+BATCH_LEGAL = 4  # refresh the legal actions (a position set up by hand)
+#: what :func:`game_kernel` does to game ``b``
+GAME_STEP = 0  # apply ``a`` if legal, refresh the legal actions; returns its ERR_* code
+GAME_RESET = 1  # deal a new episode, refresh the legal actions
+GAME_ACTION_ERROR = 2  # only the ERR_* code of ``a``
+GAME_OBSERVE = 3  # the observation of ``viewer`` into ``obs``
+GAME_LEGAL = 4  # refresh the legal actions
+GAME_STEP_DECISION = 5  # GAME_STEP, then the next decision (obs of the player to act, mask)
+GAME_RESET_DECISION = 6  # GAME_RESET, then the first decision
+GAME_DECISION = 7  # the decision alone
+
 
 @njit
 def refresh_legal(st, b, params):
@@ -27,65 +48,99 @@ def refresh_legal(st, b, params):
 
 
 @njit_parallel
-def reset_kernel(st, params, episode_match, which):
-    """Deal a new episode in every game with ``which[b]``; refreshes the legal actions."""
+def batch_kernel(st, params, op, which, actions, errors, episode_match, ended, final):
+    """Operation ``op`` (BATCH_*) on every game of the batch in parallel. The arrays an
+    operation does not read may be empty: ``which`` (bool, RESET), ``actions`` and
+    ``errors`` (STEP, STEP_AUTORESET, CHECK), ``ended`` and ``final`` (STEP_AUTORESET:
+    a game whose episode ends reports ``ended[b]`` and ``final[b]``, hand score 0, 1,
+    match points 0, 1, winner, and is dealt a new episode at once, from its own
+    generator). Illegal actions leave their game untouched."""
     for b_ in prange(st.scalars.shape[0]):
         # one type for the index in numba's serial typing and in the parallel
         # body (int64, then uint64): every callee compiles once, unsigned
         b = np.uint64(b_)
-        if which[b]:
-            reset_game(st, b, params, episode_match)
+        if op == BATCH_RESET:
+            if which[b]:
+                reset_game(st, b, params, episode_match)
+                refresh_legal(st, b, params)
+            continue
+        if op == BATCH_LEGAL:
             refresh_legal(st, b, params)
-
-
-@njit_parallel
-def step_kernel(st, params, actions, errors):
-    """Apply ``actions[b]`` to each game (negative: skip). Illegal actions leave the game
-    untouched and report their ERR_* code in ``errors``."""
-    for b_ in prange(st.scalars.shape[0]):
-        b = np.uint64(b_)
+            continue
         a = actions[b]
-        if a < 0:
+        if op == BATCH_STEP_AUTORESET:
+            ended[b] = False
+        elif a < 0:  # STEP and CHECK skip a game; the autoreset step plays them all
             errors[b] = ERR_OK
             continue
         err = action_error(st, b, a, params)
         errors[b] = err
-        if err == ERR_OK:
-            apply_action(st, b, a, params)
-            refresh_legal(st, b, params)
-
-
-@njit_parallel
-def step_autoreset_kernel(st, params, actions, errors, episode_match, ended, final):
-    """:func:`step_kernel` for training: a game whose episode ends reports its result in
-    ``ended[b]`` and ``final[b]`` (hand score 0, 1, match points 0, 1, winner) and is dealt
-    a new episode at once, from its own generator."""
-    for b_ in prange(st.scalars.shape[0]):
-        b = np.uint64(b_)
-        ended[b] = False
-        a = actions[b]
-        err = action_error(st, b, a, params)
-        errors[b] = err
-        if err != ERR_OK:
+        if err != ERR_OK or op == BATCH_CHECK:
             continue
         apply_action(st, b, a, params)
-        s = st.scalars[b]
-        if s[S_DONE]:
-            ended[b] = True
-            final[b, 0] = s[S_HAND_SCORE0]
-            final[b, 1] = s[S_HAND_SCORE1]
-            final[b, 2] = s[S_MATCH0]
-            final[b, 3] = s[S_MATCH1]
-            final[b, 4] = s[S_WINNER]
-            reset_game(st, b, params, episode_match)
+        if op == BATCH_STEP_AUTORESET:
+            s = st.scalars[b]
+            if s[S_DONE]:
+                ended[b] = True
+                final[b, 0] = s[S_HAND_SCORE0]
+                final[b, 1] = s[S_HAND_SCORE1]
+                final[b, 2] = s[S_MATCH0]
+                final[b, 3] = s[S_MATCH1]
+                final[b, 4] = s[S_WINNER]
+                reset_game(st, b, params, episode_match)
         refresh_legal(st, b, params)
 
 
-@njit_parallel
-def legal_kernel(st, params):
-    for b_ in prange(st.scalars.shape[0]):
-        b = np.uint64(b_)
-        refresh_legal(st, b, params)
+# the arrays an operation does not read (never indexed: one shared empty array each)
+_NO_WHICH = np.zeros(0, np.bool_)
+_NO_ACTIONS = np.zeros(0, np.int64)
+_NO_ERRORS = np.zeros(0, np.int32)
+_NO_ENDED = np.zeros(0, np.bool_)
+_NO_FINAL = np.zeros((0, 5), np.int32)
+
+
+def reset_games(st, params, episode_match: int, which: np.ndarray) -> None:
+    """Deal a new episode in every game with ``which[b]``; refreshes the legal actions."""
+    batch_kernel(
+        st,
+        params,
+        BATCH_RESET,
+        which,
+        _NO_ACTIONS,
+        _NO_ERRORS,
+        episode_match,
+        _NO_ENDED,
+        _NO_FINAL,
+    )
+
+
+def step_games(st, params, actions: np.ndarray, errors: np.ndarray) -> None:
+    """Apply ``actions[b]`` to each game (negative: skip). Illegal actions leave the game
+    untouched and report their ERR_* code in ``errors``."""
+    batch_kernel(st, params, BATCH_STEP, _NO_WHICH, actions, errors, 0, _NO_ENDED, _NO_FINAL)
+
+
+def check_games(st, params, actions: np.ndarray, errors: np.ndarray) -> None:
+    """The ERR_* code of ``actions[b]`` in each game into ``errors`` (negative: ERR_OK);
+    no game moves."""
+    batch_kernel(st, params, BATCH_CHECK, _NO_WHICH, actions, errors, 0, _NO_ENDED, _NO_FINAL)
+
+
+def step_games_autoreset(st, params, actions, errors, episode_match: int, ended, final) -> None:
+    """:func:`step_games` for training: every game plays ``actions[b]``; a game whose
+    episode ends reports its result in ``ended[b]`` and ``final[b]`` (hand score 0, 1,
+    match points 0, 1, winner) and is dealt a new episode at once, from its own
+    generator."""
+    batch_kernel(
+        st, params, BATCH_STEP_AUTORESET, _NO_WHICH, actions, errors, episode_match, ended, final
+    )
+
+
+def refresh_legal_games(st, params) -> None:
+    """Recompute every game's legal actions (after a position was set up by hand)."""
+    batch_kernel(
+        st, params, BATCH_LEGAL, _NO_WHICH, _NO_ACTIONS, _NO_ERRORS, 0, _NO_ENDED, _NO_FINAL
+    )
 
 
 @njit_parallel
@@ -144,27 +199,46 @@ def random_playout_kernel(st, params, agent_rng, episode_match, episodes, max_st
 
 
 # ------------------------------------------------------------------ one game, no threads
-# A batch of one (the PettingZoo env) skips the thread pool: these run game ``b`` alone.
+# A batch of one (the PettingZoo env, burako play, the web table) skips the thread pool.
 @njit
-def step_game(st, params, b, a):
-    err = action_error(st, b, a, params)
-    if err == ERR_OK:
-        apply_action(st, b, a, params)
-        refresh_legal(st, b, params)
-    return err
-
-
-@njit
-def reset_game_one(st, params, b, episode_match):
-    reset_game(st, b, params, episode_match)
-    refresh_legal(st, b, params)
+def write_decision(st, params, b, lay, obs, mask):
+    """Observation of the player to act and the mask (int8) of game ``b``."""
+    for i in range(mask.shape[0]):
+        mask[i] = 0
+    for i in range(st.num_legal[b]):
+        mask[st.legal[b, i]] = 1
+    observe_one(st, b, np.int64(st.scalars[b, S_PLAYER]), params, lay, obs)
 
 
 @njit
-def observe_game(st, params, b, v, lay, out):
-    observe_one(st, b, v, params, lay, out)
+def game_kernel(st, params, op, b, a, episode_match, viewer, lay, obs, mask):
+    """Operation ``op`` (GAME_*) on game ``b`` alone; returns an ERR_* code (ERR_OK but
+    for an illegal ``a``). ``obs`` and ``mask`` may be empty where ``op`` writes no
+    observation; a decision writes the player to act's observation and mask (int8)."""
+    # the batch kernel's index type: the rule functions it reaches are the same
+    # compilations here (numba compiles a function once per argument types)
+    g = np.uint64(b)
+    if op == GAME_ACTION_ERROR:
+        return action_error(st, g, a, params)
+    if op == GAME_OBSERVE:
+        observe_one(st, g, viewer, params, lay, obs)
+        return ERR_OK
+    if op == GAME_DECISION:
+        write_decision(st, params, g, lay, obs, mask)
+        return ERR_OK
+    if op == GAME_RESET or op == GAME_RESET_DECISION:
+        reset_game(st, g, params, episode_match)
+    elif op == GAME_STEP or op == GAME_STEP_DECISION:
+        err = action_error(st, g, a, params)
+        if err != ERR_OK:
+            return err
+        apply_action(st, g, a, params)
+    refresh_legal(st, g, params)
+    if op == GAME_STEP_DECISION or op == GAME_RESET_DECISION:
+        write_decision(st, params, g, lay, obs, mask)
+    return ERR_OK
 
 
-@njit
-def action_error_game(st, params, b, a):
-    return action_error(st, b, a, params)
+#: what :func:`game_kernel` takes for ``obs`` and ``mask`` where it writes none
+NO_OBS = np.zeros(0, np.int16)
+NO_MASK = np.zeros(0, np.int8)

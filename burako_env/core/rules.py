@@ -739,6 +739,18 @@ def muerto_keep_error(st, b, params):
 
 # ------------------------------------------------------------------ dispatcher: legality
 @njit_inline
+def take_pile_error(st, b, params):
+    """Legality of taking the pile in the draw phase: its own function, so that the
+    enumeration asks it without compiling all of :func:`action_error` into every kernel
+    that lists legal actions (docs/BENCHMARKS.md, "Compile time")."""
+    if st.pile_len[b] == 0:
+        return ERR_PILE_EMPTY
+    if st.pile_len[b] + hand_size(st, b, st.scalars[b, S_PLAYER]) < params[P_PILE_MIN_TOTAL]:
+        return ERR_PILE_TOO_SMALL
+    return ERR_OK
+
+
+@njit_inline
 def play_action_error(st, b, a, params, h):
     """Legality of a meld-phase action other than a discard."""
     if a == TAKE_MUERTO_KEEP_WILDS:
@@ -761,13 +773,7 @@ def action_error(st, b, a, params):
     if a == DRAW_STOCK or a == TAKE_PILE:
         if phase != PHASE_DRAW:
             return ERR_WRONG_PHASE
-        if a == TAKE_PILE:
-            if st.pile_len[b] == 0:
-                return ERR_PILE_EMPTY
-            p = st.scalars[b, S_PLAYER]
-            if st.pile_len[b] + hand_size(st, b, p) < params[P_PILE_MIN_TOTAL]:
-                return ERR_PILE_TOO_SMALL
-        return ERR_OK
+        return take_pile_error(st, b, params) if a == TAKE_PILE else ERR_OK
     if phase != PHASE_PLAY:
         return ERR_WRONG_PHASE
     h = hand_size(st, b, st.scalars[b, S_PLAYER])
@@ -955,7 +961,7 @@ def legal_actions(st, b, params, out):
     if phase == PHASE_DRAW:
         out[n] = DRAW_STOCK
         n += 1
-        if action_error(st, b, np.int64(TAKE_PILE), params) == ERR_OK:
+        if take_pile_error(st, b, params) == ERR_OK:
             out[n] = TAKE_PILE
             n += 1
         return n

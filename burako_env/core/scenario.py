@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 from burako_env.cards import JOKER, NUM_CARD_TYPES, NUM_RANKS, parse_cards
-from burako_env.core import kernels
 from burako_env.core.constants import (
     MAX_MUERTOS,
     MELD_GROUP,
@@ -239,5 +238,5 @@ def build_game(
     for t in range(2):
         s[S_OPENED0 + t] = (st.num_melds[0, t] > 0) if opened is None else opened[t]
         s[S_MATCH0 + t] = match_scores[t]
-    kernels.legal_kernel(st, game.params)
+    game.refresh_legal()
     return game

@@ -144,7 +144,6 @@ from pettingzoo.utils import wrappers
 
 from burako_env.core.actions import describe_action
 from burako_env.core.constants import (
-    ERR_OK,
     ERR_OUT_OF_RANGE,
     ERROR_MESSAGES,
     NUM_ACTIONS,
@@ -159,10 +158,12 @@ from burako_env.core.constants import (
     S_WINNER,
 )
 from burako_env.core.game import Game, IllegalActionError, check_action, game_seeds
-from burako_env.core.kernels import refresh_legal
-from burako_env.core.nb import njit
-from burako_env.core.observe import observe_one
-from burako_env.core.rules import action_error, apply_action, reset_game
+from burako_env.core.kernels import (
+    GAME_OBSERVE,
+    GAME_RESET_DECISION,
+    GAME_STEP_DECISION,
+    game_kernel,
+)
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.variants import Variant
 
@@ -172,45 +173,7 @@ INT16_MIN = np.iinfo(np.int16).min
 INT16_MAX = np.iinfo(np.int16).max
 
 
-# ------------------------------------------------------------------ fused single-game kernels
-# One numba call per decision: each call pays the dispatcher once (unboxing the state's
-# arrays costs a few microseconds), so applying the action, refreshing the legal list and
-# writing the next decision's observation and mask happen in the same call. Game 0 only.
-@njit
-def write_decision(st, params, lay, obs, mask):
-    """Observation of the player to act and the mask of game 0 into ``obs`` and ``mask``."""
-    for i in range(mask.shape[0]):
-        mask[i] = 0
-    for i in range(st.num_legal[0]):
-        mask[st.legal[0, i]] = 1
-    observe_one(st, 0, st.scalars[0, S_PLAYER], params, lay, obs)
-
-
-@njit
-def step_decision(st, params, a, lay, obs, mask):
-    """Apply action ``a`` to game 0 if legal, then write the next decision; the ERR_* code."""
-    err = action_error(st, 0, a, params)
-    if err != ERR_OK:
-        return err
-    apply_action(st, 0, a, params)
-    refresh_legal(st, 0, params)
-    write_decision(st, params, lay, obs, mask)
-    return ERR_OK
-
-
-@njit
-def reset_decision(st, params, episode_match, lay, obs, mask):
-    """Deal a new episode in game 0 (from its generator) and write the first decision."""
-    reset_game(st, 0, params, episode_match)
-    refresh_legal(st, 0, params)
-    write_decision(st, params, lay, obs, mask)
-
-
-@njit
-def observe_seat(st, params, seat, lay, obs):
-    observe_one(st, 0, seat, params, lay, obs)
-
-
+# ------------------------------------------------------------------ one numba call per decision
 def compiled(kernel, *args):
     """``kernel``'s machine code for the types of ``args``, compiled or loaded from the
     cache now. Calling it skips numba's dispatcher, which spends about 2 us a call typing
@@ -221,6 +184,56 @@ def compiled(kernel, *args):
     from numba import typeof
 
     return kernel.compile(tuple(typeof(a) for a in args))
+
+
+class DecisionKernel:
+    """Game 0 of ``game``, one numba call per decision: the core's one-game kernel applies
+    the action, refreshes the legal list and writes the next decision (the observation of
+    the player to act into ``obs``, the int8 mask into ``mask``) in the same call, which
+    skips numba's dispatcher (:func:`compiled`)."""
+
+    def __init__(self, game: Game, obs: np.ndarray, mask: np.ndarray):
+        self._st, self._params, self._lay = game.state, game.params, game._lay
+        self._episode_match = game.episode_match
+        self.obs, self.mask = obs, mask
+        self._call = compiled(
+            game_kernel, self._st, self._params, 0, 0, 0, 0, 0, self._lay, obs, mask
+        )
+
+    def reset(self) -> None:
+        """Deal a new episode (from the game's generator) and write its first decision."""
+        self._call(
+            self._st,
+            self._params,
+            GAME_RESET_DECISION,
+            0,
+            0,
+            self._episode_match,
+            0,
+            self._lay,
+            self.obs,
+            self.mask,
+        )
+
+    def step(self, action: int) -> int:
+        """Apply ``action`` if legal and write the next decision; its ERR_* code (an
+        illegal action moves nothing)."""
+        return self._call(
+            self._st,
+            self._params,
+            GAME_STEP_DECISION,
+            0,
+            action,
+            0,
+            0,
+            self._lay,
+            self.obs,
+            self.mask,
+        )
+
+    def observe(self, seat: int, out: np.ndarray) -> None:
+        """``seat``'s observation into ``out`` (int16, the observation's size)."""
+        self._call(self._st, self._params, GAME_OBSERVE, 0, 0, 0, seat, self._lay, out, self.mask)
 
 
 def entropy_seed() -> int:
@@ -453,10 +466,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
 
         # the engine's arrays and the decision cache (never reallocated)
         self._st = self.game.state
-        self._params = self.game.params
-        self._lay = self.game._lay
         self._scalars = self._st.scalars[0]
-        self._episode_match = self.game.episode_match
         self._obs = np.zeros(size, np.int16)  # the player to act's observation
         self._mask = np.zeros(NUM_ACTIONS, np.int8)  # ... and mask
         self._zero_mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -465,18 +475,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         self._others = [
             {"observation": self._other_obs[i], "action_mask": self._zero_mask} for i in range(n)
         ]
-        self._step_decision = compiled(
-            step_decision, self._st, self._params, 0, self._lay, self._obs, self._mask
-        )
-        self._reset_decision = compiled(
-            reset_decision,
-            self._st,
-            self._params,
-            self._episode_match,
-            self._lay,
-            self._obs,
-            self._mask,
-        )
+        self._decisions = DecisionKernel(self.game, self._obs, self._mask)
         self._seat = 0  # seat of the player to act
         self._rewarded = False  # rewards holds nonzero values from the last step
         self._seeded = False
@@ -495,9 +494,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         if seed is not None:
             self._st.rng[0] = game_seeds(int(seed), 1)[0]
             self._seeded = True
-        self._reset_decision(
-            self._st, self._params, self._episode_match, self._lay, self._obs, self._mask
-        )
+        self._decisions.reset()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -521,7 +518,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         a = action if type(action) is int else check_action(action, f"{agent}'s action")
         if not 0 <= a < NUM_ACTIONS:
             raise IllegalMoveError(a, ERR_OUT_OF_RANGE, agent)
-        err = self._step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
+        err = self._decisions.step(a)
         if err:
             raise IllegalMoveError(a, err, agent)
         self._cumulative_rewards[agent] = 0.0
@@ -563,7 +560,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         if seat == self._seat:
             d = self._decision
         else:
-            observe_seat(self._st, self._params, seat, self._lay, self._other_obs[seat])
+            self._decisions.observe(seat, self._other_obs[seat])
             d = self._others[seat]
         if self.copy_observations:
             return {"observation": d["observation"].copy(), "action_mask": d["action_mask"].copy()}

@@ -48,12 +48,9 @@ from burako_env.core.game import Game, IllegalActionError, check_action, game_se
 from burako_env.envs.aec import (
     INT16_MAX,
     INT16_MIN,
-    compiled,
+    DecisionKernel,
     hand_end_reward,
     hand_info,
-    observe_seat,
-    reset_decision,
-    step_decision,
 )
 from burako_env.envs.rewards import check_reward
 from burako_env.variants import Variant
@@ -122,17 +119,13 @@ class BurakoGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
 
         self._st = self.game.state
-        self._params = self.game.params
-        self._lay = self.game._lay
         self._scalars = self._st.scalars[0]
         self._obs = np.zeros(size, np.int16)
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
         self._mask_bool = self._mask.view(bool)  # the same bytes, for agents
         self._obs_batch = self._obs[None]
         self._mask_batch = self._mask_bool[None]
-        self._step_decision = compiled(
-            step_decision, self._st, self._params, 0, self._lay, self._obs, self._mask
-        )
+        self._decisions = DecisionKernel(self.game, self._obs, self._mask)
         self._set_seat(0 if seat == "random" else int(seat))
         self._over = True
 
@@ -214,14 +207,7 @@ class BurakoGymEnv(gymnasium.Env):
                     agent.seed(int(rng.integers(2**62)))
                     seen.add(id(agent))
         while True:
-            reset_decision(
-                self._st,
-                self._params,
-                self.game.episode_match,
-                self._lay,
-                self._obs,
-                self._mask,
-            )
+            self._decisions.reset()
             self._over = False
             self._play_opponents()
             if not self._over:
@@ -236,11 +222,7 @@ class BurakoGymEnv(gymnasium.Env):
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
         a = check_action(action)
-        err = (
-            self._step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
-            if 0 <= a < NUM_ACTIONS
-            else ERR_OUT_OF_RANGE
-        )
+        err = self._decisions.step(a) if 0 <= a < NUM_ACTIONS else ERR_OUT_OF_RANGE
         if err != ERR_OK:
             exc = IllegalActionError(a, err)
             if self.illegal_action == "raise":
@@ -253,7 +235,7 @@ class BurakoGymEnv(gymnasium.Env):
         reward += self._play_opponents(info)
         if self._over:
             # the final view is the learner's, not that of whoever ended the hand
-            observe_seat(self._st, self._params, self.seat, self._lay, self._obs)
+            self._decisions.observe(self.seat, self._obs)
             self._mask[:] = 0
         info["seat"] = int(self._scalars[S_PLAYER]) if not self._over else self.seat
         if self.render_mode == "human":
@@ -308,7 +290,7 @@ class BurakoGymEnv(gymnasium.Env):
                 a = agent.act_game(self.game, 0)
             else:
                 a = int(agent.act(self._obs_batch, self._mask_batch)[0])
-            err = self._step_decision(self._st, self._params, a, self._lay, self._obs, self._mask)
+            err = self._decisions.step(a)
             if err != ERR_OK:
                 raise IllegalActionError(a, err)  # the opponent agent is broken
             reward += self._after_action(info)

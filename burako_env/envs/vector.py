@@ -195,7 +195,7 @@ class VectorEnv:
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             raise IllegalActionError(actions[b], self.game.action_error(actions[b], b), b)
-        kernels.step_autoreset_kernel(
+        kernels.step_games_autoreset(
             self.game.state,
             self.game.params,
             actions,

@@ -45,6 +45,7 @@ from burako_env.core.constants import (
 )
 from burako_env.core.game import Game
 from burako_env.render import render_table
+from burako_env.variants import load_variant
 
 COMMANDS = ("help", "quit", "legal", "table")
 WORD_ACTIONS = {
@@ -354,9 +355,9 @@ def default_bot(variant: str, num_players: int | None) -> tuple[str, str]:
     try:
         from agents import make_agent
 
-        agent = make_agent("ppo")
-        game = Game(variant, num_players=num_players)
-        agent.act(game.observe_one(0)[None], game.legal_action_mask())
+        # the shipped file of this table, loaded and checked against it: no game needed
+        # (a game would compile the one-game kernel into a tournament that never uses it)
+        make_agent("ppo").check_table(load_variant(variant, num_players=num_players))
     except Exception as exc:  # noqa: BLE001 - any failure means: use the heuristic
         return "discard_table", f"the pretrained PPO agent is not available here ({exc})"
     return "ppo", ""

@@ -24,13 +24,10 @@ def _core_kernels() -> tuple:
     from burako_env.core import kernels
 
     return (
-        kernels.reset_kernel,
-        kernels.step_kernel,
+        kernels.batch_kernel,
+        kernels.game_kernel,
         kernels.mask_kernel,
         kernels.observe_kernel,
-        kernels.step_game,
-        kernels.observe_game,
-        kernels.action_error_game,
     )
 
 
