@@ -9,7 +9,8 @@
 
 **Shipped policies** live in ``burako_env/data`` as ``ppo_<variant>_<players>p.pt``
 (today ``ppo_argentine_4p.pt`` and ``ppo_italian_4p.pt``); :func:`shipped_policy` finds
-the one of a table and raises a ValueError naming the table, what ships and how to train one when none does.
+the one of a table and raises a ValueError naming the table, what ships and how to train
+one when none does.
 ``make_agent("ppo")`` is :meth:`PPOAgent.shipped`: it plays the shipped policy of the
 table it is at, learnt from :meth:`~PPOAgent.check_table` (tournaments, ``burako play``,
 the web table and the Gymnasium env call it before the first move), from

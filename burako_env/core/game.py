@@ -337,7 +337,7 @@ class Game:
             a = int(actions[0])
             code = self._one(kernels.GAME_STEP, 0, a) if a >= 0 else ERR_OK  # illegal: no move
             if check and code != ERR_OK:
-                raise IllegalActionError(actions[0], code, 0)
+                raise IllegalActionError(a, code, 0)
             self._errors[0] = code
             return self._errors.copy()
         if check:  # every game checked before any moves

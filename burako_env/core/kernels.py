@@ -39,7 +39,6 @@ GAME_OBSERVE = 3  # the observation of ``viewer`` into ``obs``
 GAME_LEGAL = 4  # refresh the legal actions
 GAME_STEP_DECISION = 5  # GAME_STEP, then the next decision (obs of the player to act, mask)
 GAME_RESET_DECISION = 6  # GAME_RESET, then the first decision
-GAME_DECISION = 7  # the decision alone
 
 
 @njit
@@ -222,9 +221,6 @@ def game_kernel(st, params, op, b, a, episode_match, viewer, lay, obs, mask):
         return action_error(st, g, a, params)
     if op == GAME_OBSERVE:
         observe_one(st, g, viewer, params, lay, obs)
-        return ERR_OK
-    if op == GAME_DECISION:
-        write_decision(st, params, g, lay, obs, mask)
         return ERR_OK
     if op == GAME_RESET or op == GAME_RESET_DECISION:
         reset_game(st, g, params, episode_match)
