@@ -12,14 +12,16 @@ deal cancels. Per pairing: A's win rate (ties count half) with a 95% Wilson inte
 the mean score margin; per agent: an Elo rating, the Bradley-Terry fit of every
 pairing's counts (:func:`bradley_terry`).
 
-Pairings of compiled policies (:meth:`agents.base.Agent.compiled_policy`) play whole
-games inside one numba kernel (:func:`play_kernel`: observe for the acting seat, call its
-policy, apply), parallel over the batch. A pairing with a Python agent (e.g. a torch
-policy) steps a :class:`~burako_env.core.game.Game` batch and routes each game's decision
-to the agent of the seat to act; compiled agents there use the same per-game generator
-states as the kernel, so both paths play the same games. A search agent (``pimc``,
-:attr:`~agents.base.Agent.searches`) gets each of its games through
-:meth:`~agents.base.Agent.act_game`.
+Every pairing plays inside one numba kernel (:func:`play_kernel`: deal, observe for the
+acting seat, call its policy, apply), parallel over the batch. Compiled policies
+(:meth:`agents.base.Agent.compiled_policy`) decide inside it; where a Python agent's seat
+is to act (e.g. a torch policy) the kernel stops that game, the agent decides for all
+the games waiting for it in one batch, and the kernel resumes them. A search agent
+(``pimc``, :attr:`~agents.base.Agent.searches`) gets each of its games through
+:meth:`~agents.base.Agent.act_game`. A pairing is ``compiled`` when every decision was
+taken in the kernel. ``compiled=False`` steps a :class:`~burako_env.core.game.Game`
+batch instead and routes each decision from Python; compiled agents there use the same
+per-game generator states as the kernel, so both paths play the same games.
 """
 
 from __future__ import annotations
@@ -40,16 +42,17 @@ from agents.policies import (
     POLICY_RANDOM,
     act_batch,
     decide,
+    default_weights,
     new_workspace,
 )
 from burako_env.core.constants import NUM_ACTIONS, S_DONE, S_HAND_SCORE0, S_MATCH0, S_PLAYER
-from burako_env.core.game import Game
+from burako_env.core.game import EPISODES, Game
 from burako_env.core.nb import njit_parallel, prange
 from burako_env.core.observe import observe_one
-from burako_env.core.rules import apply_action, legal_actions
+from burako_env.core.rules import apply_action, legal_actions, reset_game
 from burako_env.distributed import game_seeds_range
 from burako_env.records import GameRecord, write_records
-from burako_env.variants import Variant
+from burako_env.variants import Variant, load_variant
 
 #: actions a game may take before the kernel gives up on it (max_turns bounds a hand)
 MAX_STEPS_HAND = 20000
@@ -61,10 +64,20 @@ Z95 = 1.959963984540054
 
 
 # ---------------------------------------------------------------- the compiled games
+#: ``kinds`` entry of an agent that decides in Python (a torch policy, a search): the
+#: kernel stops a game where such a seat is to act, and resumes it with its move
+POLICY_EXTERNAL = -1
+#: what :func:`play_kernel` does
+PLAY_DEAL = 0  # deal every game and play it until it ends or waits for an external seat
+PLAY_RESUME = 1  # apply moves[b] to each waiting game, then play on as PLAY_DEAL does
+
+
 @njit_parallel
 def play_kernel(
     st,
     params,
+    episode_match,
+    op,
     lay,
     seat_agent,
     kinds,
@@ -73,23 +86,45 @@ def play_kernel(
     obs,
     x,
     rows,
+    moves,
+    waiting,
+    mask,
     record,
     actions,
     n_actions,
     max_steps,
 ):
-    """Play every game of the batch to its end inside numba.
+    """Deal every game of the batch (from its own generator) and play it inside numba
+    until it ends, or until a seat whose agent is ``POLICY_EXTERNAL`` is to act: then
+    ``waiting[b]`` is set, ``obs[b]`` holds that seat's observation and ``mask[b]`` its
+    legal actions, and a ``PLAY_RESUME`` call applies ``moves[b]`` (legal: the caller
+    checks it) and plays on. One kernel for every pairing, so a tournament compiles no
+    other kernel that reaches the rules.
 
     ``seat_agent[b, p]`` indexes ``kinds`` / ``weights`` (the policy of seat p in game b);
     ``agent_rng[b, p]`` is that seat's generator. With ``record``, ``actions[b, i]`` gets
-    the i-th action of game b; ``n_actions[b]`` the count (-1 if max_steps cut it off).
+    the i-th action of game b; ``n_actions[b]`` the count so far (-1 if max_steps cut it
+    off).
     """
     for b_ in prange(st.scalars.shape[0]):
         # one type for the index in numba's serial typing and in the parallel
         # body (int64, then uint64): every callee compiles once, unsigned
         b = np.uint64(b_)
+        if op == PLAY_DEAL:
+            steps = 0
+            reset_game(st, b, params, episode_match)
+        else:
+            if not waiting[b]:
+                continue
+            waiting[b] = False
+            steps = n_actions[b]
+            a = moves[b]
+            if record:
+                if steps < actions.shape[1]:
+                    actions[b, steps] = a
+            apply_action(st, b, a, params)
+            steps += 1
         legal = np.empty(NUM_ACTIONS, np.int64)
-        steps = 0
         n = legal_actions(st, b, params, st.legal[b])
         while st.scalars[b, S_DONE] == 0:
             if steps >= max_steps:
@@ -106,6 +141,14 @@ def play_kernel(
             p = st.scalars[b, S_PLAYER]
             ag = seat_agent[b, p]
             kind = kinds[ag]
+            if kind == POLICY_EXTERNAL:
+                observe_one(st, b, np.int64(p), params, lay, obs[b])
+                row = mask[b]
+                row[:] = False
+                for i in range(n):
+                    row[legal[i]] = True
+                waiting[b] = True
+                break
             if kind != POLICY_RANDOM and n > 1:
                 observe_one(st, b, np.int64(p), params, lay, obs[b])
             a = decide(kind, obs[b], legal, n, lay, agent_rng[b, p], weights[ag], x[b], rows[b])
@@ -357,32 +400,82 @@ def _seat_agents(batch_deals: int, num_players: int) -> np.ndarray:
     return sa
 
 
+def _external_moves(game: Game, seat_agent, pair_agents, external, obs, mask, waiting, moves):
+    """The moves of the Python agents at the games the kernel left waiting (checked)."""
+    sel = np.flatnonzero(waiting)
+    seat = game.state.scalars[sel, S_PLAYER].astype(np.int64)
+    who = seat_agent[sel, seat]
+    for k, ag in enumerate(pair_agents):
+        if not external[k]:
+            continue
+        mine = sel[who == k]
+        if mine.size == 0:
+            continue
+        if ag.searches:  # a search agent (pimc) decides from the game, one at a time
+            for g in mine:
+                moves[g] = ag.act_game(game, int(g))
+        else:
+            moves[mine] = np.asarray(ag.act(obs[mine], mask[mine]), np.int64).reshape(-1)
+    _check_moves(game, pair_agents, who, sel, moves[sel], mask[sel])
+
+
+def _check_moves(game: Game, pair_agents, who, games, moves, mask) -> None:
+    """Raise naming the agent, the game and the reason if a move is not in its mask."""
+    bad = ~mask[np.arange(len(games)), np.clip(moves, 0, NUM_ACTIONS - 1)] | (moves < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        b, a = int(games[i]), int(moves[i])
+        raise ValueError(
+            f"agent {pair_agents[who[i]].name!r} chose illegal action {a} "
+            f"in game {b}: {game.why_illegal(a, b)}"
+        )
+
+
 def _play_compiled(game: Game, seat_agent, pair_agents, agent_rng, record, max_steps):
     pols = [ag.compiled_policy() for ag in pair_agents]
-    kinds = np.array([k for k, _ in pols], np.int64)
-    weights = np.ascontiguousarray(np.stack([np.asarray(w, np.float64) for _, w in pols]))
+    external = [pol is None for pol in pols]
+    kinds = np.array([POLICY_EXTERNAL if pol is None else pol[0] for pol in pols], np.int64)
+    weights = np.ascontiguousarray(
+        np.stack(
+            [default_weights() if pol is None else np.asarray(pol[1], np.float64) for pol in pols]
+        )
+    )
     assert weights.shape[1] == NUM_WEIGHTS
     bsz = game.batch_size
     obs = np.zeros((bsz, game.layout.size), np.int16)
     x, rows = new_workspace(bsz)
     actions = np.full((bsz, max_steps if record else 1), -1, np.int16)
     n_actions = np.zeros(bsz, np.int64)
-    play_kernel(
-        game.state,
-        game.params,
-        game._lay,
-        seat_agent,
-        kinds,
-        weights,
-        agent_rng,
-        obs,
-        x,
-        rows,
-        bool(record),
-        actions,
-        n_actions,
-        max_steps,
-    )
+    moves = np.full(bsz, -1, np.int64)
+    waiting = np.zeros(bsz, np.bool_)
+    mask = np.zeros((bsz if any(external) else 0, NUM_ACTIONS), np.bool_)
+    op = PLAY_DEAL
+    while True:
+        play_kernel(
+            game.state,
+            game.params,
+            game.episode_match,
+            op,
+            game._lay,
+            seat_agent,
+            kinds,
+            weights,
+            agent_rng,
+            obs,
+            x,
+            rows,
+            moves,
+            waiting,
+            mask,
+            bool(record),
+            actions,
+            n_actions,
+            max_steps,
+        )
+        if not waiting.any():
+            break
+        _external_moves(game, seat_agent, pair_agents, external, obs, mask, waiting, moves)
+        op = PLAY_RESUME
     if (n_actions < 0).any():
         raise RuntimeError(f"{int((n_actions < 0).sum())} games did not end in {max_steps} steps")
     return actions, n_actions
@@ -417,13 +510,7 @@ def _play_stepped(game: Game, seat_agent, pair_agents, agent_rng, record, max_st
             else:
                 actions[sel] = np.asarray(ag.act(obs[sel], mask[sel]), np.int64).reshape(-1)
         live = np.flatnonzero(~done)
-        bad = live[~mask[live, np.clip(actions[live], 0, NUM_ACTIONS - 1)] | (actions[live] < 0)]
-        if bad.size:
-            b = int(bad[0])
-            raise ValueError(
-                f"agent {pair_agents[who[b]].name!r} chose illegal action {actions[b]} "
-                f"in game {b}: {game.why_illegal(int(actions[b]), b)}"
-            )
+        _check_moves(game, pair_agents, who[live], live, actions[live], mask[live])
         game.step(actions, check=False)
         n_actions[live] += 1
         if record:
@@ -495,16 +582,19 @@ def _play_chunk(task: _ChunkTask, pair_agents) -> _ChunkGames:
     k = hi - lo
     num_players = task.variant.num_players
     deal_words = game_seeds_range(chunk_deal_seed(task.seed, task.chunk), lo, k)
-    game = Game(task.variant, batch_size=2 * k, episode=task.episode)
+    # the kernel plays every pairing (stopping for the Python agents' moves);
+    # ``compiled=False`` steps a Game instead, to test that both play the same games
+    use_kernel = task.compiled is not False
+    all_compiled = all(ag.compiled_policy() is not None for ag in pair_agents)
+    # the kernel deals its games itself; the stepped path deals them here
+    game = Game(task.variant, batch_size=2 * k, episode=task.episode, deal=False)
     game.state.rng[:k] = deal_words
     game.state.rng[k:] = deal_words
-    game.reset()
+    if not use_kernel:
+        game.reset()
     chunk_rng = _seed_words(task.seed, task.pairing, task.chunk, 1, count=2 * d * num_players)
     chunk_rng = chunk_rng.reshape(2 * d, num_players, 4)
     agent_rng = np.ascontiguousarray(np.concatenate([chunk_rng[lo:hi], chunk_rng[d + lo : d + hi]]))
-    use_kernel = all(ag.compiled_policy() is not None for ag in pair_agents)
-    if task.compiled is not None:
-        use_kernel = use_kernel and task.compiled
     play = _play_compiled if use_kernel else _play_stepped
     actions, n_actions = play(
         game, _seat_agents(k, num_players), pair_agents, agent_rng, task.record, task.max_steps
@@ -521,7 +611,7 @@ def _play_chunk(task: _ChunkTask, pair_agents) -> _ChunkGames:
         actions=actions,
         n_actions=n_actions,
         seconds=time.perf_counter() - t0,
-        compiled=use_kernel,
+        compiled=use_kernel and all_compiled,
     )
 
 
@@ -582,7 +672,8 @@ def run_tournament(
 
     ``workers`` caps numba's threads. ``save_games`` writes every game as a JSON-lines
     :class:`~burako_env.records.GameRecord`. ``compiled=False`` forces the stepped path
-    (for tests); by default pairings of compiled policies run in the kernel.
+    (for tests); by default every pairing plays in the kernel, which stops for the
+    decisions of Python agents (a pairing's ``compiled`` says whether it had any).
 
     ``ray=True`` plays the compiled pairings as Ray tasks of ``task_deals`` deals each
     (default ``chunk_deals``; one CPU and one numba thread each) on the cluster at
@@ -603,13 +694,16 @@ def run_tournament(
     if task_deals is not None and task_deals < 1:
         raise ValueError(f"task_deals must be at least 1, got {task_deals}")
     names = _labels(objs)
-    probe = Game(variant, num_players=num_players, batch_size=1, episode=episode, **overrides)
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    # the table alone (no Game: dealing one would compile a kernel the job never uses)
+    table = load_variant(variant, num_players=num_players, **overrides)
     for agent in objs:  # a policy trained for another table is refused before any game
         check = getattr(agent, "check_table", None)
         if callable(check):
-            check(probe.variant)
-    num_players = probe.num_players
-    vname = probe.variant.name
+            check(table)
+    num_players = table.num_players
+    vname = table.name
     deals = max(1, (int(hands_per_pairing) + 1) // 2)
     hands = 2 * deals
     pairs = [(i, j) for i in range(len(objs)) for j in range(i + 1, len(objs))]
@@ -630,7 +724,7 @@ def run_tournament(
     def task_of(key, lo: int, hi: int) -> _ChunkTask:
         chunk, _, d, pi = key
         return _ChunkTask(
-            probe.variant,
+            table,
             episode,
             seed,
             chunk,

@@ -164,6 +164,23 @@ def refused(game: Game, action: int, code: int) -> None:
     assert states_equal(before, game.state)
 
 
+def test_a_step_takes_its_action_from_the_legal_list_and_names_a_stale_one():
+    """The stepping kernels accept what the legal list holds (the mask tests hold it equal
+    to action_error); a list left out of date by a hand edit is named, nothing moves."""
+    for batch in (1, 2):  # the one-game kernel and the batch kernel
+        game = Game("argentine", num_players=4, batch_size=batch, seed=5)
+        actions = np.array([game.legal_actions(b)[0] for b in range(batch)], np.int64)
+        assert game.action_error(int(actions[0])) == ERR_OK
+        game.state.num_legal[0] = 0  # what an edit of the hand without refresh_legal leaves
+        before = copy_state(game.state)
+        with pytest.raises(RuntimeError, match=r"game 0: .* call Game.refresh_legal\(\)"):
+            game.step(actions)
+        assert states_equal(before, game.state)
+        game.refresh_legal()
+        game.step(actions)
+        assert not states_equal(before, game.state)
+
+
 def refresh(game: Game) -> None:
     """Recompute the legal actions after a test edits the state by hand."""
     game.refresh_legal()
@@ -549,5 +566,7 @@ def test_legal_mask_matches_action_error():
     mask = game.legal_action_mask()[0]
     for a in range(NUM_ACTIONS):
         assert mask[a] == (game.action_error(a) == ERR_OK), describe_action(a)
+        # why_illegal answers a listed action from the list, the others from the checks
+        assert mask[a] == (game.why_illegal(a) is None), describe_action(a)
     assert sorted(np.flatnonzero(mask)) == legal(game)
     assert format_cards(hand(game, 0))  # the helpers read the same hand

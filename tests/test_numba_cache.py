@@ -167,3 +167,70 @@ def test_every_prange_loop_names_its_index_unsigned():
                     and ast.unparse(call.args[0]) == node.target.id
                 ), f"{where}: {ast.unparse(first)!r} is not X = np.uint64({node.target.id})"
     assert loops >= 10  # the kernels' loops were found (the batch ops share one since)
+
+
+_COMPILED_BY_COMMAND = """
+import json, numpy as np
+from agents.base import Agent
+from agents.tournament import play_kernel, run_tournament
+from burako_env.core import kernels
+
+class FirstLegal(Agent):
+    name = "first_legal"
+    def act(self, obs, mask):
+        return np.argmax(np.asarray(mask, bool), axis=1).astype(np.int64)
+
+RULE_KERNELS = (play_kernel, kernels.batch_kernel, kernels.game_kernel, kernels.error_kernel)
+def count():
+    return {k.py_func.__name__: len(k.signatures) for k in RULE_KERNELS}
+
+seen = {}
+run_tournament(["greedy", FirstLegal()], "argentine", num_players=4, hands_per_pairing=2,
+               seed=0, workers=1, progress=False)
+seen["tournament"] = count()
+from burako_env import burako_v1
+env = burako_v1.env()
+env.reset(seed=0)
+rng = np.random.default_rng(0)
+for _ in env.agent_iter(60):
+    obs, _, term, trunc, _ = env.last()
+    env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+seen["env"] = count()
+from burako_env.core.game import Game
+game = Game("argentine", num_players=4, seed=3)  # as burako play and replays step
+for _ in range(40):
+    a = int(game.legal_actions(0)[0])
+    assert game.why_illegal(a) is None
+    game.step_one(a)
+seen["play"] = count()
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no kernels without jit")
+def test_a_command_loads_only_the_kernels_that_reach_the_rules_it_needs():
+    """numba links a kernel's whole call tree into its own machine code, so each kernel
+    that reaches the rules is a compile of the rule set (docs/BENCHMARKS.md): a tournament,
+    a Python agent's pairing included, needs only its own kernel, and the env only the
+    one-game kernel, and a game stepped by legal moves that asks ``why_illegal`` of each
+    (``burako play``, replays) no more; none compiles the legality checks' kernel, which
+    only a refused action calls. (Counted in a fresh process: a signature is a compile
+    or a load.)"""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-c", _COMPILED_BY_COMMAND],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["tournament"] == {
+        "play_kernel": 1,
+        "batch_kernel": 0,
+        "game_kernel": 0,
+        "error_kernel": 0,
+    }
+    assert seen["env"] == {"play_kernel": 1, "batch_kernel": 0, "game_kernel": 1, "error_kernel": 0}
+    assert seen["play"] == seen["env"]  # legal moves asked why_illegal: no checks compiled

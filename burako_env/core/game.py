@@ -163,6 +163,8 @@ class Game:
 
     ``episode`` is ``"hand"`` (one hand, the default) or ``"match"`` (hands until a team
     reaches the variant's target, or ``max_hands`` hands). Thread count: ``numba.set_num_threads``.
+    ``deal=False`` leaves the games undealt (no cards, no legal action: call ``reset``
+    before stepping), for a kernel that deals them itself (the tournament's).
     """
 
     def __init__(
@@ -172,6 +174,8 @@ class Game:
         batch_size: int = 1,
         episode: str = "hand",
         seed: int = 0,
+        *,
+        deal: bool = True,
         **overrides,
     ) -> None:
         if episode not in EPISODES:
@@ -188,7 +192,10 @@ class Game:
         self._lay = tuple(self.layout)
         self.state: GameState = allocate_state(self.batch_size, self.num_players)
         self._errors = np.zeros(self.batch_size, dtype=np.int32)
-        self.reset(seed)
+        if deal:
+            self.reset(seed)
+        else:  # each game's generator as reset(seed) would start it, nothing dealt
+            self.state.rng[:] = game_seeds(seed, self.batch_size)
 
     # ------------------------------------------------------------ episode control
     @property
@@ -308,12 +315,29 @@ class Game:
         action = check_action(action)
         if not 0 <= action < NUM_ACTIONS:
             return ERR_OUT_OF_RANGE
-        return self._one(kernels.GAME_ACTION_ERROR, b, action)
+        return self._reason(b, action)
+
+    def _reason(self, b: int, action: int) -> int:
+        """The legality checks' ERR_* code of ``action`` in game ``b`` (the stepping
+        kernels only look the action up in the legal list)."""
+        return int(kernels.action_errors_of(self.state, self.params, [b], [action])[0])
 
     def why_illegal(self, action: int, b: int = 0) -> str | None:
-        """None if legal, else the reason in words."""
-        code = self.action_error(action, b)
-        return None if code == ERR_OK else ERROR_MESSAGES[code]
+        """None if legal, else the reason in words.
+
+        A listed action is legal as it stands (the list is what the stepping kernels
+        accept), so only a refused one runs the legality checks for its reason: a game
+        played by legal moves (``burako play``, a replay, the web table) never compiles
+        them (:func:`~burako_env.core.kernels.refusal_reasons`)."""
+        b = self._game_index(b)
+        action = check_action(action)
+        if 0 <= action < NUM_ACTIONS:
+            if (self.state.legal[b, : self.state.num_legal[b]] == action).any():
+                return None
+            code = int(kernels.refusal_reasons(self.state, self.params, [b], [action])[0])
+        else:
+            code = ERR_OUT_OF_RANGE
+        return ERROR_MESSAGES[code]
 
     # ------------------------------------------------------------ stepping
     def step(self, actions, check: bool = True) -> np.ndarray:
@@ -375,21 +399,23 @@ class Game:
 
     def _one(self, op: int, b: int, action: int = 0, viewer: int = 0, obs=kernels.NO_OBS) -> int:
         """The one-game kernel's operation ``op`` (``kernels.GAME_*``) on game ``b``,
-        arguments checked by the caller; its ERR_* code."""
-        return int(
-            kernels.game_kernel(
-                self.state,
-                self.params,
-                op,
-                b,
-                action,
-                self.episode_match,
-                viewer,
-                self._lay,
-                obs,
-                kernels.NO_MASK,
-            )
+        arguments checked by the caller; its ERR_* code (the reason, for a refused
+        action)."""
+        code = kernels.game_kernel(
+            self.state,
+            self.params,
+            op,
+            b,
+            action,
+            self.episode_match,
+            viewer,
+            self._lay,
+            obs,
+            kernels.NO_MASK,
         )
+        if code == kernels.ERR_UNLISTED:
+            return int(kernels.refusal_reasons(self.state, self.params, [b], [action])[0])
+        return int(code)
 
     def _game_index(self, b) -> int:
         return check_index("b", b, self.batch_size, f"a batch of {self.batch_size} games")

@@ -27,18 +27,36 @@ from burako_env.core.rules import action_error, apply_action, legal_actions, res
 # the one-game operations one serial kernel, each picking its operation by a number.
 #: what :func:`batch_kernel` does to every game
 BATCH_RESET = 0  # deal a new episode where which[b], refresh the legal actions
-BATCH_STEP = 1  # apply actions[b] if legal (negative: skip); its ERR_* code in errors[b]
+BATCH_STEP = 1  # apply actions[b] if listed (negative: skip); ERR_UNLISTED in errors[b] if not
 BATCH_STEP_AUTORESET = 2  # the same, dealing again a game whose episode ended
-BATCH_CHECK = 3  # only the ERR_* code of actions[b] (negative: ERR_OK), nothing moves
+BATCH_CHECK = 3  # only whether actions[b] is listed (negative: ERR_OK), nothing moves
 BATCH_LEGAL = 4  # refresh the legal actions (a position set up by hand)
 #: what :func:`game_kernel` does to game ``b``
-GAME_STEP = 0  # apply ``a`` if legal, refresh the legal actions; returns its ERR_* code
+GAME_STEP = 0  # apply ``a`` if listed, refresh the legal actions; ERR_OK or ERR_UNLISTED
 GAME_RESET = 1  # deal a new episode, refresh the legal actions
-GAME_ACTION_ERROR = 2  # only the ERR_* code of ``a``
 GAME_OBSERVE = 3  # the observation of ``viewer`` into ``obs``
 GAME_LEGAL = 4  # refresh the legal actions
 GAME_STEP_DECISION = 5  # GAME_STEP, then the next decision (obs of the player to act, mask)
 GAME_RESET_DECISION = 6  # GAME_RESET, then the first decision
+
+# The stepping kernels accept an action when it is in the game's legal list (kept current
+# by every kernel that moves a game), which the mask tests hold equal to what
+# ``rules.action_error`` accepts. Only a refused action needs its reason, and only then
+# is ``action_error`` run, in a kernel of its own (:func:`error_kernel`): the stepping
+# kernels, and so every command that only plays legal moves, never compile the legality
+# checks a second time beside the enumeration (docs/BENCHMARKS.md, "Compile time").
+#: a kernel's code for "not in the legal list"; the Python wrappers below replace it by
+#: the reason (an ERR_* code), so it never reaches a caller
+ERR_UNLISTED = -1
+
+
+@njit
+def listed(st, b, a):
+    """True when ``a`` is one of game ``b``'s legal actions."""
+    for i in range(st.num_legal[b]):
+        if st.legal[b, i] == a:
+            return True
+    return False
 
 
 @njit
@@ -53,7 +71,7 @@ def batch_kernel(st, params, op, which, actions, errors, episode_match, ended, f
     ``errors`` (STEP, STEP_AUTORESET, CHECK), ``ended`` and ``final`` (STEP_AUTORESET:
     a game whose episode ends reports ``ended[b]`` and ``final[b]``, hand score 0, 1,
     match points 0, 1, winner, and is dealt a new episode at once, from its own
-    generator). Illegal actions leave their game untouched."""
+    generator). Illegal actions leave their game untouched and get ERR_UNLISTED."""
     for b_ in prange(st.scalars.shape[0]):
         # one type for the index in numba's serial typing and in the parallel
         # body (int64, then uint64): every callee compiles once, unsigned
@@ -72,7 +90,7 @@ def batch_kernel(st, params, op, which, actions, errors, episode_match, ended, f
         elif a < 0:  # STEP and CHECK skip a game; the autoreset step plays them all
             errors[b] = ERR_OK
             continue
-        err = action_error(st, b, a, params)
+        err = ERR_OK if listed(st, b, a) else ERR_UNLISTED
         errors[b] = err
         if err != ERR_OK or op == BATCH_CHECK:
             continue
@@ -113,16 +131,63 @@ def reset_games(st, params, episode_match: int, which: np.ndarray) -> None:
     )
 
 
+@njit_parallel
+def error_kernel(st, params, games, actions, errors):
+    """``errors[i]``: the ERR_* code of ``actions[i]`` in game ``games[i]`` (ERR_OK when
+    legal), from the legality checks themselves; nothing moves."""
+    for i_ in prange(games.shape[0]):
+        i = np.uint64(i_)
+        errors[i] = action_error(st, np.uint64(games[i]), actions[i], params)
+
+
+def action_errors_of(st, params, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """The ERR_* codes (int32) of ``actions[i]`` in game ``games[i]``."""
+    errors = np.empty(len(games), np.int32)
+    error_kernel(
+        st,
+        params,
+        np.ascontiguousarray(games, np.int64),
+        np.ascontiguousarray(actions, np.int64),
+        errors,
+    )
+    return errors
+
+
+def refusal_reasons(st, params, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """The ERR_* codes of actions a stepping kernel refused (not in the legal list). A
+    legal one among them means the list is out of date, which no kernel leaves behind:
+    a position edited by hand without ``Game.refresh_legal()``; that raises."""
+    errors = action_errors_of(st, params, games, actions)
+    stale = np.flatnonzero(errors == ERR_OK)
+    if stale.size:
+        b, a = int(np.asarray(games)[stale[0]]), int(np.asarray(actions)[stale[0]])
+        raise RuntimeError(
+            f"game {b}: action {a} is legal but missing from the game's legal list, which "
+            "is out of date (a position edited by hand? call Game.refresh_legal() after "
+            "editing the state)"
+        )
+    return errors
+
+
+def _explain(st, params, actions: np.ndarray, errors: np.ndarray) -> None:
+    """Replace each ERR_UNLISTED in ``errors`` by the action's reason."""
+    refused = np.flatnonzero(errors == ERR_UNLISTED)
+    if refused.size:
+        errors[refused] = refusal_reasons(st, params, refused, actions[refused])
+
+
 def step_games(st, params, actions: np.ndarray, errors: np.ndarray) -> None:
     """Apply ``actions[b]`` to each game (negative: skip). Illegal actions leave the game
     untouched and report their ERR_* code in ``errors``."""
     batch_kernel(st, params, BATCH_STEP, _NO_WHICH, actions, errors, 0, _NO_ENDED, _NO_FINAL)
+    _explain(st, params, actions, errors)
 
 
 def check_games(st, params, actions: np.ndarray, errors: np.ndarray) -> None:
     """The ERR_* code of ``actions[b]`` in each game into ``errors`` (negative: ERR_OK);
     no game moves."""
     batch_kernel(st, params, BATCH_CHECK, _NO_WHICH, actions, errors, 0, _NO_ENDED, _NO_FINAL)
+    _explain(st, params, actions, errors)
 
 
 def step_games_autoreset(st, params, actions, errors, episode_match: int, ended, final) -> None:
@@ -133,6 +198,7 @@ def step_games_autoreset(st, params, actions, errors, episode_match: int, ended,
     batch_kernel(
         st, params, BATCH_STEP_AUTORESET, _NO_WHICH, actions, errors, episode_match, ended, final
     )
+    _explain(st, params, actions, errors)
 
 
 def refresh_legal_games(st, params) -> None:
@@ -211,23 +277,21 @@ def write_decision(st, params, b, lay, obs, mask):
 
 @njit
 def game_kernel(st, params, op, b, a, episode_match, viewer, lay, obs, mask):
-    """Operation ``op`` (GAME_*) on game ``b`` alone; returns an ERR_* code (ERR_OK but
-    for an illegal ``a``). ``obs`` and ``mask`` may be empty where ``op`` writes no
-    observation; a decision writes the player to act's observation and mask (int8)."""
+    """Operation ``op`` (GAME_*) on game ``b`` alone; returns ERR_OK, or ERR_UNLISTED for
+    an ``a`` not in the legal list (nothing moves; :func:`action_errors_of` says why).
+    ``obs`` and ``mask`` may be empty where ``op`` writes no observation; a decision
+    writes the player to act's observation and mask (int8)."""
     # the batch kernel's index type: the rule functions it reaches are the same
     # compilations here (numba compiles a function once per argument types)
     g = np.uint64(b)
-    if op == GAME_ACTION_ERROR:
-        return action_error(st, g, a, params)
     if op == GAME_OBSERVE:
         observe_one(st, g, viewer, params, lay, obs)
         return ERR_OK
     if op == GAME_RESET or op == GAME_RESET_DECISION:
         reset_game(st, g, params, episode_match)
     elif op == GAME_STEP or op == GAME_STEP_DECISION:
-        err = action_error(st, g, a, params)
-        if err != ERR_OK:
-            return err
+        if not listed(st, g, a):
+            return ERR_UNLISTED
         apply_action(st, g, a, params)
     refresh_legal(st, g, params)
     if op == GAME_STEP_DECISION or op == GAME_RESET_DECISION:

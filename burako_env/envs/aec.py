@@ -159,10 +159,12 @@ from burako_env.core.constants import (
 )
 from burako_env.core.game import Game, IllegalActionError, check_action, game_seeds
 from burako_env.core.kernels import (
+    ERR_UNLISTED,
     GAME_OBSERVE,
     GAME_RESET_DECISION,
     GAME_STEP_DECISION,
     game_kernel,
+    refusal_reasons,
 )
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.variants import Variant
@@ -218,7 +220,7 @@ class DecisionKernel:
     def step(self, action: int) -> int:
         """Apply ``action`` if legal and write the next decision; its ERR_* code (an
         illegal action moves nothing)."""
-        return self._call(
+        code = self._call(
             self._st,
             self._params,
             GAME_STEP_DECISION,
@@ -230,6 +232,9 @@ class DecisionKernel:
             self.obs,
             self.mask,
         )
+        if code == ERR_UNLISTED:  # refused: the legality checks say why
+            return int(refusal_reasons(self._st, self._params, [0], [action])[0])
+        return code
 
     def observe(self, seat: int, out: np.ndarray) -> None:
         """``seat``'s observation into ``out`` (int16, the observation's size)."""

@@ -82,13 +82,19 @@ def bench_core(
 
 
 #: what ``burako bench --compile`` compiles from an empty cache, each in a fresh process:
-#: the README's main job (the default tournament, two hands), the PettingZoo env (reset
-#: and random legal steps, warmup's own job), and the core's random playout
+#: the README's main job (the default tournament, two hands), the same without the
+#: shipped ppo (the heuristic agents alone: no torch), the PettingZoo env (reset and
+#: random legal steps, warmup's own job), and the core's random playout
 COMPILE_JOBS = {
     "main job": (
         "from burako_env.frontends.cli import main; import sys;"
         "sys.argv = ['burako', 'tournament', '--hands', '2', '--workers', '1', "
         "'--no-progress']; main()"
+    ),
+    "heuristic tournament": (
+        "from burako_env.frontends.cli import main; import sys;"
+        "sys.argv = ['burako', 'tournament', 'random', 'greedy', 'discard_table', "
+        "'--hands', '2', '--workers', '1', '--no-progress']; main()"
     ),
     "env": "from burako_env.frontends.warmup import job_env; job_env()",
     "core": (

@@ -234,7 +234,9 @@ def bench(
     compile_time: Annotated[
         bool,
         typer.Option(
-            "--compile", help="time the cold compile of the main job, the env and the core"
+            "--compile",
+            help="time the cold compile of the main job, the heuristic tournament, the env "
+            "and the core",
         ),
     ] = False,
     seconds: Annotated[float, typer.Option(help="seconds per aec / vector measurement")] = 3.0,
@@ -261,6 +263,7 @@ def bench(
     import numba
 
     from burako_env.frontends.bench import (
+        COMPILE_JOBS,
         bench_aec,
         bench_vector,
         cold_compile,
@@ -274,7 +277,7 @@ def bench(
     typer.echo(machine())
     with cli_errors():
         if compile_time:  # first, while nothing of this process competes for the cores
-            jobs = ("main job", "env", "core")
+            jobs = tuple(COMPILE_JOBS)
             typer.echo(format_compile_rows([cold_compile(j) for j in jobs]))
         if api in ("core", "all"):
             typer.echo(format_rows(core_table(variant, players, min_games=min_games)))

@@ -31,6 +31,12 @@ def _core_kernels() -> tuple:
     )
 
 
+def _explain_kernels() -> tuple:
+    from burako_env.core import kernels
+
+    return (kernels.error_kernel,)
+
+
 def _tournament_kernels() -> tuple:
     from agents import tournament
 
@@ -97,6 +103,14 @@ def _job_core() -> None:
     game.reset(seed=1)
 
 
+def _job_explain() -> None:
+    from burako_env.core.constants import ERR_OK
+    from burako_env.core.game import Game
+
+    game = Game("argentine", num_players=4, seed=0)
+    assert game.action_error(int(game.legal_actions(0)[0])) == ERR_OK
+
+
 def job_env() -> None:
     """The PettingZoo env: a reset and 50 random legal steps (also bench's compile job)."""
     import numpy as np
@@ -148,6 +162,7 @@ def _job_pimc() -> None:
 WARMUP_JOBS: tuple[tuple[str, Callable[[], tuple], Callable[[], None]], ...] = (
     ("core (Game, the environments)", _core_kernels, _job_core),
     ("PettingZoo env", _core_kernels, job_env),
+    ("the reason of a refused action", _explain_kernels, _job_explain),
     ("random playouts (simulate, bench)", _simulate_kernels, _job_simulate),
     ("heuristic tournament", _tournament_kernels, _job_tournament),
     ("reliability sweep", _sweep_kernels, _job_sweep),
