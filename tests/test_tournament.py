@@ -81,6 +81,41 @@ def test_compiled_and_stepped_paths_play_the_same_games():
     assert (a.wins, a.losses, a.ties, a.mean_margin) == (b.wins, b.losses, b.ties, b.mean_margin)
 
 
+class LastLegalSearch(Agent):
+    """A search agent's interface (``act_game``): it reads the game's own legal list."""
+
+    name = "last_legal_search"
+    searches = True
+
+    def act(self, obs, mask):
+        return (mask.shape[1] - 1 - np.argmax(np.asarray(mask, bool)[:, ::-1], axis=1)).astype(
+            np.int64
+        )
+
+    def act_game(self, game, b: int = 0) -> int:
+        return int(game.legal_actions(b)[-1])
+
+
+def test_the_kernel_stops_for_python_agents_and_plays_the_stepped_games(tmp_path):
+    """A pairing with a Python agent (mask reader or game reader) plays in the kernel,
+    which stops where that agent is to act; the games are those of the stepped path,
+    action for action, and the stopped game's legal list is whole for a search agent."""
+    kw = dict(variant="argentine", num_players=4, hands_per_pairing=6, seed=4, progress=False)
+    for agent in (FirstLegal(), LastLegalSearch()):
+        fast = run_tournament([agent, "discard_table"], save_games=tmp_path / "k.jsonl", **kw)
+        slow = run_tournament(
+            [agent, "discard_table"], compiled=False, save_games=tmp_path / "s.jsonl", **kw
+        )
+        kernel, stepped = read_records(tmp_path / "k.jsonl"), read_records(tmp_path / "s.jsonl")
+        assert [r.actions for r in kernel] == [r.actions for r in stepped], agent.name
+        assert [r.scores for r in kernel] == [r.scores for r in stepped]
+        assert len({len(r.actions) for r in kernel}) > 1  # real games, not one stub
+        a, b = fast.pairings[0], slow.pairings[0]
+        assert not a.compiled and (a.wins, a.mean_margin) == (b.wins, b.mean_margin)
+        (tmp_path / "k.jsonl").unlink()
+        (tmp_path / "s.jsonl").unlink()
+
+
 def test_a_python_agent_is_routed_by_seat(tmp_path):
     res = run_tournament(
         [FirstLegal(), make_agent("greedy", seed=1)],
