@@ -8,7 +8,8 @@
     action = agent.act_one({"observation": o, "action_mask": m})   # PettingZoo
 
 **Shipped policies** live in ``burako_env/data`` as ``ppo_<variant>_<players>p.pt``
-(today ``ppo_argentine_4p.pt`` and ``ppo_italian_4p.pt``); :func:`shipped_policy` finds
+(today one per variant, 4 players: ``ppo_argentine_4p.pt``, ``ppo_italian_4p.pt``,
+``ppo_brazilian_4p.pt``, ``ppo_colombian_4p.pt``); :func:`shipped_policy` finds
 the one of a table and raises a ValueError naming the table, what ships and how to train
 one when none does.
 ``make_agent("ppo")`` is :meth:`PPOAgent.shipped`: it plays the shipped policy of the
