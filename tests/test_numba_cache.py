@@ -188,13 +188,8 @@ seen = {}
 run_tournament(["greedy", FirstLegal()], "argentine", num_players=4, hands_per_pairing=2,
                seed=0, workers=1, progress=False)
 seen["tournament"] = count()
-from burako_env import burako_v1
-env = burako_v1.env()
-env.reset(seed=0)
-rng = np.random.default_rng(0)
-for _ in env.agent_iter(60):
-    obs, _, term, trunc, _ = env.last()
-    env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+from burako_env.frontends.warmup import job_env
+job_env()  # the PettingZoo env: a reset and random legal steps
 seen["env"] = count()
 from burako_env.core.game import Game
 game = Game("argentine", num_players=4, seed=3)  # as burako play and replays step
