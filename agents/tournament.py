@@ -403,9 +403,11 @@ def _seat_agents(batch_deals: int, num_players: int) -> np.ndarray:
 def _external_moves(game: Game, seat_agent, pair_agents, external, obs, mask, waiting, moves):
     """The moves of the Python agents at the games the kernel left waiting (checked)."""
     sel = np.flatnonzero(waiting)
-    # a search agent reads the game's legal list: its entries are in the state, but the
-    # count that the kernel writes where a game stops did not reach the state under the
-    # JIT (it did under NUMBA_DISABLE_JIT); the mask the kernel wrote holds the same list
+    # a search agent reads the game's legal list: its entries are in the state (written
+    # by legal_actions, a callee), but the kernel's own `st.num_legal[b] = n` in its
+    # parallel loop did not reach the state under the JIT (it did under
+    # NUMBA_DISABLE_JIT; the test of the two paths fails without this line). The mask
+    # the kernel wrote for the stopped game holds the same list.
     game.state.num_legal[sel] = mask[sel].sum(axis=1)
     seat = game.state.scalars[sel, S_PLAYER].astype(np.int64)
     who = seat_agent[sel, seat]
