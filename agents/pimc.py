@@ -87,9 +87,10 @@ from burako_env.core.constants import (
     S_PLAYER,
 )
 from burako_env.core.determinize import copy_game, determinize_into
+from burako_env.core.kernels import sorted_legal
 from burako_env.core.nb import njit, njit_parallel, prange
 from burako_env.core.observe import observe_one
-from burako_env.core.rules import apply_action, legal_actions
+from burako_env.core.rules import apply_action
 from burako_env.core.state import allocate_state
 
 #: actions a rollout may take before it gives up (max_turns bounds a hand far below)
@@ -117,22 +118,6 @@ NUM_VALUES = 2
 
 
 # ---------------------------------------------------------------- compiled search
-@njit
-def sorted_legal(st, j, params, legal):
-    """The legal actions of game ``j`` ascending in ``legal`` (as a mask would list them,
-    which the policies expect); returns their count."""
-    n = legal_actions(st, j, params, st.legal[j])
-    for i in range(n):
-        a = np.int64(st.legal[j, i])
-        m = i
-        while m > 0 and legal[m - 1] > a:
-            legal[m] = legal[m - 1]
-            m -= 1
-        legal[m] = a
-    st.num_legal[j] = n
-    return n
-
-
 @njit
 def rollout(st, j, params, lay, kind, w, rng, obs, x, rows, legal, max_steps):
     """Play game ``j`` with policy ``kind`` on every seat until its hand ends; returns the

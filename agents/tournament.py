@@ -47,9 +47,10 @@ from agents.policies import (
 )
 from burako_env.core.constants import NUM_ACTIONS, S_DONE, S_HAND_SCORE0, S_MATCH0, S_PLAYER
 from burako_env.core.game import EPISODES, Game
+from burako_env.core.kernels import sorted_legal
 from burako_env.core.nb import njit_parallel, prange
 from burako_env.core.observe import observe_one
-from burako_env.core.rules import apply_action, legal_actions, reset_game
+from burako_env.core.rules import apply_action, reset_game
 from burako_env.distributed import game_seeds_range
 from burako_env.records import GameRecord, write_records
 from burako_env.variants import Variant, load_variant
@@ -125,19 +126,11 @@ def play_kernel(
             apply_action(st, b, a, params)
             steps += 1
         legal = np.empty(NUM_ACTIONS, np.int64)
-        n = legal_actions(st, b, params, st.legal[b])
+        n = sorted_legal(st, b, params, legal)
         while st.scalars[b, S_DONE] == 0:
             if steps >= max_steps:
                 steps = -1
                 break
-            # the legal actions ascending, as a mask would list them
-            for i in range(n):
-                a = np.int64(st.legal[b, i])
-                j = i
-                while j > 0 and legal[j - 1] > a:
-                    legal[j] = legal[j - 1]
-                    j -= 1
-                legal[j] = a
             p = st.scalars[b, S_PLAYER]
             ag = seat_agent[b, p]
             kind = kinds[ag]
@@ -156,9 +149,8 @@ def play_kernel(
                 if steps < actions.shape[1]:
                     actions[b, steps] = a
             apply_action(st, b, a, params)
-            n = legal_actions(st, b, params, st.legal[b])
+            n = sorted_legal(st, b, params, legal)
             steps += 1
-        st.num_legal[b] = n
         n_actions[b] = steps
 
 
@@ -403,12 +395,6 @@ def _seat_agents(batch_deals: int, num_players: int) -> np.ndarray:
 def _external_moves(game: Game, seat_agent, pair_agents, external, obs, mask, waiting, moves):
     """The moves of the Python agents at the games the kernel left waiting (checked)."""
     sel = np.flatnonzero(waiting)
-    # a search agent reads the game's legal list: its entries are in the state (written
-    # by legal_actions, a callee), but the kernel's own `st.num_legal[b] = n` in its
-    # parallel loop did not reach the state under the JIT (it did under
-    # NUMBA_DISABLE_JIT; the test of the two paths fails without this line). The mask
-    # the kernel wrote for the stopped game holds the same list.
-    game.state.num_legal[sel] = mask[sel].sum(axis=1)
     seat = game.state.scalars[sel, S_PLAYER].astype(np.int64)
     who = seat_agent[sel, seat]
     for k, ag in enumerate(pair_agents):

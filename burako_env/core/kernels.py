@@ -64,6 +64,26 @@ def refresh_legal(st, b, params):
     st.num_legal[b] = legal_actions(st, b, params, st.legal[b])
 
 
+@njit
+def sorted_legal(st, b, params, legal):
+    """Refresh game ``b``'s legal list and write its actions ascending into ``legal`` (as
+    a mask would list them, which the policies expect); returns their count.
+
+    The count is written here, in a callee: a kernel's own write of a state field in its
+    parallel loop (``st.num_legal[b] = n``) was seen not to reach the state under the JIT.
+    """
+    n = legal_actions(st, b, params, st.legal[b])
+    for i in range(n):
+        a = np.int64(st.legal[b, i])
+        m = i
+        while m > 0 and legal[m - 1] > a:
+            legal[m] = legal[m - 1]
+            m -= 1
+        legal[m] = a
+    st.num_legal[b] = n
+    return n
+
+
 @njit_parallel
 def batch_kernel(st, params, op, which, actions, errors, episode_match, ended, final):
     """Operation ``op`` (BATCH_*) on every game of the batch in parallel. The arrays an
