@@ -130,6 +130,7 @@ def rollout(st, j, params, lay, kind, w, rng, obs, x, rows, legal, max_steps):
         if steps >= max_steps:
             return -1
         n = sorted_legal(st, j, params, legal)
+        st.num_legal[j] = n
         p = s[S_PLAYER]
         if kind != POLICY_RANDOM and n > 1:
             observe_one(st, j, p, params, lay, obs)

@@ -107,6 +107,10 @@ def play_kernel(
     the i-th action of game b; ``n_actions[b]`` the count so far (-1 if max_steps cut it
     off).
     """
+    # A write in a prange body to an array reached through the state tuple
+    # (`st.num_legal[b] = n`) is lost under the JIT (numba issues 5872, 7135 and 10338:
+    # the body sees a copy); through a name bound outside the loop it lands.
+    num_legal = st.num_legal
     for b_ in prange(st.scalars.shape[0]):
         # one type for the index in numba's serial typing and in the parallel
         # body (int64, then uint64): every callee compiles once, unsigned
@@ -151,6 +155,7 @@ def play_kernel(
             apply_action(st, b, a, params)
             n = sorted_legal(st, b, params, legal)
             steps += 1
+        num_legal[b] = n
         n_actions[b] = steps
 
 

@@ -16,7 +16,7 @@ from burako_env.core.constants import (
     S_PLAYER,
     S_WINNER,
 )
-from burako_env.core.nb import njit, njit_parallel, prange
+from burako_env.core.nb import njit, njit_inline, njit_parallel, prange
 from burako_env.core.observe import observe_one
 from burako_env.core.rng import randint
 from burako_env.core.rules import action_error, apply_action, legal_actions, reset_game
@@ -64,13 +64,16 @@ def refresh_legal(st, b, params):
     st.num_legal[b] = legal_actions(st, b, params, st.legal[b])
 
 
-@njit
+@njit_inline
 def sorted_legal(st, b, params, legal):
     """Refresh game ``b``'s legal list and write its actions ascending into ``legal`` (as
-    a mask would list them, which the policies expect); returns their count.
+    a mask would list them, which the policies expect); returns their count, which the
+    caller stores in ``st.num_legal[b]``.
 
-    The count is written here, in a callee: a kernel's own write of a state field in its
-    parallel loop (``st.num_legal[b] = n``) was seen not to reach the state under the JIT.
+    Inlined, so that the kernels calling it do not link in one more compiled function
+    that reaches the whole rule set. It does not store the count itself: inlined into a
+    ``prange`` body, a write to an array reached through the state tuple is lost (numba
+    issues 5872, 7135 and 10338; see ``agents.tournament.play_kernel``).
     """
     n = legal_actions(st, b, params, st.legal[b])
     for i in range(n):
@@ -80,7 +83,6 @@ def sorted_legal(st, b, params, legal):
             legal[m] = legal[m - 1]
             m -= 1
         legal[m] = a
-    st.num_legal[b] = n
     return n
 
 

@@ -335,8 +335,8 @@ def after_meld_error(st, b, p, params, u0, u1, u2, n_used, row, slot, h):
     Otherwise the turn must still be finishable: a card that may be discarded without
     emptying the hand settles it at once (the usual case, and this sits in the
     enumeration's inner loop); only a last card, or a hand of cards that may not be
-    discarded, needs the search of :func:`_completable_after`: then it returns
-    NEEDS_SEARCH and the caller runs :func:`search_meld` outside its loop (a call that
+    discarded, needs the search: then it returns NEEDS_SEARCH and the caller runs
+    :func:`search_meld` outside its loop (a call that
     passes the GameState inside the inlined loop, even on a path rarely taken, measured
     part of the core's fall to 0.75 of rules v0's speed; docs/BENCHMARKS.md).
     """
@@ -392,36 +392,38 @@ def _pop_meld(st, b, t, p, u0, u1, u2, slot, saved):
 
 
 @njit
-def _completable_after(st, b, p, params, u0, u1, u2, row, slot):
-    """ERR_OK if, after the meld, the turn can still be finished; else ERR_TURN_UNFINISHABLE.
+def _meld_basic(st, b, a, params):
+    """The basic check of open / add ``a`` (:func:`open_basic_error`,
+    :func:`add_basic_error`; the new row in scratch row ROW_NEW), returning (error, used
+    card 0, 1, 2). One compiled copy for the rare search paths (:func:`search_meld`,
+    :func:`_finishable`): each place a check is inlined compiles it once more."""
+    if a >= ADD_BASE:
+        err = add_basic_error(st, b, a, params)
+        return err, np.int64((a - ADD_BASE) % NUM_CARD_TYPES), np.int64(-1), np.int64(-1)
+    err, u0, u1, u2 = open_basic_error(st, b, a, params)
+    return err, np.int64(u0), np.int64(u1), np.int64(u2)
+
+
+@njit
+def search_meld(st, b, a, params):
+    """The completable-turn verdict on meld ``a``, whose other checks passed: ERR_OK if,
+    after it, the turn can still be finished; else ERR_TURN_UNFINISHABLE.
 
     The meld is laid in place, :func:`_finishable` searches, and everything is put back
     as it was, the scratch row (the meld under test, which callers then lay) included.
     """
+    p = st.scalars[b, S_PLAYER]
     t = p % 2
+    _, u0, u1, u2 = _meld_basic(st, b, a, params)
+    slot = (a - ADD_BASE) // NUM_CARD_TYPES if a >= ADD_BASE else -1
     trial = np.empty(NUM_MELD_FIELDS, np.int8)
     saved = np.empty(NUM_MELD_FIELDS, np.int8)
-    copy_row(row, trial)
+    copy_row(st.scratch[b, ROW_NEW], trial)
     _push_meld(st, b, t, p, u0, u1, u2, trial, slot, saved)
     ok = _finishable(st, b, params)
     _pop_meld(st, b, t, p, u0, u1, u2, slot, saved)
     copy_row(trial, st.scratch[b, ROW_NEW])
     return ERR_OK if ok else ERR_TURN_UNFINISHABLE
-
-
-@njit
-def search_meld(st, b, a, params):
-    """The completable-turn verdict on meld ``a``, whose other checks passed."""
-    p = st.scalars[b, S_PLAYER]
-    if a >= ADD_BASE:
-        add_basic_error(st, b, a, params)
-        slot = (a - ADD_BASE) // NUM_CARD_TYPES
-        c = (a - ADD_BASE) % NUM_CARD_TYPES
-        return _completable_after(
-            st, b, p, params, c, np.int64(-1), np.int64(-1), st.scratch[b, ROW_NEW], slot
-        )
-    _, u0, u1, u2 = open_basic_error(st, b, a, params)
-    return _completable_after(st, b, p, params, u0, u1, u2, st.scratch[b, ROW_NEW], np.int64(-1))
 
 
 @njit_inline
@@ -432,17 +434,15 @@ def _is_open_wild_group(st, b, t, slot, params):
 
 
 @njit_inline
-def _settles(st, b, params):
+def _settles(st, b, params, buf):
     """The turn ends from here without another meld: a legal discard (its restrictions not
-    lifted), or taking the muerto keeping wilds."""
-    p = st.scalars[b, S_PLAYER]
-    h = hand_size(st, b, p)
-    revert = reverting(st, b, p % 2, params)
-    for c in range(NUM_CARD_TYPES):
-        if st.hands[b, p, c] == 0 and not revert:
-            continue
-        if discard_error(st, b, c, params, False, h, revert) == ERR_OK:
-            return True
+    lifted), or taking the muerto keeping wilds. ``buf`` is scratch for the discards.
+
+    The discards are listed by the enumeration's own (compiled, not inlined) function: the
+    search is a rare path, and a call costs far less compile than another inlined copy of
+    the discard check."""
+    if _enumerate_discards(st, b, params, buf, np.int64(0), np.bool_(False)) > 0:
+        return True
     return params[P_MUERTO_KEEP_WILDS] and muerto_keep_error(st, b, params) == ERR_OK
 
 
@@ -463,8 +463,6 @@ def _finishable(st, b, params):
     runs only on the rare hands that no plain discard settles: a last card, or cards none
     of which may be discarded, so it looks only as far ahead as those cards need.
     """
-    if _settles(st, b, params):
-        return True
     p = st.scalars[b, S_PLAYER]
     t = p % 2
     depth = hand_size(st, b, p) + 1  # every level lays at least one card
@@ -475,10 +473,21 @@ def _finishable(st, b, params):
     laid = np.zeros((depth, 4), np.int64)  # per level: the cards used and the slot
     saved = np.empty((depth, NUM_MELD_FIELDS), np.int8)
     trial = np.empty(NUM_MELD_FIELDS, np.int8)
+    discards = np.empty(NUM_CARD_TYPES, np.int16)
     level = 0
-    cand_end[0] = _meld_candidates(st, b, params, cand[0], 0)
+    entering = True  # a level is entered once: does its position settle, which melds next
     found = False
     while level >= 0 and not found:
+        if entering:
+            # one place for the settle check (the start, and after every meld laid): an
+            # inlined check compiles once per place it is written
+            entering = False
+            if _settles(st, b, params, discards):
+                found = True
+                continue
+            cand_end[level] = _meld_candidates(st, b, params, cand[level], np.int64(0))
+            cand_next[level] = 0
+            continue
         if cand_next[level] >= cand_end[level]:
             level -= 1  # every meld of this level tried: take back the one below
             if level >= 0:
@@ -492,17 +501,13 @@ def _finishable(st, b, params):
             exempt = _is_open_wild_group(st, b, t, slot, params)
             if slot < min_slot[level] and not exempt:
                 continue
-            err = add_basic_error(st, b, a, params)
-            u0 = (a - ADD_BASE) % NUM_CARD_TYPES
-            u1 = -1
-            u2 = -1
             n_used = 1
             next_min = min_slot[level] if exempt else slot
         else:
-            err, u0, u1, u2 = open_basic_error(st, b, a, params)
             slot = -1
             n_used = 3
             next_min = st.num_melds[b, t]
+        err, u0, u1, u2 = _meld_basic(st, b, a, params)
         if err != ERR_OK:
             continue
         copy_row(st.scratch[b, ROW_NEW], trial)
@@ -516,14 +521,9 @@ def _finishable(st, b, params):
         lv[2] = u2
         lv[3] = slot
         _push_meld(st, b, t, p, u0, u1, u2, trial, slot, saved[level])
-        if _settles(st, b, params):
-            found = True
-            level += 1  # unwound below like any other level
-            continue
-        level += 1
-        cand_end[level] = _meld_candidates(st, b, params, cand[level], 0)
-        cand_next[level] = 0
+        level += 1  # entered at the loop's top (and unwound below like any other level)
         min_slot[level] = next_min
+        entering = True
     # take back every meld still laid
     for k in range(level - 1, -1, -1):
         lv = laid[k]
@@ -610,19 +610,6 @@ def open_basic_error(st, b, a, params):
     return ERR_OK, u0, u1, u2
 
 
-@njit_inline
-def open_error(st, b, a, params, h):
-    """Legality of an opening (``h``: the hand size); on success the new meld is in
-    scratch row ROW_NEW. Returns (error, used card 0, 1, 2).
-    """
-    err, u0, u1, u2 = open_basic_error(st, b, a, params)
-    if err != ERR_OK:
-        return err, u0, u1, u2
-    p = st.scalars[b, S_PLAYER]
-    err = after_meld_error(st, b, p, params, u0, u1, u2, 3, st.scratch[b, ROW_NEW], -1, h)
-    return err, u0, u1, u2
-
-
 # ------------------------------------------------------------------ adding a card
 @njit_inline
 def add_basic_error(st, b, a, params):
@@ -646,19 +633,6 @@ def add_basic_error(st, b, a, params):
     if added_wild and wild_group_open(st, b, t, params):
         return ERR_WILD_GROUP_OPEN
     return ERR_OK
-
-
-@njit_inline
-def add_error(st, b, a, params, h):
-    """Legality of adding a card (``h``: the hand size); on success the new row is in
-    scratch row ROW_NEW."""
-    err = add_basic_error(st, b, a, params)
-    if err != ERR_OK:
-        return err
-    p = st.scalars[b, S_PLAYER]
-    slot = (a - ADD_BASE) // NUM_CARD_TYPES
-    c = (a - ADD_BASE) % NUM_CARD_TYPES
-    return after_meld_error(st, b, p, params, c, -1, -1, 1, st.scratch[b, ROW_NEW], slot, h)
 
 
 # ------------------------------------------------------------------ discards
@@ -752,12 +726,28 @@ def take_pile_error(st, b, params):
 
 @njit_inline
 def play_action_error(st, b, a, params, h):
-    """Legality of a meld-phase action other than a discard."""
+    """Legality of a meld-phase action other than a discard (``h``: the hand size).
+
+    The basic check of an opening or an add, then the checks on the hand it leaves
+    (:func:`after_meld_error`), written once for both: this is inlined into the
+    enumeration, and an inlined check compiles once per place it is written."""
     if a == TAKE_MUERTO_KEEP_WILDS:
         return muerto_keep_error(st, b, params)
     if a < ADD_BASE:
-        return open_error(st, b, a, params, h)[0]
-    return add_error(st, b, a, params, h)
+        err, u0, u1, u2 = open_basic_error(st, b, a, params)
+        n_used = 3
+        slot = -1
+    else:
+        err = add_basic_error(st, b, a, params)
+        u0 = (a - ADD_BASE) % NUM_CARD_TYPES
+        u1 = -1
+        u2 = -1
+        n_used = 1
+        slot = (a - ADD_BASE) // NUM_CARD_TYPES
+    if err != ERR_OK:
+        return err
+    p = st.scalars[b, S_PLAYER]
+    return after_meld_error(st, b, p, params, u0, u1, u2, n_used, st.scratch[b, ROW_NEW], slot, h)
 
 
 @njit
@@ -877,7 +867,7 @@ def _meld_candidates(st, b, params, out, n):
 
 
 # Callers of the large functions (the enumeration, search_meld, action_error, end_hand,
-# deal_hand, _take_muerto, _completable_after) pass their constant arguments as np.int64 /
+# deal_hand, _take_muerto) pass their constant arguments as np.int64 /
 # np.bool_: numba compiles a function once per literal value it is called with, so a
 # literal 0 or True compiled these bodies again (docs/BENCHMARKS.md, "Compile time").
 @njit
@@ -1201,7 +1191,9 @@ def apply_action(st, b, a, params):
     elif a >= DISCARD_BASE:
         _discard(st, b, a - DISCARD_BASE, params)
     elif a >= ADD_BASE:
-        add_error(st, b, a, params, hand_size(st, b, p))  # builds the new row in scratch
+        # the action is legal: the basic check builds the new row in scratch (the checks
+        # on the hand it leaves would only compile another copy of themselves here)
+        add_basic_error(st, b, a, params)
         idx = a - ADD_BASE
         slot = idx // NUM_CARD_TYPES
         c = idx % NUM_CARD_TYPES
@@ -1210,7 +1202,7 @@ def apply_action(st, b, a, params):
         _forget_played(st, b, p, c)
         _after_meld(st, b, p, params)
     else:
-        _, u0, u1, u2 = open_error(st, b, a, params, hand_size(st, b, p))
+        _, u0, u1, u2 = open_basic_error(st, b, a, params)
         slot = st.num_melds[b, t]
         copy_row(st.scratch[b, ROW_NEW], st.melds[b, t, slot])
         st.num_melds[b, t] = slot + 1
