@@ -3,6 +3,7 @@ game from a fresh cache equals the same game from a warm one, bit for bit."""
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import hashlib
 import json
@@ -139,34 +140,113 @@ def test_a_fresh_cache_and_a_warm_one_play_the_same_game(tmp_path):
     assert warm["state"] == fresh["state"]
 
 
+KERNEL_SOURCES = sorted(
+    p for folder in ("burako_env", "agents", "training") for p in (ROOT / folder).rglob("*.py")
+)
+
+
+def _is_prange_loop(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.For)
+        and isinstance(node.iter, ast.Call)
+        and getattr(node.iter.func, "id", None) == "prange"
+    )
+
+
+def _prange_loops():
+    """(where, loop node, module tree) of every ``prange`` loop of the kernels."""
+    for path in KERNEL_SOURCES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in filter(_is_prange_loop, ast.walk(tree)):
+            yield f"{path.relative_to(ROOT)}:{node.lineno}", node
+
+
 def test_every_prange_loop_names_its_index_unsigned():
     """Each ``prange`` loop of the kernels turns its index into ``np.uint64`` first: numba
     types the loop as int64 and then builds the parallel body with uint64, and a callee
     reached with both compiles twice (docs/BENCHMARKS.md, "Functions compiled twice")."""
-    import ast
-
-    root = Path(__file__).resolve().parents[1]
     loops = 0
-    for folder in ("burako_env", "agents", "training"):
-        for path in sorted((root / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if not (
-                    isinstance(node, ast.For)
-                    and isinstance(node.iter, ast.Call)
-                    and getattr(node.iter.func, "id", None) == "prange"
-                ):
-                    continue
-                loops += 1
-                first = node.body[0]
-                where = f"{path.relative_to(root)}:{node.lineno}"
-                assert isinstance(first, ast.Assign), f"{where}: the loop starts otherwise"
-                call = first.value
-                assert (
-                    isinstance(call, ast.Call)
-                    and ast.unparse(call.func) == "np.uint64"
-                    and ast.unparse(call.args[0]) == node.target.id
-                ), f"{where}: {ast.unparse(first)!r} is not X = np.uint64({node.target.id})"
+    for where, node in _prange_loops():
+        loops += 1
+        first = node.body[0]
+        assert isinstance(first, ast.Assign), f"{where}: the loop starts otherwise"
+        call = first.value
+        assert (
+            isinstance(call, ast.Call)
+            and ast.unparse(call.func) == "np.uint64"
+            and ast.unparse(call.args[0]) == node.target.id
+        ), f"{where}: {ast.unparse(first)!r} is not X = np.uint64({node.target.id})"
     assert loops >= 10  # the kernels' loops were found (the batch ops share one since)
+
+
+def _writes_through_attribute(node: ast.AST) -> list[int]:
+    """Lines of ``x.y[...] = ...`` / ``x.y[...] += ...`` inside ``node``."""
+    lines = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Assign):
+            targets = sub.targets
+        elif isinstance(sub, ast.AugAssign):
+            targets = [sub.target]
+        else:
+            continue
+        for t in targets:
+            if not isinstance(t, ast.Subscript):
+                continue
+            while isinstance(t, ast.Subscript):  # x.y[i][j] = ...: down to what is indexed
+                t = t.value
+            if isinstance(t, ast.Attribute):
+                lines.append(sub.lineno)
+    return lines
+
+
+def _inlined_writers() -> set[str]:
+    """Names of the ``njit_inline`` functions that write through an attribute."""
+    names = set()
+    for path in KERNEL_SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            inlined = any(getattr(d, "id", None) == "njit_inline" for d in node.decorator_list)
+            if inlined and _writes_through_attribute(node):
+                names.add(node.name)
+    return names
+
+
+def _lost_writes(loop: ast.For, inlined_writers: set[str]) -> list[str]:
+    found = [f"line {line} writes through an attribute" for line in _writes_through_attribute(loop)]
+    for sub in ast.walk(loop):
+        if isinstance(sub, ast.Call) and getattr(sub.func, "id", None) in inlined_writers:
+            found.append(f"line {sub.lineno} calls {sub.func.id}, inlined, which does")
+    return found
+
+
+def test_no_prange_body_writes_through_the_state_tuple():
+    """In a ``parallel=True`` kernel, a write inside a ``prange`` body to an array reached
+    through a tuple (``st.num_legal[b] = n``) is lost under the JIT and lands under
+    ``NUMBA_DISABLE_JIT`` (numba issues 5872, 7135 and 10338, open); a compiled callee's
+    writes land, and so do writes through a name bound before the loop. The tournament
+    kernel lost its legal-action count this way. No behaviour test covers every kernel,
+    so this reads the source: no body writes through an attribute, directly or through a
+    function inlined at numba's IR level (``njit_inline``)."""
+    inlined_writers = _inlined_writers()
+    assert "_push_meld" in inlined_writers  # the scan sees the rules' inlined writers
+    problems = [
+        f"{where}: {lost}"
+        for where, loop in _prange_loops()
+        for lost in _lost_writes(loop, inlined_writers)
+    ]
+    assert not problems, "\n".join(problems)
+    bad = ast.parse(
+        "for b in prange(3):\n    st.num_legal[b] = n\n    st.melds[b][0] += 1\n    writer(st, b)\n"
+    ).body[0]
+    good = ast.parse(
+        "for b in prange(3):\n"
+        "    num_legal[b] = n\n"
+        "    row[st.legal[b, 0]] = True\n"
+        "    reader(st, b)\n"
+    ).body[0]
+    assert len(_lost_writes(bad, {"writer"})) == 3  # the scan catches what it is for
+    assert _lost_writes(good, {"writer"}) == []
 
 
 _COMPILED_BY_COMMAND = """
