@@ -370,6 +370,23 @@ def test_meld_leaving_a_single_wild_may_take_the_muerto_keeping_it():
     assert muerto_info(game, 0, 0) == (MUERTO_TAKEN, HOW_DIRECT, 0)
 
 
+def test_a_meld_whose_turn_settles_only_after_a_second_meld_is_legal():
+    """The completable-turn search looks past the first meld (RULES.md 5): adding 8h
+    leaves three wilds, which may not be discarded and are too many to keep for the
+    muerto; laying one of them next leaves two, which may. So the add is legal, and the
+    position it leads to offers the wild, not the muerto yet."""
+    game = build_game(
+        "colombian", hands={0: "8h 2c 2d *"}, melds={0: ["5h 6h 7h"]},
+        muertos={0: [MUERTO0]}, wild_group=False,
+    )  # fmt: skip
+    assert game.why_illegal(add_action(card("8h"), 0)) is None
+    do_add(game, "8h", 0)
+    offered = legal(game)
+    assert TAKE_MUERTO_KEEP_WILDS not in offered and not [a for a in offered if a >= DISCARD_BASE]
+    do_add(game, "2c", 0)
+    assert TAKE_MUERTO_KEEP_WILDS in legal(game)
+
+
 def test_meld_leaving_the_barred_pile_card_is_illegal_italian():
     """Qd taken from a one-card pile may not be discarded and fits no meld: the opening
     that would leave it alone leaves a turn that cannot be finished."""
