@@ -3,6 +3,7 @@ PettingZoo env, masks, the GAE along ragged streams, and bad configs and checkpo
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 from pathlib import Path
@@ -516,3 +517,39 @@ def test_the_clone_accuracy_script_reports_every_kind_the_teacher_played():
     assert 0.0 <= res["accuracy"] <= 1.0 and res["decisions"] > 0
     assert {"draw", "discard"} <= set(res["by_kind"])
     assert sum(share for share, _ in res["by_kind"].values()) == pytest.approx(1.0)
+
+
+def test_a_resume_may_change_the_league_agents(tmp_path):
+    """``--set league.heuristics...`` on a resume: agents are matched by name, a new one
+    enters the league at rating 1000, a dropped one's games in flight turn into self-play
+    games, and the snapshots' games follow their snapshots."""
+    from training.league import SELF, League
+
+    run = tmp_path / "run"
+    train(TINY, QUICK, run_dir=run, stop_after=2, verbose=False)
+    saved = load_file(run / "checkpoints" / "last.pt")
+    before = saved["league"]
+    assert before["agent_names"] == ["greedy", "discard_table"] and before["snapshots"]
+    before["opponent"][:4] = torch.tensor([SELF, 0, 1, 2])  # self, greedy, table, snapshot
+    old = before["opponent"].numpy().copy()
+    cases = {  # override -> new id of each old id: self, greedy, discard_table, snapshots
+        "league.heuristics.random=0.3": lambda o: np.where(o >= 0, o + 1, SELF),
+        "league.heuristics.greedy=0": lambda o: np.where(o >= 1, o - 1, SELF),
+    }
+    for change, new_id in cases.items():
+        league = League(
+            load_config(TINY, [change]).league, saved["spec"], 16, 4, np.random.default_rng(0)
+        )
+        league.load_state_dict(copy.deepcopy(before))
+        assert np.array_equal(league.opponent, new_id(old)), change
+    assert league.agent_names == ["discard_table"] and "greedy" not in league.ratings
+    assert league.ratings["discard_table"] == before["ratings"]["discard_table"]
+
+    add = ["league.heuristics.random=0.3"]
+    train(run_dir=run, overrides=add, resume=True, verbose=False)
+    after = load_file(run / "checkpoints" / "last.pt")
+    assert after["progress"]["update"] == 4
+    assert after["league"]["agent_names"] == ["random", "greedy", "discard_table"]
+    assert "random" in after["league"]["ratings"]
+    opp = after["league"]["opponent"].numpy()
+    assert opp.min() >= SELF and opp.max() < 3 + len(after["league"]["snapshots"])

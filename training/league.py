@@ -169,11 +169,11 @@ class League:
         }
 
     def load_state_dict(self, state: dict) -> None:
-        if list(state["agent_names"]) != self.agent_names:
-            raise ValueError(
-                f"league agents differ: checkpoint {state['agent_names']}, "
-                f"config {self.agent_names}"
-            )
+        """Restore a checkpoint's league. Agents are matched by name, so a resume may
+        change ``league.heuristics`` (``--set league.heuristics.random=0.05``): an agent
+        new to the league enters at rating 1000, and games in flight against an agent the
+        config no longer weights turn into self-play games, as when a snapshot leaves."""
+        saved_names = list(state["agent_names"])
         self.snapshots = []
         for name, sd in state["snapshots"]:
             net = BurakoNet.from_spec(self.spec)
@@ -189,4 +189,22 @@ class League:
                     f"{getattr(self, key).shape} (another env.num_envs?)"
                 )
             getattr(self, key)[...] = arr
+        if saved_names != self.agent_names:
+            self._rename_agents(saved_names, state["ratings"])
         self.tally = {k: list(v) for k, v in state["tally"].items()}
+
+    def _rename_agents(self, saved_names: list[str], saved_ratings: dict) -> None:
+        """Re-point the games in flight from the checkpoint's agent ids to this config's."""
+        index = {name: i for i, name in enumerate(self.agent_names)}
+        # old id -> new id: agents by name (SELF when dropped), snapshots shifted along
+        remap = [index.get(name, SELF) for name in saved_names]
+        remap += [len(self.agent_names) + k for k in range(len(self.snapshots))]
+        opp = self.opponent
+        member = opp >= 0
+        opp[member] = np.asarray(remap, np.int64)[opp[member]]
+        for name in saved_names:
+            if name not in index:
+                self.ratings.pop(name, None)
+        for name in self.agent_names:
+            if name not in saved_ratings:
+                self.ratings[name] = 1000.0
