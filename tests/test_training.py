@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -553,3 +554,29 @@ def test_a_resume_may_change_the_league_agents(tmp_path):
     assert "random" in after["league"]["ratings"]
     opp = after["league"]["opponent"].numpy()
     assert opp.min() >= SELF and opp.max() < 3 + len(after["league"]["snapshots"])
+
+
+def test_init_policy_starts_the_run_from_a_policy_file_and_refuses_a_foreign_one(runs, tmp_path):
+    """``init_policy``: the run starts from the file's network (no warm start); a file of
+    another network, table or none at all is refused before any run folder is made."""
+    root, _, _ = runs
+    policy = root / "full" / "policy.pt"
+    tuned = train(
+        TINY, QUICK + [f"init_policy={policy}"], run_dir=tmp_path / "ft", stop_after=0,
+        verbose=False,
+    )  # fmt: skip
+    assert tuned["update"] == 0
+    start = load_file(tmp_path / "ft" / "checkpoints" / "last.pt")
+    assert start["progress"]["imitated"]
+    given = load_file(policy)["model"]
+    assert set(start["model"]) == set(given)
+    assert all(torch.equal(start["model"][k], given[k]) for k in given)
+    bad = {
+        "network.hidden=48": "another network (hidden 32 here 48)",
+        "env.variant=italian": "cannot play italian",
+        f"init_policy={tmp_path / 'none.pt'}": "no checkpoint at",
+    }
+    for override, says in bad.items():
+        with pytest.raises(CheckpointError, match=re.escape(says)):
+            train(TINY, QUICK + [f"init_policy={policy}", override], run_dir=tmp_path / "x")
+        assert not (tmp_path / "x").exists()

@@ -177,6 +177,11 @@ class TrainConfig:
     but 20x slower (2.2 s to 45-58 s) whenever anything else kept a core busy, as torch's
     threads wait for each other at every operation (scripts/bench_training.py --busy 1
     measures it)."""
+    init_policy: str | None = None
+    """A policy file (or a run's checkpoint) whose network starts the run instead of a
+    fresh one, to fine-tune it: it must have been trained for this table with these
+    ``network`` settings, and the imitation warm start is skipped. Read once, when the
+    run starts (a resume reads its own checkpoint)."""
     runs_dir: str = "runs"
     """Parent folder of run folders."""
     checkpoint_every: int = 10

@@ -63,7 +63,9 @@ from training.checkpoint import (
     VERSION,
     CheckpointError,
     check_compatible,
+    check_policy_table,
     load_file,
+    load_network,
     policy_dict,
     save_file,
     variant_info,
@@ -286,9 +288,30 @@ class Trainer:
         self.update = 0
         self.global_step = 0
         self.best_score = -math.inf
-        self.imitated = cfg.imitation.env_steps == 0  # the warm start is done (or off)
+        # the warm start is done, off, or replaced by a policy to fine-tune
+        self.imitated = cfg.imitation.env_steps == 0 or cfg.init_policy is not None
+        self.from_policy = False  # started from init_policy, not yet checkpointed
         self.stats: dict[str, list[float]] = {}
         self.writer = None
+
+    def start_from_policy(self, path: str | Path) -> None:
+        """Load the network of ``path`` (``init_policy``) into the learner; CheckpointError
+        when the file is unreadable, of another table or of another network."""
+        net, data = load_network(path)
+        check_policy_table(data["variant"], self.env.variant, self.obs_size, path)
+        if net.spec() != self.net.spec():
+            ours, theirs = self.net.spec(), net.spec()
+            diff = ", ".join(
+                f"{k} {theirs.get(k)!r} here {ours.get(k)!r}"
+                for k in sorted(set(ours) | set(theirs))
+                if ours.get(k) != theirs.get(k)
+            )
+            raise CheckpointError(
+                f"init_policy {str(path)!r} has another network ({diff}): set the config's "
+                f"network keys to the policy's"
+            )
+        self.net.load_state_dict(net.state_dict())
+        self.from_policy = True
 
     # ------------------------------------------------------------ rollout
     def collect(self) -> None:
@@ -710,10 +733,12 @@ class Trainer:
         done_here = 0
         last_eval: dict = {}
         try:
-            if not self.imitated:
-                self.imitate(verbose)
+            if not self.imitated or self.from_policy:
+                if not self.imitated:
+                    self.imitate(verbose)
+                self.from_policy = False
                 best = False
-                if cfg.eval.every:  # the clone's strength, logged at step 0
+                if cfg.eval.every:  # the starting policy's strength, logged at step 0
                     last_eval, best = self.evaluate_and_log(verbose)
                 self.save(best=best)
             while self.update < cfg.num_updates:
@@ -911,6 +936,8 @@ def _run_trainer(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: bo
         trainer = make(cfg, run_dir)
         if resume:
             trainer.load(resume_checkpoint(run_dir, say=print if verbose else lambda _: None))
+        elif cfg.init_policy is not None:
+            trainer.start_from_policy(cfg.init_policy)
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_config(cfg, run_dir)
     except BaseException:
