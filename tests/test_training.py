@@ -580,3 +580,5 @@ def test_init_policy_starts_the_run_from_a_policy_file_and_refuses_a_foreign_one
         with pytest.raises(CheckpointError, match=re.escape(says)):
             train(TINY, QUICK + [f"init_policy={policy}", override], run_dir=tmp_path / "x")
         assert not (tmp_path / "x").exists()
+    with pytest.raises(CheckpointError, match=re.escape("another network (hidden 32 here 48)")):
+        train(run_dir=tmp_path / "ft", overrides=["network.hidden=48"], resume=True)

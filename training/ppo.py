@@ -234,6 +234,20 @@ def load_rng_state(state: dict, rng: np.random.Generator, generator: torch.Gener
 
 
 # ---------------------------------------------------------------- the trainer
+def check_same_network(theirs: dict, ours: dict, what: str) -> None:
+    """CheckpointError naming the keys where a file's network spec (``theirs``) differs
+    from the one the config builds (``ours``)."""
+    if theirs != ours:
+        diff = ", ".join(
+            f"{k} {theirs.get(k)!r} here {ours.get(k)!r}"
+            for k in sorted(set(ours) | set(theirs))
+            if ours.get(k) != theirs.get(k)
+        )
+        raise CheckpointError(
+            f"{what} has another network ({diff}): set the config's network keys to its own"
+        )
+
+
 class Trainer:
     """Everything a run holds; :meth:`run` is the loop (collect, update, log, save)."""
 
@@ -299,17 +313,7 @@ class Trainer:
         when the file is unreadable, of another table or of another network."""
         net, data = load_network(path)
         check_policy_table(data["variant"], self.env.variant, self.obs_size, path)
-        if net.spec() != self.net.spec():
-            ours, theirs = self.net.spec(), net.spec()
-            diff = ", ".join(
-                f"{k} {theirs.get(k)!r} here {ours.get(k)!r}"
-                for k in sorted(set(ours) | set(theirs))
-                if ours.get(k) != theirs.get(k)
-            )
-            raise CheckpointError(
-                f"init_policy {str(path)!r} has another network ({diff}): set the config's "
-                f"network keys to the policy's"
-            )
+        check_same_network(net.spec(), self.net.spec(), f"init_policy {str(path)!r}")
         self.net.load_state_dict(net.state_dict())
         self.from_policy = True
 
@@ -654,11 +658,7 @@ class Trainer:
     def load(self, path: Path) -> None:
         data = load_file(path, kind="train")
         check_compatible(data, self.variant_info, path)
-        if data["spec"] != self.net.spec():
-            raise CheckpointError(
-                f"checkpoint {str(path)!r} holds a network {data['spec']}, the config "
-                f"builds {self.net.spec()}"
-            )
+        check_same_network(data["spec"], self.net.spec(), f"checkpoint {str(path)!r}")
         try:
             self.net.load_state_dict(data["model"])
             self.optimizer.load_state_dict(data["optimizer"])
