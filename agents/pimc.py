@@ -88,7 +88,7 @@ from burako_env.core.constants import (
 )
 from burako_env.core.determinize import copy_game, determinize_into
 from burako_env.core.kernels import sorted_legal
-from burako_env.core.nb import njit, njit_parallel, prange
+from burako_env.core.nb import borrowed, njit, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action
 from burako_env.core.state import allocate_state
@@ -150,7 +150,7 @@ def hand_values(st, j, team, out):
     out[V_WIN] = 1.0 if own > other else (0.5 if own == other else 0.0)
 
 
-@njit_parallel
+@njit
 def search_kernel(
     src,
     b,
@@ -169,17 +169,22 @@ def search_kernel(
     rows,
     values,
     max_steps,
+    first,
+    last,
 ):
     """For every determinization k (``det_words[k]``) of game ``b`` of ``src`` for
     ``viewer`` and every candidate ``cands[c]``: apply it, play the hand out, write the
     values in ``values[k, c]``. Slot k of ``dets`` / ``rolls`` is determinization k's work
-    space; ``obs``, ``x``, ``rows`` are per-slot policy work space."""
+    space; ``obs``, ``x``, ``rows`` are per-slot policy work space. Determinizations
+    ``first`` to ``last - 1``: :func:`~burako_env.core.nb.run_sliced` runs slices of
+    them on threads."""
+    src, dets, rolls = borrowed((src, dets, rolls))
+    cands, det_words, roll_words, w = borrowed((cands, det_words, roll_words, w))
+    obs, x, rows, values = borrowed((obs, x, rows, values))
     team = viewer % 2
     n_cand = cands.shape[0]
-    for k_ in prange(det_words.shape[0]):
-        # one type for the index in numba's serial typing and in the parallel
-        # body (int64, then uint64): every callee compiles once, unsigned
-        k = np.uint64(k_)
+    for k_ in range(first, last):
+        k = np.uint64(k_)  # the index type of every kernel: callees compile once
         determinize_into(src, b, viewer, params, dets, k, det_words[k])
         legal = np.empty(NUM_ACTIONS, np.int64)
         rng = np.empty(4, np.int64)
@@ -375,7 +380,9 @@ class PIMCAgent(Agent):
         det_words = self.rng.integers(1, 2**32, size=(k, 4), dtype=np.int64)
         roll_words = self.rng.integers(1, 2**32, size=(k, 4), dtype=np.int64)
         values = np.zeros((k, cands.size, NUM_VALUES), np.float64)
-        search_kernel(
+        run_sliced(
+            search_kernel,
+            k,
             game.state,
             int(b),
             int(viewer),

@@ -364,7 +364,7 @@ def fit_own(x, rows, c):
     if v < 0:
         sc = x[X_SC : X_SC + 32]
         mm = x[X_PARAMS + P_MAX_MELD]
-        v = 1 if fits_team(rows, 0, sc[S_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
+        v = 1 if fits_team(rows, np.int64(0), sc[S_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
         x[X_FIT_OWN + c] = v
     return v > 0
 
@@ -387,7 +387,7 @@ def fit_opp(x, rows, c):
     if v < 0:
         sc = x[X_SC : X_SC + 32]
         mm = x[X_PARAMS + P_MAX_MELD]
-        v = 1 if fits_team(rows, MAX_MELDS, sc[S_N_OPP], c, mm, rows[R_TMP]) > 0 else 0
+        v = 1 if fits_team(rows, np.int64(MAX_MELDS), sc[S_N_OPP], c, mm, rows[R_TMP]) > 0 else 0
         x[X_FIT_OPP + c] = v
     return v > 0
 
@@ -783,8 +783,8 @@ def scores_if_out(x, rows):
     """Estimated hand scores (own team, opponents) if this player went out now."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
-    t0, b0, c0, _ = team_estimate(rows, 0, sc[S_N_OWN], params)
-    t1, b1, c1, _ = team_estimate(rows, MAX_MELDS, sc[S_N_OPP], params)
+    t0, b0, c0, _ = team_estimate(rows, np.int64(0), sc[S_N_OWN], params)
+    t1, b1, c1, _ = team_estimate(rows, np.int64(MAX_MELDS), sc[S_N_OPP], params)
     avg = 9  # a typical card value in hand
     own = b0 + params[P_GOING_OUT] - sc[S_PARTNER_N] * avg
     opp = b1 - sc[S_OPP_N] * avg + sc[S_OPP_MUERTOS] * params[P_MUERTO_NOT_TAKEN]
@@ -1060,7 +1060,8 @@ def table_discard_cost(x, rows, c, w):
     sc = x[X_SC : X_SC + 32]
     pile = x[X_PILE : X_PILE + NUM_CARD_TYPES]
     danger, fits, safe = discard_danger(x, rows, c, w)
-    cost = float(keep_value(x, rows, c, 0)) + danger - w[W_VALUE_DISCARD] * card_value(c, params)
+    keep = float(keep_value(x, rows, c, np.int64(0)))
+    cost = keep + danger - w[W_VALUE_DISCARD] * card_value(c, params)
     k1 = sc[S_NEXT_N]
     pile_empty = sc[S_PILE_N] == 0
     r = c % NUM_RANKS
@@ -1226,7 +1227,7 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
     cards = np.empty(3, np.int64)
     if phase == PHASE_PEEK:
         c = sc[S_PEEK]
-        if c >= 0 and keep_value(x, rows, c, 1) >= 40:
+        if c >= 0 and keep_value(x, rows, c, np.int64(1)) >= 40:
             return PEEK_KEEP
         return PEEK_REJECT
     if phase == PHASE_DRAW:
@@ -1275,7 +1276,7 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
         best_score = -1e18
         for j in range(n):
             a = legal[j]
-            s = table_meld_score(x, rows, legal, n, a, cards, w, True)
+            s = table_meld_score(x, rows, legal, n, a, cards, w, np.bool_(True))
             if s > best_score:
                 best_score = s
                 best = a

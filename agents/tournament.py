@@ -48,7 +48,7 @@ from agents.policies import (
 from burako_env.core.constants import NUM_ACTIONS, S_DONE, S_HAND_SCORE0, S_MATCH0, S_PLAYER
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.kernels import sorted_legal
-from burako_env.core.nb import njit_parallel, prange
+from burako_env.core.nb import borrowed, njit, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action, reset_game
 from burako_env.distributed import game_seeds_range
@@ -73,7 +73,7 @@ PLAY_DEAL = 0  # deal every game and play it until it ends or waits for an exter
 PLAY_RESUME = 1  # apply moves[b] to each waiting game, then play on as PLAY_DEAL does
 
 
-@njit_parallel
+@njit
 def play_kernel(
     st,
     params,
@@ -94,27 +94,29 @@ def play_kernel(
     actions,
     n_actions,
     max_steps,
+    first,
+    last,
 ):
-    """Deal every game of the batch (from its own generator) and play it inside numba
-    until it ends, or until a seat whose agent is ``POLICY_EXTERNAL`` is to act: then
-    ``waiting[b]`` is set, ``obs[b]`` holds that seat's observation and ``mask[b]`` its
-    legal actions, and a ``PLAY_RESUME`` call applies ``moves[b]`` (legal: the caller
-    checks it) and plays on. One kernel for every pairing, so a tournament compiles no
-    other kernel that reaches the rules.
+    """Deal games ``first`` to ``last - 1`` of the batch (each from its own generator)
+    and play each inside numba until it ends, or until a seat whose agent is
+    ``POLICY_EXTERNAL`` is to act: then ``waiting[b]`` is set, ``obs[b]`` holds that
+    seat's observation and ``mask[b]`` its legal actions, and a ``PLAY_RESUME`` call
+    applies ``moves[b]`` (legal: the caller checks it) and plays on. One kernel for
+    every pairing, so a tournament compiles no other kernel that reaches the rules.
+    Serial: :func:`~burako_env.core.nb.run_sliced` plays slices of the batch on numba's
+    thread count (a ``prange`` would compile the rules twice).
 
     ``seat_agent[b, p]`` indexes ``kinds`` / ``weights`` (the policy of seat p in game b);
     ``agent_rng[b, p]`` is that seat's generator. With ``record``, ``actions[b, i]`` gets
     the i-th action of game b; ``n_actions[b]`` the count so far (-1 if max_steps cut it
     off).
     """
-    # A write in a prange body to an array reached through the state tuple
-    # (`st.num_legal[b] = n`) is lost under the JIT (numba issues 5872, 7135 and 10338:
-    # the body sees a copy); through a name bound outside the loop it lands.
-    num_legal = st.num_legal
-    for b_ in prange(st.scalars.shape[0]):
-        # one type for the index in numba's serial typing and in the parallel
-        # body (int64, then uint64): every callee compiles once, unsigned
-        b = np.uint64(b_)
+    st = borrowed(st)
+    seat_agent, kinds, weights, agent_rng = borrowed((seat_agent, kinds, weights, agent_rng))
+    obs, x, rows, moves, waiting, mask = borrowed((obs, x, rows, moves, waiting, mask))
+    actions, n_actions = borrowed((actions, n_actions))
+    for b_ in range(first, last):
+        b = np.uint64(b_)  # the type the parallel kernels index with: callees compile once
         if op == PLAY_DEAL:
             steps = 0
             reset_game(st, b, params, episode_match)
@@ -155,7 +157,7 @@ def play_kernel(
             apply_action(st, b, a, params)
             n = sorted_legal(st, b, params, legal)
             steps += 1
-        num_legal[b] = n
+        st.num_legal[b] = n
         n_actions[b] = steps
 
 
@@ -448,7 +450,9 @@ def _play_compiled(game: Game, seat_agent, pair_agents, agent_rng, record, max_s
     mask = np.zeros((bsz if any(external) else 0, NUM_ACTIONS), np.bool_)
     op = PLAY_DEAL
     while True:
-        play_kernel(
+        run_sliced(
+            play_kernel,
+            bsz,
             game.state,
             game.params,
             game.episode_match,

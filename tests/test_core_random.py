@@ -346,7 +346,7 @@ def test_thread_count_does_not_change_playouts():
             st.rng[:] = game_seeds(5, 8)
             agent_rng = game_seeds(6, 8)
             stats = np.zeros((8, 4), np.int64)
-            kernels.random_playout_kernel(st, params, agent_rng, 0, 3, 10_000, stats)
+            kernels.random_playout(st, params, agent_rng, 0, 3, 10_000, stats)
             out.append((state_digest(st), stats.copy()))
     finally:
         numba.set_num_threads(saved)

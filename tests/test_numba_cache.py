@@ -176,7 +176,9 @@ def test_every_prange_loop_names_its_index_unsigned():
             and ast.unparse(call.func) == "np.uint64"
             and ast.unparse(call.args[0]) == node.target.id
         ), f"{where}: {ast.unparse(first)!r} is not X = np.uint64({node.target.id})"
-    assert loops >= 10  # the kernels' loops were found (the batch ops share one since)
+    # the kernels' loops were found (the batch ops share one; the kernels that play whole
+    # games are serial slices on threads since, nb.run_sliced)
+    assert loops >= 5
 
 
 def _writes_through_attribute(node: ast.AST) -> list[int]:

@@ -50,7 +50,7 @@ from burako_env.core.constants import (
     S_PHASE,
     S_PLAYER,
 )
-from burako_env.core.nb import njit, njit_parallel, prange
+from burako_env.core.nb import borrowed, njit, njit_parallel, prange
 from burako_env.core.params import P_MUERTO_POT_SHARED, P_NUM_PLAYERS
 from burako_env.core.rng import randint
 from burako_env.core.rules import legal_actions
@@ -236,14 +236,15 @@ def determinize_into(src, i, viewer, params, dst, j, seed_words):
     dst.num_legal[j] = legal_actions(dst, j, params, dst.legal[j])
 
 
-@njit_parallel
-def determinize_kernel(src, src_index, viewers, params, dst, seed_words):
-    """Slot k of ``dst`` becomes a determinization of game ``src_index[k]`` of ``src``
-    for ``viewers[k]`` from ``seed_words[k]``, in parallel over k."""
-    for k_ in prange(dst.scalars.shape[0]):
-        # one type for the index in numba's serial typing and in the parallel
-        # body (int64, then uint64): every callee compiles once, unsigned
-        k = np.uint64(k_)
+@njit
+def determinize_kernel(src, src_index, viewers, params, dst, seed_words, first, last):
+    """Slots k = ``first`` to ``last - 1`` of ``dst`` become determinizations of games
+    ``src_index[k]`` of ``src`` for ``viewers[k]`` from ``seed_words[k]``
+    (:func:`~burako_env.core.nb.run_sliced` runs slices of them on threads)."""
+    src, dst = borrowed((src, dst))
+    src_index, viewers, seed_words = borrowed((src_index, viewers, seed_words))
+    for k_ in range(first, last):
+        k = np.uint64(k_)  # the index type of every kernel: callees compile once
         determinize_into(src, src_index[k], viewers[k], params, dst, k, seed_words[k])
 
 

@@ -40,6 +40,7 @@ from burako_env.core.constants import (
     ObsLayout,
     obs_layout,
 )
+from burako_env.core.nb import run_sliced
 from burako_env.core.params import variant_params
 from burako_env.core.state import GameState, allocate_state, copy_state
 from burako_env.variants import Variant, load_variant
@@ -486,5 +487,6 @@ class Game:
         viewers = np.ascontiguousarray(np.repeat(viewers, count))
         words = generator_words(rng, src_index.size)
         other = self._like(src_index.size)
-        det.determinize_kernel(self.state, src_index, viewers, self.params, other.state, words)
+        args = (self.state, src_index, viewers, self.params, other.state, words)
+        run_sliced(det.determinize_kernel, src_index.size, *args)
         return other

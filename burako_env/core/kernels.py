@@ -16,7 +16,7 @@ from burako_env.core.constants import (
     S_PLAYER,
     S_WINNER,
 )
-from burako_env.core.nb import njit, njit_inline, njit_parallel, prange
+from burako_env.core.nb import borrowed, njit, njit_inline, njit_parallel, prange, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rng import randint
 from burako_env.core.rules import action_error, apply_action, legal_actions, reset_game
@@ -93,7 +93,13 @@ def batch_kernel(st, params, op, which, actions, errors, episode_match, ended, f
     ``errors`` (STEP, STEP_AUTORESET, CHECK), ``ended`` and ``final`` (STEP_AUTORESET:
     a game whose episode ends reports ``ended[b]`` and ``final[b]``, hand score 0, 1,
     match points 0, 1, winner, and is dealt a new episode at once, from its own
-    generator). Illegal actions leave their game untouched and get ERR_UNLISTED."""
+    generator). Illegal actions leave their game untouched and get ERR_UNLISTED.
+
+    Parallel with ``prange``, which compiles the rules twice
+    (:func:`~burako_env.core.nb.run_sliced` says why), and not on Python threads: a
+    ``VectorEnv`` steps it between the observation and mask kernels, and with it on
+    Python threads beside those on numba's a step of 1,024 games ran at 0.71 times the
+    speed (docs/BENCHMARKS.md)."""
     for b_ in prange(st.scalars.shape[0]):
         # one type for the index in numba's serial typing and in the parallel
         # body (int64, then uint64): every callee compiles once, unsigned
@@ -153,11 +159,14 @@ def reset_games(st, params, episode_match: int, which: np.ndarray) -> None:
     )
 
 
-@njit_parallel
-def error_kernel(st, params, games, actions, errors):
-    """``errors[i]``: the ERR_* code of ``actions[i]`` in game ``games[i]`` (ERR_OK when
-    legal), from the legality checks themselves; nothing moves."""
-    for i_ in prange(games.shape[0]):
+@njit
+def error_kernel(st, params, games, actions, errors, first, last):
+    """``errors[i]``, i = ``first`` to ``last - 1``: the ERR_* code of ``actions[i]`` in
+    game ``games[i]`` (ERR_OK when legal), from the legality checks themselves; nothing
+    moves."""
+    st = borrowed(st)
+    games, actions, errors = borrowed((games, actions, errors))
+    for i_ in range(first, last):
         i = np.uint64(i_)
         errors[i] = action_error(st, np.uint64(games[i]), actions[i], params)
 
@@ -165,13 +174,9 @@ def error_kernel(st, params, games, actions, errors):
 def action_errors_of(st, params, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """The ERR_* codes (int32) of ``actions[i]`` in game ``games[i]``."""
     errors = np.empty(len(games), np.int32)
-    error_kernel(
-        st,
-        params,
-        np.ascontiguousarray(games, np.int64),
-        np.ascontiguousarray(actions, np.int64),
-        errors,
-    )
+    games = np.ascontiguousarray(games, np.int64)
+    actions = np.ascontiguousarray(actions, np.int64)
+    run_sliced(error_kernel, len(games), st, params, games, actions, errors)
     return errors
 
 
@@ -252,11 +257,16 @@ def observe_kernel(st, params, viewers, lay, out):
         observe_one(st, b, v, params, lay, out[b])
 
 
-@njit_parallel
-def random_playout_kernel(st, params, agent_rng, episode_match, episodes, max_steps, stats):
-    """Uniformly random legal play, entirely compiled: each game slot plays ``episodes``
-    episodes. ``stats[b]`` gets episodes, steps, hands ended, games hitting max_steps."""
-    for b_ in prange(st.scalars.shape[0]):
+@njit
+def random_playout_kernel(
+    st, params, agent_rng, episode_match, episodes, max_steps, stats, first, last
+):
+    """Uniformly random legal play, entirely compiled: each game slot from ``first`` to
+    ``last - 1`` plays ``episodes`` episodes. ``stats[b]`` gets episodes, steps, hands
+    ended, games hitting max_steps. :func:`random_playout` runs it over a batch."""
+    st = borrowed(st)
+    agent_rng, stats = borrowed((agent_rng, stats))
+    for b_ in range(first, last):
         b = np.uint64(b_)
         done_eps = 0
         steps = 0
@@ -285,6 +295,13 @@ def random_playout_kernel(st, params, agent_rng, episode_match, episodes, max_st
         stats[b, 3] = capped
 
 
+def random_playout(st, params, agent_rng, episode_match, episodes, max_steps, stats) -> None:
+    """:func:`random_playout_kernel` over every game of the batch, on numba's thread
+    count (:func:`~burako_env.core.nb.run_sliced`)."""
+    args = (st, params, agent_rng, episode_match, episodes, max_steps, stats)
+    run_sliced(random_playout_kernel, st.scalars.shape[0], *args)
+
+
 # ------------------------------------------------------------------ one game, no threads
 # A batch of one (the PettingZoo env, burako play, the web table) skips the thread pool.
 @njit
@@ -306,6 +323,8 @@ def game_kernel(st, params, op, b, a, episode_match, viewer, lay, obs, mask):
     # the batch kernel's index type: the rule functions it reaches are the same
     # compilations here (numba compiles a function once per argument types)
     g = np.uint64(b)
+    st = borrowed(st)  # one game's whole life in compiled code: no counting of its arrays
+    lay, obs, mask = borrowed((lay, obs, mask))
     if op == GAME_OBSERVE:
         observe_one(st, g, viewer, params, lay, obs)
         return ERR_OK

@@ -295,7 +295,9 @@ def row_value(row, params):
         twos = 0
         for s in range(4):
             twos += row[MF_N0 + s]
-        total = twos * card_value(RANK_TWO, params) + row[MF_NJOKER] * card_value(JOKER, params)
+        total = twos * card_value(np.int64(RANK_TWO), params) + row[MF_NJOKER] * card_value(
+            np.int64(JOKER), params
+        )
     if kind != MELD_WILD_GROUP and row[MF_WILD] >= 0:
         total += card_value(row[MF_WILD], params)
     return total

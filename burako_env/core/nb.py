@@ -20,6 +20,11 @@ can both pick entry file 1, and the index of one would then name the other's mac
 code. ``_lock_cache_index`` serialises that read-modify-write with an ``flock`` on a file
 in the cache folder (shared while loading), where the platform has ``fcntl``.
 
+Kernels that play whole games are serial functions of a slice of the batch, which
+:func:`run_sliced` runs on Python threads, and they first take the arrays they were
+given as :func:`borrowed` (no reference counting): a ``prange`` kernel compiles the rules
+twice, and without borrowing a serial one ran at half speed (docs/BENCHMARKS.md).
+
 Fork safety. numba's default threading layer on Linux is GNU OpenMP when TBB cannot be
 loaded, and a process forked after OpenMP's threads started aborts on its first parallel
 kernel ("fork() called from a process already using GNU OpenMP"): Gymnasium's
@@ -34,6 +39,7 @@ OpenMP and a fork after it started warns, naming the ways out.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ctypes
 import hashlib
@@ -42,7 +48,9 @@ import sys
 import warnings
 from pathlib import Path
 
+import llvmlite.ir
 import numba
+import numba.extending
 
 _CORE_DIR = Path(__file__).resolve().parent
 
@@ -171,6 +179,78 @@ njit_parallel = numba.njit(cache=True, nogil=True, parallel=True)
 #: check itself, so these are inlined at numba's IR level
 njit_inline = numba.njit(cache=True, nogil=True, inline="always")
 prange = numba.prange
+
+
+def _without_meminfo(context, builder, typ, value):
+    if isinstance(typ, numba.types.Array):
+        ary = context.make_array(typ)(context, builder, value=value)
+        ary.meminfo = llvmlite.ir.Constant(ary.meminfo.type, None)
+        return ary._getvalue()
+    if isinstance(typ, numba.types.BaseTuple):
+        for i, item in enumerate(typ):
+            field = _without_meminfo(context, builder, item, builder.extract_value(value, i))
+            value = builder.insert_value(value, field, i)
+    return value
+
+
+if numba.config.DISABLE_JIT:
+
+    def borrowed(value):
+        return value
+
+else:
+
+    @numba.extending.intrinsic
+    def borrowed(typingctx, value):
+        """``value`` (an array, or a tuple of arrays such as the game state) with no
+        reference count: numba counts every use of an array inside compiled code with an
+        atomic increment and decrement of its owner's count, which took two thirds of a
+        serial kernel's time over the rules (the arrays numba hands a ``prange`` body
+        carry no count, so its games ran twice as fast). A kernel borrows the arrays its
+        caller passed, which outlive the call, and never one it allocates itself (numba
+        frees that after its last counted use)."""
+
+        def codegen(context, builder, signature, args):
+            return _without_meminfo(context, builder, signature.args[0], args[0])
+
+        return value(value), codegen
+
+
+#: chunks per thread of :func:`run_sliced`: games differ in length, so a thread that is
+#: done takes the next chunk (numba's own scheduler balances a prange the same way)
+CHUNKS_PER_THREAD = 8
+_pools: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
+
+
+def _forget_pools() -> None:
+    _pools.clear()  # a forked child has none of the parent's threads
+
+
+os.register_at_fork(after_in_child=_forget_pools)
+
+
+def run_sliced(kernel, size: int, *args) -> None:
+    """Run the serial ``kernel(*args, first, last)`` over ``range(size)`` in slices, on
+    ``numba.get_num_threads()`` Python threads (``njit`` releases the GIL).
+
+    Why not ``prange``: numba compiles a ``parallel=True`` kernel's loop body as one more
+    function, and every compiled function links in and optimises again the machine code
+    of everything it calls, so a parallel kernel over the rules compiles the rule set
+    twice (docs/BENCHMARKS.md, "Compile time"). ``numba.set_num_threads`` sets the
+    threads here as it does for a ``prange``."""
+    threads = min(numba.get_num_threads(), max(1, size))
+    if threads <= 1:
+        kernel(*args, 0, size)
+        return
+    pool = _pools.get(threads)
+    if pool is None:
+        pool = _pools[threads] = concurrent.futures.ThreadPoolExecutor(
+            threads, thread_name_prefix="burako-kernel"
+        )
+    step = -(-size // (threads * CHUNKS_PER_THREAD))
+    futures = [pool.submit(kernel, *args, lo, min(lo + step, size)) for lo in range(0, size, step)]
+    for future in futures:
+        future.result()
 
 
 def cold_kernels(*kernels) -> list[str]:

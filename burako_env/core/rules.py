@@ -494,7 +494,7 @@ def _finishable(st, b, params):
                 lv = laid[level]
                 _pop_meld(st, b, t, p, lv[0], lv[1], lv[2], lv[3], saved[level])
             continue
-        a = cand[level, cand_next[level]]
+        a = np.int64(cand[level, cand_next[level]])  # one signature for the callees
         cand_next[level] += 1
         if a >= ADD_BASE:
             slot = (a - ADD_BASE) // NUM_CARD_TYPES
@@ -575,7 +575,7 @@ def open_basic_error(st, b, a, params):
             u0 = position_card(suit, start)
             u1 = position_card(suit, start + 1)
             u2 = position_card(suit, start + 2)
-            build_run(row, suit, start, start + 2, 0, -1)
+            build_run(row, suit, start, start + 2, np.int64(0), np.int64(-1))
         elif tpl_i < RUN_CLEAN_TEMPLATES + RUN_PAIR_TEMPLATES:
             k = tpl_i - RUN_CLEAN_TEMPLATES
             start = k // 5 + 1
@@ -583,7 +583,7 @@ def open_basic_error(st, b, a, params):
             u0 = position_card(suit, start)
             u1 = position_card(suit, start + 1)
             u2 = wild
-            build_run(row, suit, start, start + 1, 0, wild)
+            build_run(row, suit, start, start + 1, np.int64(0), wild)
         else:
             k = tpl_i - RUN_CLEAN_TEMPLATES - RUN_PAIR_TEMPLATES
             start = k // 5 + 1
@@ -1024,7 +1024,7 @@ def _after_draw_from_stock(st, b, params):
         if params[P_MUERTO_POT_SHARED]:
             if st.scalars[b, S_MUERTOS_LEFT] > 0:
                 # the pot's next packet becomes the stock and belongs to no team
-                k = 1 if st.scalars[b, S_MUERTOS_LEFT] == 2 else _pot_packet(st, b, 0)
+                k = 1 if st.scalars[b, S_MUERTOS_LEFT] == 2 else _pot_packet(st, b, np.int64(0))
                 for i in range(MUERTO_SIZE):
                     st.stock[b, i] = st.muertos[b, k, 0, i]
                 st.stock_len[b] = MUERTO_SIZE
@@ -1088,7 +1088,7 @@ def end_hand(st, b, params, reason, went_out):
             s[S_PHASE] = PHASE_OVER
         else:
             deal_hand(st, b, params, s[S_HAND_INDEX] + 1)
-            begin_turn(st, b, s[S_PLAYER], params)
+            begin_turn(st, b, np.int64(s[S_PLAYER]), params)
             if st.scalars[b, S_PEEK_CARD] >= 0:
                 s[S_PHASE] = PHASE_PEEK
     else:
@@ -1222,6 +1222,6 @@ def reset_game(st, b, params, episode_match):
     s[S_EPISODE_MATCH] = episode_match
     s[S_WINNER] = -1
     deal_hand(st, b, params, np.int64(0))
-    begin_turn(st, b, s[S_PLAYER], params)
+    begin_turn(st, b, np.int64(s[S_PLAYER]), params)
     if s[S_PEEK_CARD] >= 0:
         s[S_PHASE] = PHASE_PEEK

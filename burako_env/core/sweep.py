@@ -37,7 +37,7 @@ from burako_env.core.constants import (
     TAKE_PILE,
 )
 from burako_env.core.melds import row_add_counts
-from burako_env.core.nb import njit, njit_parallel, prange
+from burako_env.core.nb import borrowed, njit
 from burako_env.core.params import (
     P_CLOSE_REQUIRES_DISCARD,
     P_DECKS,
@@ -125,7 +125,7 @@ def _cards_by_type_ok(st, b, params, counts):
                 for i in range(MUERTO_SIZE):
                     counts[st.muertos[b, t, 0, i]] += 1
         elif left == 1:
-            k = _pot_packet(st, b, 0)
+            k = _pot_packet(st, b, np.int64(0))
             for i in range(MUERTO_SIZE):
                 counts[st.muertos[b, k, 0, i]] += 1
     else:
@@ -189,15 +189,19 @@ def _choose(st, b, n, agent_rng, meld_bias_permille):
     return st.legal[b, randint(agent_rng, n)]
 
 
-@njit_parallel
-def sweep_kernel(st, params, agent_rng, hands, meld_bias_permille, max_steps, counters):
-    """Each game slot plays ``hands`` complete hands (episode: one hand), checking the
-    invariants at every step and every hand's end; counts go to ``counters[b]``."""
+@njit
+def sweep_kernel(
+    st, params, agent_rng, hands, meld_bias_permille, max_steps, counters, first, last
+):
+    """Each game slot from ``first`` to ``last - 1`` plays ``hands`` complete hands
+    (episode: one hand), checking the invariants at every step and every hand's end;
+    counts go to ``counters[b]``. :func:`~burako_env.core.nb.run_sliced` runs slices of
+    the batch on threads."""
+    st = borrowed(st)
+    agent_rng, counters = borrowed((agent_rng, counters))
     total = params[P_TOTAL_CARDS]
-    for b_ in prange(st.scalars.shape[0]):
-        # one type for the index in numba's serial typing and in the parallel
-        # body (int64, then uint64): every callee compiles once, unsigned
-        b = np.uint64(b_)
+    for b_ in range(first, last):
+        b = np.uint64(b_)  # the index type of every kernel: callees compile once
         counts = np.zeros(NUM_CARD_TYPES, np.int64)
         c = counters[b]
         for _ in range(hands):

@@ -61,10 +61,10 @@ def bench_core(
     game = Game(variant, num_players, batch_size=batch_size, seed=seed)
     agent_rng = game_seeds(seed + 1, batch_size)
     stats = np.zeros((batch_size, 4), np.int64)
-    kernels.random_playout_kernel(game.state, game.params, agent_rng, 0, 1, 100_000, stats)
+    kernels.random_playout(game.state, game.params, agent_rng, 0, 1, 100_000, stats)
     episodes = max(1, -(-min_games // batch_size))
     t0 = time.perf_counter()
-    kernels.random_playout_kernel(game.state, game.params, agent_rng, 0, episodes, 100_000, stats)
+    kernels.random_playout(game.state, game.params, agent_rng, 0, episodes, 100_000, stats)
     dt = time.perf_counter() - t0
     games = int(stats[:, 0].sum())
     steps = int(stats[:, 1].sum())

@@ -78,7 +78,7 @@ def _play_games(variant: Variant, seed: int, start: int, count: int) -> dict[str
     agent_rng = game_seeds_range(seed + AGENT_SEED_OFFSET, start, count)
     stats = np.zeros((count, 4), np.int64)
     t0 = time.perf_counter()
-    kernels.random_playout_kernel(game.state, game.params, agent_rng, 0, 1, 1_000_000, stats)
+    kernels.random_playout(game.state, game.params, agent_rng, 0, 1, 1_000_000, stats)
     seconds = time.perf_counter() - t0
     s = game.state.scalars
     canastas = np.zeros(count, np.int64)

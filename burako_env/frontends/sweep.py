@@ -18,6 +18,7 @@ import numpy as np
 
 from burako_env.checks import max_steps
 from burako_env.core.game import Game, game_seeds
+from burako_env.core.nb import run_sliced
 from burako_env.core.sweep import COUNTER_NAMES, NUM_COUNTERS, VIOLATIONS, sweep_kernel
 from burako_env.variants import load_variant
 
@@ -119,7 +120,8 @@ def sweep(
         played = 0
         while played < per_slot:
             k = min(CHUNK_HANDS, per_slot - played)
-            sweep_kernel(game.state, game.params, agent_rng, k, bias, bound, counters)
+            args = (game.state, game.params, agent_rng, k, bias, bound, counters)
+            run_sliced(sweep_kernel, game.batch_size, *args)
             played += k
             if progress is not None:
                 progress(done_total + played * slots, len(counts) * per_slot * slots)

@@ -1,0 +1,171 @@
+"""numba plumbing of the core (``burako_env.core.nb``): borrowed arrays and kernels run in
+slices on threads."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import threading
+
+import numba
+import numpy as np
+import pytest
+
+from burako_env.core import nb
+
+
+@numba.njit
+def _bump_borrowed(arr, pair):
+    arr = nb.borrowed(arr)
+    first, second = nb.borrowed(pair)
+    arr[0] += 1
+    second[1] += 10
+    return arr.sum() + first.sum()
+
+
+def test_a_borrowed_array_is_the_same_memory_and_its_owner_keeps_its_count():
+    arr = np.zeros(6, np.int64)
+    other = np.arange(4, dtype=np.int64)
+    counts = (sys.getrefcount(arr), sys.getrefcount(other))
+    total = 0
+    for _ in range(50):
+        total = _bump_borrowed(arr, (arr, other))
+    assert arr[0] == 50 and other[1] == 1 + 500  # written in place, through the tuple too
+    assert total == 2 * 50
+    assert (sys.getrefcount(arr), sys.getrefcount(other)) == counts
+
+
+def _threads() -> int:
+    return min(2, numba.config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.parametrize("size", [0, 1, 7, 100])
+def test_run_sliced_covers_every_index_once(size):
+    seen = []
+    lock = threading.Lock()
+
+    def kernel(tag, first, last):
+        assert tag == "x"
+        with lock:
+            seen.extend(range(first, last))
+
+    saved = numba.get_num_threads()
+    try:
+        for threads in {1, _threads()}:
+            seen.clear()
+            numba.set_num_threads(threads)
+            nb.run_sliced(kernel, size, "x")
+            assert sorted(seen) == list(range(size))
+    finally:
+        numba.set_num_threads(saved)
+
+
+def test_run_sliced_raises_what_a_slice_raised():
+    def kernel(first, last):
+        if first <= 3 < last:
+            raise ValueError("slice with 3")
+
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(_threads())
+        with pytest.raises(ValueError, match="slice with 3"):
+            nb.run_sliced(kernel, 40)
+    finally:
+        numba.set_num_threads(saved)
+
+
+def _sliced_sum(queue) -> None:
+    out = np.zeros(50, np.int64)
+
+    def kernel(first, last):
+        out[first:last] = 1
+
+    nb.run_sliced(kernel, 50)
+    queue.put(int(out.sum()))
+
+
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
+@pytest.mark.skipif(_threads() < 2, reason="one numba thread: no pool to fork")
+def test_a_forked_child_runs_sliced_kernels_on_threads_of_its_own():
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        nb.run_sliced(lambda first, last: None, 10)  # the parent's pool has started
+        context = multiprocessing.get_context("fork")
+        queue = context.Queue()
+        child = context.Process(target=_sliced_sum, args=(queue,))
+        child.start()
+        child.join(60)
+        hung = child.is_alive()
+        if hung:
+            child.kill()
+        assert not hung, "the child waited on the parent's threads, which it does not have"
+        assert child.exitcode == 0
+        assert queue.get(timeout=5) == 50
+    finally:
+        numba.set_num_threads(saved)
+
+
+def _sliced_kernels():
+    """(where, kernel def) of every function the sources hand to ``run_sliced``."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    sources = [p for d in ("burako_env", "agents", "training") for p in (root / d).rglob("*.py")]
+    trees = {p: ast.parse(p.read_text(encoding="utf-8")) for p in sources}
+    defs = {
+        node.name: (p, node)
+        for p, tree in trees.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+    }
+    names = set()
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "run_sliced"
+                and node.args
+            ):
+                names.add(ast.unparse(node.args[0]).split(".")[-1])
+    for name in sorted(names):
+        path, node = defs[name]
+        yield f"{path.relative_to(root)}:{node.lineno} {name}", node
+
+
+def test_every_sliced_kernel_borrows_its_arrays_before_its_loop():
+    """A serial kernel that counts references to its arrays ran at half the speed of the
+    same loop under ``prange`` (docs/BENCHMARKS.md): each kernel handed to ``run_sliced``
+    borrows every array parameter before its first loop, and loops over its slice."""
+    import ast
+
+    kernels = 0
+    for where, node in _sliced_kernels():
+        kernels += 1
+        params = [a.arg for a in node.args.args]
+        assert params[-2:] == ["first", "last"], f"{where}: not a kernel of a slice"
+        borrowed_names: set[str] = set()
+        for stmt in node.body:
+            if isinstance(stmt, ast.For):
+                assert ast.unparse(stmt.iter) == "range(first, last)", where
+                break
+            if isinstance(stmt, ast.Assign) and "borrowed(" in ast.unparse(stmt.value):
+                borrowed_names |= {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+        arrays = [p for p in params[:-2] if p in borrowed_names or p in _ARRAY_PARAMS]
+        missing = [p for p in arrays if p not in borrowed_names]
+        assert not missing, f"{where}: {missing} not borrowed before the loop"
+        assert "st" in borrowed_names or "src" in borrowed_names, f"{where}: no state borrowed"
+    assert kernels >= 6  # the tournament's, random playout, sweep, pimc, determinize, errors
+
+
+#: parameter names that hold arrays in the sliced kernels (the others are scalars,
+#: the variant's parameters and the observation layout, read only)
+_ARRAY_PARAMS = {
+    "st", "src", "dst", "dets", "rolls", "agent_rng", "stats", "counters", "games", "actions",
+    "errors", "seat_agent", "kinds", "weights", "obs", "x", "rows", "moves", "waiting",
+    "mask", "n_actions", "cands", "det_words", "roll_words", "w", "values", "src_index",
+    "viewers", "seed_words",
+}  # fmt: skip
