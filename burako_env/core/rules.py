@@ -689,8 +689,10 @@ def _row_count(row, c):
     return n
 
 
-@njit_inline
+@njit
 def muerto_keep_error(st, b, params):
+    """Legality of keeping the muerto's wilds (a rare action: compiled once and called,
+    where an inlined copy compiled it again in each of three places)."""
     if not params[P_MUERTO_KEEP_WILDS]:
         return ERR_VARIANT_OFF
     p = st.scalars[b, S_PLAYER]

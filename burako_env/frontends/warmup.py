@@ -2,7 +2,7 @@
 
 numba compiles the kernels on their first call and keeps them in its on-disk cache
 (``burako_env.core.nb``). A first run on a machine, and the first run after an edit of
-the core, pays that compile (minutes on 2 cores, docs/BENCHMARKS.md): the commands say so
+the core, pays that compile (a minute or more on 2 cores, docs/BENCHMARKS.md): the commands say so
 on stderr before they start (:func:`announce_compile`) instead of sitting at 0%, and
 ``burako warmup`` compiles every family of kernels up front, one small job each.
 """
@@ -17,7 +17,7 @@ from burako_env.core.nb import cold_kernels
 
 #: the measured cold compile of the main job on the 2-core development machine
 #: (docs/BENCHMARKS.md, `burako bench --compile`), quoted by the notice
-COLD_COMPILE_HINT = "about 2 minutes of CPU"
+COLD_COMPILE_HINT = "about 80 seconds of CPU"
 
 
 def _core_kernels() -> tuple:
@@ -184,7 +184,7 @@ def warmup(echo: Callable[[str], None] | None = None) -> list[WarmupStep]:
     steps = []
     for name, kernels_of, job in WARMUP_JOBS:
         cold = len(cold_kernels(*kernels_of()))
-        if echo and cold:  # a compile takes minutes: say so before it starts
+        if echo and cold:  # a compile takes a minute or more: say so before it starts
             echo(f"{name}: compiling {cold} kernels ...")
         t0, c0 = time.perf_counter(), time.process_time()
         job()
