@@ -169,3 +169,26 @@ _ARRAY_PARAMS = {
     "mask", "n_actions", "cands", "det_words", "roll_words", "w", "values", "src_index",
     "viewers", "seed_words",
 }  # fmt: skip
+
+
+def test_run_sliced_drops_the_slices_not_started_after_an_error():
+    started = []
+    lock = threading.Lock()
+
+    def kernel(first, last):
+        with lock:
+            started.append(first)
+        if first == 0:
+            raise KeyboardInterrupt  # what Ctrl-C raises in the waiting thread
+        threading.Event().wait(0.05)
+
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(_threads())
+        with pytest.raises(KeyboardInterrupt):
+            nb.run_sliced(kernel, 1000)
+        slices = _threads() * nb.CHUNKS_PER_THREAD
+        threading.Event().wait(0.5)  # the running slices finish
+        assert len(started) < slices  # the rest were cancelled, not run
+    finally:
+        numba.set_num_threads(saved)

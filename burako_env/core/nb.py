@@ -249,8 +249,15 @@ def run_sliced(kernel, size: int, *args) -> None:
         )
     step = -(-size // (threads * CHUNKS_PER_THREAD))
     futures = [pool.submit(kernel, *args, lo, min(lo + step, size)) for lo in range(0, size, step)]
-    for future in futures:
-        future.result()
+    try:
+        for future in futures:
+            future.result()
+    except BaseException:
+        # an error or Ctrl-C: the slices not started yet are dropped (a running one
+        # cannot be stopped inside numba, as with a prange)
+        for future in futures:
+            future.cancel()
+        raise
 
 
 def cold_kernels(*kernels) -> list[str]:
