@@ -116,7 +116,7 @@ def play_kernel(
     obs, x, rows, moves, waiting, mask = borrowed((obs, x, rows, moves, waiting, mask))
     actions, n_actions = borrowed((actions, n_actions))
     for b_ in range(first, last):
-        b = np.uint64(b_)  # the type the parallel kernels index with: callees compile once
+        b = np.uint64(b_)  # the index type of every kernel: callees compile once
         if op == PLAY_DEAL:
             steps = 0
             reset_game(st, b, params, episode_match)

@@ -108,6 +108,40 @@ def test_a_forked_child_runs_sliced_kernels_on_threads_of_its_own():
         numba.set_num_threads(saved)
 
 
+#: parameter names that hold arrays in the sliced kernels (the others are scalars,
+#: the variant's parameters and the observation layout, read only)
+_ARRAY_PARAMS = {
+    "st", "src", "dst", "dets", "rolls", "agent_rng", "stats", "counters", "games", "actions",
+    "errors", "seat_agent", "kinds", "weights", "obs", "x", "rows", "moves", "waiting",
+    "mask", "n_actions", "cands", "det_words", "roll_words", "w", "values", "src_index",
+    "viewers", "seed_words",
+}  # fmt: skip
+
+
+@pytest.mark.skipif(_threads() < 2, reason="one numba thread: no slices are queued")
+def test_run_sliced_drops_the_slices_not_started_after_an_error():
+    started = []
+    lock = threading.Lock()
+
+    def kernel(first, last):
+        with lock:
+            started.append(first)
+        if first == 0:
+            raise KeyboardInterrupt  # what Ctrl-C raises in the waiting thread
+        threading.Event().wait(0.05)
+
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(_threads())
+        with pytest.raises(KeyboardInterrupt):
+            nb.run_sliced(kernel, 1000)
+        slices = _threads() * nb.CHUNKS_PER_THREAD
+        threading.Event().wait(0.5)  # the running slices finish
+        assert len(started) < slices  # the rest were cancelled, not run
+    finally:
+        numba.set_num_threads(saved)
+
+
 def _sliced_kernels():
     """(where, kernel def) of every function the sources hand to ``run_sliced``."""
     import ast
@@ -154,41 +188,7 @@ def test_every_sliced_kernel_borrows_its_arrays_before_its_loop():
                 break
             if isinstance(stmt, ast.Assign) and "borrowed(" in ast.unparse(stmt.value):
                 borrowed_names |= {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
-        arrays = [p for p in params[:-2] if p in borrowed_names or p in _ARRAY_PARAMS]
-        missing = [p for p in arrays if p not in borrowed_names]
+        missing = [p for p in params[:-2] if p in _ARRAY_PARAMS and p not in borrowed_names]
         assert not missing, f"{where}: {missing} not borrowed before the loop"
         assert "st" in borrowed_names or "src" in borrowed_names, f"{where}: no state borrowed"
     assert kernels >= 6  # the tournament's, random playout, sweep, pimc, determinize, errors
-
-
-#: parameter names that hold arrays in the sliced kernels (the others are scalars,
-#: the variant's parameters and the observation layout, read only)
-_ARRAY_PARAMS = {
-    "st", "src", "dst", "dets", "rolls", "agent_rng", "stats", "counters", "games", "actions",
-    "errors", "seat_agent", "kinds", "weights", "obs", "x", "rows", "moves", "waiting",
-    "mask", "n_actions", "cands", "det_words", "roll_words", "w", "values", "src_index",
-    "viewers", "seed_words",
-}  # fmt: skip
-
-
-def test_run_sliced_drops_the_slices_not_started_after_an_error():
-    started = []
-    lock = threading.Lock()
-
-    def kernel(first, last):
-        with lock:
-            started.append(first)
-        if first == 0:
-            raise KeyboardInterrupt  # what Ctrl-C raises in the waiting thread
-        threading.Event().wait(0.05)
-
-    saved = numba.get_num_threads()
-    try:
-        numba.set_num_threads(_threads())
-        with pytest.raises(KeyboardInterrupt):
-            nb.run_sliced(kernel, 1000)
-        slices = _threads() * nb.CHUNKS_PER_THREAD
-        threading.Event().wait(0.5)  # the running slices finish
-        assert len(started) < slices  # the rest were cancelled, not run
-    finally:
-        numba.set_num_threads(saved)
