@@ -1291,6 +1291,10 @@ def decide(kind, obs, legal, n, lay, rng, w, x, rows):
     ``x`` and ``rows`` a workspace row (:func:`new_workspace`)."""
     if n == 1:
         return int(legal[0])
+    # [::1]: layout 'A' like the game state's rows and generator, so the functions of
+    # rows (melds.py) and of generators (rng.py) compile once for both
+    rows = rows[:, ::1]
+    rng = rng[::1]
     if kind == POLICY_GREEDY:
         return int(greedy_decide(obs, legal, n, lay, rng, w, x, rows))
     if kind == POLICY_DISCARD_TABLE:

@@ -107,6 +107,7 @@ from burako_env.core.scenario import meld_cards
 from burako_env.core.state import (
     GameState,
     copy_state,
+    state_fields,
     states_equal,
     take_games,
     untaken_packets,
@@ -170,7 +171,7 @@ def _cards(counts) -> list[int]:
 def state_digest(state: GameState) -> str:
     """A hash of every array of the state but the kernels' ``scratch`` work rows."""
     h = hashlib.blake2b(digest_size=16)
-    for name, arr in zip(GameState._fields, state, strict=True):
+    for name, arr in state_fields(state):
         if name == "scratch":
             continue
         h.update(name.encode())
@@ -531,8 +532,8 @@ def check_illegal(game: Game, b: int, actions) -> int:
         if not states_equal(before, game.state):
             diff = [
                 f
-                for f, x, y in zip(GameState._fields, before, game.state, strict=True)
-                if f != "scratch" and not np.array_equal(x, y)
+                for f, x in state_fields(before)
+                if f != "scratch" and not np.array_equal(x, getattr(game.state, f))
             ]
             raise ApiTestError(f"illegal action {a} changed the state: {diff}")
         tried += 1

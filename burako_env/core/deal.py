@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from burako_env.core.constants import (
     HOW_NONE,
     JOKER,
@@ -81,7 +83,7 @@ def deal_hand(st, b, params, hand_index):
     bottom = 0
     cutter = (dealer - 1) % n
     if params[P_CUTTER_KEEPS_WILDS]:
-        while bottom < 2 and is_wild_card(deck[bottom]):
+        while bottom < 2 and is_wild_card(np.int64(deck[bottom])):
             st.hands[b, cutter, deck[bottom]] += 1
             st.known[b, cutter, deck[bottom]] += 1
             bottom += 1

@@ -72,7 +72,7 @@ def sorted_legal(st, b, params, legal):
 
     Inlined, so that the kernels calling it do not link in one more compiled function
     that reaches the whole rule set. It does not store the count itself: inlined into a
-    ``prange`` body, a write to an array reached through the state tuple is lost (numba
+    ``prange`` body, a write through an attribute of the state may be lost (numba
     issues 5872, 7135 and 10338; see ``agents.tournament.play_kernel``).
     """
     n = legal_actions(st, b, params, st.legal[b])
@@ -276,7 +276,7 @@ def random_playout_kernel(
         ep_steps = 0
         while done_eps < episodes:
             n = legal_actions(st, b, params, st.legal[b])
-            a = st.legal[b, randint(agent_rng[b], n)]
+            a = st.legal[b, randint(agent_rng[b][::1], n)]  # [::1]: layout as st.rng[b]
             apply_action(st, b, a, params)
             steps += 1
             ep_steps += 1

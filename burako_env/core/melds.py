@@ -285,7 +285,7 @@ def row_value(row, params):
         n = 0
         for s in range(4):
             n += row[MF_N0 + s]
-        total = n * card_value(row[MF_KEY], params)
+        total = n * card_value(np.int64(row[MF_KEY]), params)
     elif kind == MELD_RUN:
         suit = row[MF_KEY]
         for pos in range(row[MF_LO], row[MF_HI] + 1):
@@ -299,7 +299,7 @@ def row_value(row, params):
             np.int64(JOKER), params
         )
     if kind != MELD_WILD_GROUP and row[MF_WILD] >= 0:
-        total += card_value(row[MF_WILD], params)
+        total += card_value(np.int64(row[MF_WILD]), params)
     return total
 
 
@@ -313,7 +313,7 @@ def row_add_counts(row, counts, sign):
     elif kind == MELD_RUN:
         for pos in range(row[MF_LO], row[MF_HI] + 1):
             if pos != row[MF_GAP]:
-                counts[position_card(row[MF_KEY], pos)] += sign
+                counts[position_card(np.int64(row[MF_KEY]), pos)] += sign
     elif kind == MELD_WILD_GROUP:
         for s in range(4):
             counts[s * NUM_RANKS + RANK_TWO] += sign * row[MF_N0 + s]

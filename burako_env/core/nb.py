@@ -174,9 +174,9 @@ CACHE_INDEX_LOCKED = _lock_cache_index()
 
 njit = numba.njit(cache=True, nogil=True)
 njit_parallel = numba.njit(cache=True, nogil=True, parallel=True)
-#: for checks called in the enumeration's inner loops: a call that passes the whole
-#: GameState (18 arrays, flattened into ~170 arguments) costs ~200 ns, far more than the
-#: check itself, so these are inlined at numba's IR level
+#: for a thin wrapper over a function that reaches the whole rule set: each compiled
+#: function emits the machine code of everything it calls again, so an inlined wrapper
+#: spares one more copy of the rules (a call is cheap: the state is one array)
 njit_inline = numba.njit(cache=True, nogil=True, inline="always")
 prange = numba.prange
 

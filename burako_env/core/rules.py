@@ -125,7 +125,7 @@ from burako_env.core.melds import (
     row_value,
     wild_of_kind,
 )
-from burako_env.core.nb import njit, njit_inline
+from burako_env.core.nb import njit
 from burako_env.core.params import (
     CLOSE_ANY_CANASTA,
     CLOSE_CLEAN_CANASTA,
@@ -157,7 +157,7 @@ from burako_env.core.scoring import score_hand
 
 GROUP_RANKS_ARR = np.array(GROUP_RANKS, dtype=np.int64)
 
-# scratch rows of GameState.scratch
+# scratch rows of the state's scratch field
 ROW_NEW = 0
 #: candidate melds listed at one level of the completable-turn search: at most every
 #: opening plus an add of each card type to each slot
@@ -167,7 +167,7 @@ NEEDS_SEARCH = -1
 
 
 # ------------------------------------------------------------------ small queries
-@njit_inline
+@njit
 def hand_size(st, b, p):
     n = 0
     for c in range(NUM_CARD_TYPES):
@@ -175,7 +175,7 @@ def hand_size(st, b, p):
     return n
 
 
-@njit_inline
+@njit
 def next_muerto(st, b, t, params):
     """Index of the team's next untaken muerto, or -1."""
     for m in range(params[P_MUERTOS]):
@@ -184,7 +184,7 @@ def next_muerto(st, b, t, params):
     return -1
 
 
-@njit_inline
+@njit
 def team_canastas(st, b, t, skip_slot):
     """(any canasta, clean canasta) among the team's melds, leaving out ``skip_slot``."""
     any_c = False
@@ -200,7 +200,7 @@ def team_canastas(st, b, t, skip_slot):
     return any_c, clean_c
 
 
-@njit_inline
+@njit
 def close_allowed(any_c, clean_c, params):
     req = params[P_CLOSE_REQUIRES]
     if req == CLOSE_ANY_CANASTA:
@@ -210,7 +210,7 @@ def close_allowed(any_c, clean_c, params):
     return True
 
 
-@njit_inline
+@njit
 def wild_group_open(st, b, t, params):
     """True while the team has a wild group on the table that has not closed at 7."""
     if not params[P_WILD_GROUP]:
@@ -223,12 +223,12 @@ def wild_group_open(st, b, t, params):
     return False
 
 
-@njit_inline
+@njit
 def min_first_meld_active(st, b, t, params):
     return params[P_MIN_FIRST_MELD] > 0 and st.scalars[b, S_OPENED0 + t] == 0
 
 
-@njit_inline
+@njit
 def team_minimum(st, b, t, params):
     base = params[P_MIN_FIRST_MELD]
     if st.scalars[b, S_MATCH0 + t] >= params[P_MIN_FIRST_MELD_THRESHOLD]:
@@ -236,7 +236,7 @@ def team_minimum(st, b, t, params):
     return base + st.scalars[b, S_MIN_EXTRA0 + t]
 
 
-@njit_inline
+@njit
 def provisional_points(st, b, t, params):
     total = 0
     for i in range(st.scalars[b, S_PROV_START], st.num_melds[b, t]):
@@ -244,7 +244,7 @@ def provisional_points(st, b, t, params):
     return total
 
 
-@njit_inline
+@njit
 def reverting(st, b, t, params):
     """True if a discard now would send the provisional melds back (below the minimum)."""
     if not min_first_meld_active(st, b, t, params):
@@ -254,7 +254,7 @@ def reverting(st, b, t, params):
     return provisional_points(st, b, t, params) < team_minimum(st, b, t, params)
 
 
-@njit_inline
+@njit
 def plain_discard_error(st, b, c, params):
     """The discard restrictions that the never-stuck rule may lift."""
     if params[P_NO_WILD_DISCARD] and is_wild_card(c):
@@ -264,7 +264,7 @@ def plain_discard_error(st, b, c, params):
     return ERR_OK
 
 
-@njit_inline
+@njit
 def _unique_rank_error(st, b, t, rank, params):
     for tt in range(2):
         if tt != t and not params[P_UNIQUE_TABLE]:
@@ -277,14 +277,14 @@ def _unique_rank_error(st, b, t, rank, params):
 
 
 # ------------------------------------------------------------------ after a meld
-@njit_inline
+@njit
 def pot_closed(st, b, t, params):
     """muerto_pot shared: the pot emptied before team ``t`` took a muerto. The team may
     never empty a hand again (RULES.md 5)."""
     return params[P_MUERTO_POT_SHARED] and st.muerto_status[b, t, 0] == MUERTO_STOCK
 
 
-@njit_inline
+@njit
 def empty_hand_error(st, b, p, params, value_added, row, slot):
     """May the meld that empties the hand stand: a direct muerto, or going out by melding?
 
@@ -311,7 +311,7 @@ def empty_hand_error(st, b, p, params, value_added, row, slot):
     return ERR_OK
 
 
-@njit_inline
+@njit
 def _used_value(u0, u1, u2, params):
     total = 0
     for c in (u0, u1, u2):
@@ -320,12 +320,12 @@ def _used_value(u0, u1, u2, params):
     return total
 
 
-@njit_inline
+@njit
 def _used_count(u0, u1, u2, c):
     return int(u0 == c) + int(u1 == c) + int(u2 == c)
 
 
-@njit_inline
+@njit
 def after_meld_error(st, b, p, params, u0, u1, u2, n_used, row, slot, h):
     """Checks on the hand a meld leaves (RULES.md 5, a turn must be completable).
 
@@ -336,9 +336,7 @@ def after_meld_error(st, b, p, params, u0, u1, u2, n_used, row, slot, h):
     emptying the hand settles it at once (the usual case, and this sits in the
     enumeration's inner loop); only a last card, or a hand of cards that may not be
     discarded, needs the search: then it returns NEEDS_SEARCH and the caller runs
-    :func:`search_meld` outside its loop (a call that
-    passes the GameState inside the inlined loop, even on a path rarely taken, measured
-    part of the core's fall to 0.75 of rules v0's speed; docs/BENCHMARKS.md).
+    :func:`search_meld` outside the enumeration's loop.
     """
     h_after = h - n_used
     if h_after == 0:
@@ -348,12 +346,12 @@ def after_meld_error(st, b, p, params, u0, u1, u2, n_used, row, slot, h):
         return empty_hand_error(st, b, p, params, value, row, slot)
     if h_after >= 2:
         no_wild = params[P_NO_WILD_DISCARD]
-        bar = st.scalars[b, S_NO_DISCARD]
+        bar = np.int64(st.scalars[b, S_NO_DISCARD])
         if not no_wild and bar < 0:
             return ERR_OK
         restricted = 0
         if no_wild:
-            restricted += st.hands[b, p, JOKER] - _used_count(u0, u1, u2, JOKER)
+            restricted += st.hands[b, p, JOKER] - _used_count(u0, u1, u2, np.int64(JOKER))
             for s in range(4):
                 two = s * NUM_RANKS + RANK_TWO
                 restricted += st.hands[b, p, two] - _used_count(u0, u1, u2, two)
@@ -364,7 +362,7 @@ def after_meld_error(st, b, p, params, u0, u1, u2, n_used, row, slot, h):
     return NEEDS_SEARCH
 
 
-@njit_inline
+@njit
 def _push_meld(st, b, t, p, u0, u1, u2, row, slot, saved):
     """Lay a meld in place for the search (``saved`` keeps the row it overwrites)."""
     target = slot if slot >= 0 else st.num_melds[b, t]
@@ -377,7 +375,7 @@ def _push_meld(st, b, t, p, u0, u1, u2, row, slot, saved):
             st.hands[b, p, c] -= 1
 
 
-@njit_inline
+@njit
 def _pop_meld(st, b, t, p, u0, u1, u2, slot, saved):
     """Undo :func:`_push_meld` exactly."""
     if slot < 0:
@@ -416,8 +414,9 @@ def search_meld(st, b, a, params):
     t = p % 2
     _, u0, u1, u2 = _meld_basic(st, b, a, params)
     slot = (a - ADD_BASE) // NUM_CARD_TYPES if a >= ADD_BASE else -1
-    trial = np.empty(NUM_MELD_FIELDS, np.int8)
-    saved = np.empty(NUM_MELD_FIELDS, np.int8)
+    # [::1]: layout 'A' like the state's rows, so the row functions compile once
+    trial = np.empty(NUM_MELD_FIELDS, np.int8)[::1]
+    saved = np.empty(NUM_MELD_FIELDS, np.int8)[::1]
     copy_row(st.scratch[b, ROW_NEW], trial)
     _push_meld(st, b, t, p, u0, u1, u2, trial, slot, saved)
     ok = _finishable(st, b, params)
@@ -426,14 +425,14 @@ def search_meld(st, b, a, params):
     return ERR_OK if ok else ERR_TURN_UNFINISHABLE
 
 
-@njit_inline
+@njit
 def _is_open_wild_group(st, b, t, slot, params):
     row = st.melds[b, t, slot]
     limit = params[P_MAX_MELD] if params[P_MAX_MELD] > 0 else 7
     return row[MF_KIND] == MELD_WILD_GROUP and row[MF_SIZE] < limit
 
 
-@njit_inline
+@njit
 def _settles(st, b, params, buf):
     """The turn ends from here without another meld: a legal discard (its restrictions not
     lifted), or taking the muerto keeping wilds. ``buf`` is scratch for the discards.
@@ -466,14 +465,15 @@ def _finishable(st, b, params):
     p = st.scalars[b, S_PLAYER]
     t = p % 2
     depth = hand_size(st, b, p) + 1  # every level lays at least one card
-    cand = np.empty((depth, MAX_MELD_CANDIDATES), np.int16)
+    # [::1]: layout 'A' like the state's arrays, so their functions compile once
+    cand = np.empty((depth, MAX_MELD_CANDIDATES), np.int16)[:, ::1]
     cand_end = np.zeros(depth, np.int64)
     cand_next = np.zeros(depth, np.int64)
     min_slot = np.zeros(depth, np.int64)
     laid = np.zeros((depth, 4), np.int64)  # per level: the cards used and the slot
-    saved = np.empty((depth, NUM_MELD_FIELDS), np.int8)
-    trial = np.empty(NUM_MELD_FIELDS, np.int8)
-    discards = np.empty(NUM_CARD_TYPES, np.int16)
+    saved = np.empty((depth, NUM_MELD_FIELDS), np.int8)[:, ::1]
+    trial = np.empty(NUM_MELD_FIELDS, np.int8)[::1]
+    discards = np.empty(NUM_CARD_TYPES, np.int16)[::1]
     level = 0
     entering = True  # a level is entered once: does its position settle, which melds next
     found = False
@@ -532,7 +532,7 @@ def _finishable(st, b, params):
 
 
 # ------------------------------------------------------------------ openings
-@njit_inline
+@njit
 def open_basic_error(st, b, a, params):
     """Legality of an opening without the checks on the hand it leaves; on success the
     new meld is in scratch row ROW_NEW. Returns (error, used card 0, 1, 2).
@@ -611,7 +611,7 @@ def open_basic_error(st, b, a, params):
 
 
 # ------------------------------------------------------------------ adding a card
-@njit_inline
+@njit
 def add_basic_error(st, b, a, params):
     """Legality of adding a card without the checks on the hand it leaves; on success
     the new row is in scratch row ROW_NEW."""
@@ -636,7 +636,7 @@ def add_basic_error(st, b, a, params):
 
 
 # ------------------------------------------------------------------ discards
-@njit_inline
+@njit
 def discard_error(st, b, c, params, lifted, h, revert):
     """Legality of discarding ``c``; ``lifted`` drops the restrictions never-stuck lifts.
 
@@ -658,7 +658,7 @@ def discard_error(st, b, c, params, lifted, h, revert):
     if h == 1 and next_muerto(st, b, t, params) < 0:
         if pot_closed(st, b, t, params):
             return ERR_POT_EMPTY
-        any_c, clean_c = team_canastas(st, b, t, -1)
+        any_c, clean_c = team_canastas(st, b, t, np.int64(-1))
         if not close_allowed(any_c, clean_c, params):
             return ERR_CANNOT_GO_OUT
         if params[P_CLOSE_DISCARD_NOT_WILD] and is_wild_card(c):
@@ -666,7 +666,7 @@ def discard_error(st, b, c, params, lifted, h, revert):
     return ERR_OK
 
 
-@njit_inline
+@njit
 def _row_count(row, c):
     """How many cards of type ``c`` the meld holds."""
     n = 0
@@ -679,7 +679,7 @@ def _row_count(row, c):
     elif kind == MELD_RUN:
         if c != JOKER and c // NUM_RANKS == row[MF_KEY]:
             for pos in range(row[MF_LO], row[MF_HI] + 1):
-                if pos != row[MF_GAP] and position_card(row[MF_KEY], pos) == c:
+                if pos != row[MF_GAP] and position_card(np.int64(row[MF_KEY]), pos) == c:
                     n += 1
     elif kind == MELD_WILD_GROUP:
         if c == JOKER:
@@ -714,7 +714,7 @@ def muerto_keep_error(st, b, params):
 
 
 # ------------------------------------------------------------------ dispatcher: legality
-@njit_inline
+@njit
 def take_pile_error(st, b, params):
     """Legality of taking the pile in the draw phase: its own function, so that the
     enumeration asks it without compiling all of :func:`action_error` into every kernel
@@ -726,7 +726,7 @@ def take_pile_error(st, b, params):
     return ERR_OK
 
 
-@njit_inline
+@njit
 def play_action_error(st, b, a, params, h):
     """Legality of a meld-phase action other than a discard (``h``: the hand size).
 
@@ -876,15 +876,14 @@ def _meld_candidates(st, b, params, out, n):
 def _enumerate_melds(st, b, params, out, n, stop_at_first):
     """Append the legal open / add / keep-wilds actions to ``out``; returns the new count.
 
-    Candidates are listed first and then checked in one loop: the check is inlined once
-    here, because a call that passes the whole GameState costs far more than the check.
+    Candidates are listed first and then checked in one loop.
     """
     h = hand_size(st, b, st.scalars[b, S_PLAYER])
     start = n
     end = _meld_candidates(st, b, params, out, n)
     searched = False
     for i in range(start, end):
-        a = out[i]
+        a = np.int64(out[i])
         err = play_action_error(st, b, a, params, h)
         if err == ERR_OK:
             out[n] = a
@@ -932,7 +931,8 @@ def _enumerate_discards(st, b, params, out, n, lifted):
 @njit
 def is_stuck(st, b, params):
     """True when no meld and no discard is legal: never-stuck then lifts the restrictions."""
-    buf = np.empty(NUM_ACTIONS, np.int16)  # a rare path: only for a restricted discard
+    # a rare path: only for a restricted discard; [::1]: layout 'A' like st.legal[b]
+    buf = np.empty(NUM_ACTIONS, np.int16)[::1]
     n = _enumerate_melds(st, b, params, buf, np.int64(0), np.bool_(True))
     if n == 0:
         n = _enumerate_discards(st, b, params, buf, np.int64(0), np.bool_(False))

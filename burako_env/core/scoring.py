@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from burako_env.core.constants import (
     MAX_MUERTOS,
     MELD_GROUP,
@@ -61,7 +63,7 @@ def team_hand_value(st, b, t, params):
     for m in range(MAX_MUERTOS):
         if st.muerto_status[b, t, m] == MUERTO_PENDING:
             for i in range(MUERTO_SIZE):
-                total -= card_value(st.muertos[b, t, m, i], params)
+                total -= card_value(np.int64(st.muertos[b, t, m, i]), params)
     return total
 
 

@@ -1,12 +1,23 @@
-"""The state of a batch of games: a handful of integer arrays with a leading batch axis.
+"""The state of a batch of games: one record per game, fields of integer arrays.
 
-Every kernel takes a :class:`GameState` and a game index ``b``; nothing else holds state.
-Card arrays are int8 (card types 0..52), counts are int8 (at most 8 copies of a type).
+A :data:`GameState` is a numpy record array (``np.recarray``) of shape ``[B]``: each
+game is one record of :data:`STATE_FIELDS`, and ``state.hands`` is a view of every
+game's hands, shape ``[B, P, 53]``, as the fields of a struct of arrays would be. Every
+kernel takes the state and a game index ``b`` (``st.hands[b, p, c]``); nothing else
+holds state. Card arrays are int8 (card types 0..52), counts are int8 (at most 8 copies
+of a type).
+
+Why one record array and not a tuple of arrays: numba passes a tuple of 18 arrays as
+about 170 flattened arguments, so every function that takes the state cost ~0.3 s more
+to compile (its wrappers unpack them all) and every call ~200 ns, which forced the
+rules' checks to be inlined at numba's IR level, the largest part of the cold compile.
+A record array is one array argument (docs/BENCHMARKS.md, "A record array for the
+state"). A field view of a record array has numba's layout 'A' (its rows are a record
+apart), so the kernels' own work rows are made 'A' as well (``np.empty(n)[::1]``): a
+function of rows then compiles once, not once per layout.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import numpy as np
 
@@ -24,74 +35,76 @@ from burako_env.core.constants import (
     S_MUERTOS_LEFT,
 )
 
+#: the fields of a game's record: name, dtype and shape ("P" is the number of players)
+STATE_FIELDS = (
+    ("hands", np.int8, ("P", NUM_CARD_TYPES)),  # cards each player holds
+    ("known", np.int8, ("P", NUM_CARD_TYPES)),  # cards everyone knows a player holds
+    ("stock", np.int8, (MAX_CARDS,)),  # stock, bottom first; the top is stock[len-1]
+    ("stock_len", np.int32, ()),
+    ("pile", np.int8, (MAX_CARDS,)),  # discard pile, bottom first
+    ("pile_len", np.int32, ()),
+    ("muertos", np.int8, (2, MAX_MUERTOS, MUERTO_SIZE)),  # each team's packets
+    ("muerto_status", np.int8, (2, MAX_MUERTOS)),  # MUERTO_*
+    ("muerto_how", np.int8, (2, MAX_MUERTOS)),  # HOW_*
+    ("muerto_taker", np.int8, (2, MAX_MUERTOS)),  # seat, -1 if untaken
+    ("melds", np.int8, (2, MAX_MELDS, NUM_MELD_FIELDS)),
+    ("num_melds", np.int32, (2,)),
+    ("scalars", np.int32, (NUM_SCALARS,)),  # S_*
+    ("score_items", np.int32, (2, NUM_SCORE_ITEMS)),  # last finished hand
+    ("rng", np.int64, (4,)),  # the game's own generator (deals)
+    ("scratch", np.int8, (4, NUM_MELD_FIELDS)),  # rows under construction
+    ("legal", np.int16, (NUM_ACTIONS,)),  # legal action ids, first num_legal valid
+    ("num_legal", np.int32, ()),
+)
+FIELD_NAMES = tuple(name for name, _, _ in STATE_FIELDS)
 
-class GameState(NamedTuple):
-    hands: np.ndarray  # int8 [B, P, 53] cards each player holds
-    known: np.ndarray  # int8 [B, P, 53] cards everyone knows a player holds (public)
-    stock: np.ndarray  # int8 [B, MAX_CARDS] stock, bottom first; the top is stock[len-1]
-    stock_len: np.ndarray  # int32 [B]
-    pile: np.ndarray  # int8 [B, MAX_CARDS] discard pile, bottom first
-    pile_len: np.ndarray  # int32 [B]
-    muertos: np.ndarray  # int8 [B, 2, MAX_MUERTOS, 11] each team's packets
-    muerto_status: np.ndarray  # int8 [B, 2, MAX_MUERTOS] MUERTO_*
-    muerto_how: np.ndarray  # int8 [B, 2, MAX_MUERTOS] HOW_*
-    muerto_taker: np.ndarray  # int8 [B, 2, MAX_MUERTOS] seat, -1 if untaken
-    melds: np.ndarray  # int8 [B, 2, MAX_MELDS, NUM_MELD_FIELDS]
-    num_melds: np.ndarray  # int32 [B, 2]
-    scalars: np.ndarray  # int32 [B, NUM_SCALARS] S_*
-    score_items: np.ndarray  # int32 [B, 2, NUM_SCORE_ITEMS] last finished hand
-    rng: np.ndarray  # int64 [B, 4] the game's own generator (deals)
-    scratch: np.ndarray  # int8 [B, 4, NUM_MELD_FIELDS] rows under construction
-    legal: np.ndarray  # int16 [B, NUM_ACTIONS] legal action ids, first num_legal valid
-    num_legal: np.ndarray  # int32 [B]
+#: the type of a batch of games' state (see the module's docstring)
+GameState = np.recarray
+
+
+def state_dtype(num_players: int) -> np.dtype:
+    """One game's record for ``num_players`` (aligned: int32 and int64 fields on their
+    natural boundaries)."""
+    return np.dtype(
+        [
+            (name, dtype, tuple(num_players if d == "P" else d for d in shape))
+            for name, dtype, shape in STATE_FIELDS
+        ],
+        align=True,
+    )
 
 
 def allocate_state(batch_size: int, num_players: int) -> GameState:
     """Zeroed arrays for ``batch_size`` games of ``num_players``; reset deals them."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-    b, p = batch_size, num_players
-    return GameState(
-        hands=np.zeros((b, p, NUM_CARD_TYPES), np.int8),
-        known=np.zeros((b, p, NUM_CARD_TYPES), np.int8),
-        stock=np.zeros((b, MAX_CARDS), np.int8),
-        stock_len=np.zeros(b, np.int32),
-        pile=np.zeros((b, MAX_CARDS), np.int8),
-        pile_len=np.zeros(b, np.int32),
-        muertos=np.zeros((b, 2, MAX_MUERTOS, MUERTO_SIZE), np.int8),
-        muerto_status=np.zeros((b, 2, MAX_MUERTOS), np.int8),
-        muerto_how=np.zeros((b, 2, MAX_MUERTOS), np.int8),
-        muerto_taker=np.full((b, 2, MAX_MUERTOS), -1, np.int8),
-        melds=np.zeros((b, 2, MAX_MELDS, NUM_MELD_FIELDS), np.int8),
-        num_melds=np.zeros((b, 2), np.int32),
-        scalars=np.zeros((b, NUM_SCALARS), np.int32),
-        score_items=np.zeros((b, 2, NUM_SCORE_ITEMS), np.int32),
-        rng=np.zeros((b, 4), np.int64),
-        scratch=np.zeros((b, 4, NUM_MELD_FIELDS), np.int8),
-        legal=np.zeros((b, NUM_ACTIONS), np.int16),
-        num_legal=np.zeros(b, np.int32),
-    )
+    state = np.zeros(batch_size, state_dtype(num_players)).view(np.recarray)
+    state.muerto_taker[...] = -1
+    return state
 
 
 def copy_state(state: GameState) -> GameState:
     """A deep copy (for tests and for trying an action without touching the game)."""
-    return GameState(*(a.copy() for a in state))
+    return state.copy()
 
 
 def take_games(state: GameState, index) -> GameState:
     """The games at ``index`` (an int, slice or index array) as a new state."""
     if isinstance(index, int):
         index = slice(index, index + 1)
-    return GameState(*(a[index].copy() for a in state))
+    return state[index].copy()
+
+
+def state_fields(state: GameState) -> list[tuple[str, np.ndarray]]:
+    """Each field's name and its array (a view with the batch axis first)."""
+    return [(name, getattr(state, name)) for name in FIELD_NAMES]
 
 
 def states_equal(a: GameState, b: GameState) -> bool:
     """True when both hold the same games. ``scratch`` is left out: it is the kernels' work
     space (an action_error call writes its trial meld there), not part of the game."""
     return all(
-        np.array_equal(x, y)
-        for name, x, y in zip(GameState._fields, a, b, strict=True)
-        if name != "scratch"
+        np.array_equal(x, getattr(b, name)) for name, x in state_fields(a) if name != "scratch"
     )
 
 

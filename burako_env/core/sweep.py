@@ -213,7 +213,7 @@ def sweep_kernel(
                 if n == 0:
                     c[C_NO_LEGAL] += 1
                     break
-                a = _choose(st, b, n, agent_rng[b], meld_bias_permille)
+                a = _choose(st, b, n, agent_rng[b][::1], meld_bias_permille)  # as st.rng[b]
                 t_index = st.scalars[b, S_PLAYER] % 2
                 before = next_muerto(st, b, t_index, params)
                 apply_action(st, b, a, params)

@@ -63,6 +63,7 @@ from burako_env.core.constants import (
     S_PLAYER,
 )
 from burako_env.core.game import Game, IllegalActionError, check_actions
+from burako_env.core.state import state_fields
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.variants import Variant
 
@@ -130,14 +131,14 @@ class VectorEnv:
     def get_state(self) -> dict[str, np.ndarray]:
         """A copy of every game's state arrays (cards, melds, counters, each game's own
         generator): with :meth:`set_state`, a checkpoint of the whole batch."""
-        return {name: arr.copy() for name, arr in self.game.state._asdict().items()}
+        return {name: arr.copy() for name, arr in state_fields(self.game.state)}
 
     def set_state(self, state: dict[str, np.ndarray]):
         """Restore the games from :meth:`get_state`'s arrays; returns ``(obs, mask,
         info)`` as :meth:`reset` does, and the games continue exactly as they would have
         from the saved point. Arrays of another batch size, player count or variant
         raise a ValueError naming the array; nothing is changed then."""
-        current = self.game.state._asdict()
+        current = dict(state_fields(self.game.state))
         missing = sorted(set(current) - set(state))
         if missing:
             raise ValueError(f"state lacks arrays {missing} (not from VectorEnv.get_state?)")
