@@ -88,7 +88,7 @@ from burako_env.core.constants import (
 )
 from burako_env.core.determinize import copy_game, determinize_into
 from burako_env.core.kernels import sorted_legal
-from burako_env.core.nb import borrowed, njit, run_sliced
+from burako_env.core.nb import borrowed, njit, njit_kernel, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action
 from burako_env.core.state import allocate_state
@@ -150,7 +150,7 @@ def hand_values(st, j, team, out):
     out[V_WIN] = 1.0 if own > other else (0.5 if own == other else 0.0)
 
 
-@njit
+@njit_kernel
 def search_kernel(
     src,
     b,

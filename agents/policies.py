@@ -74,7 +74,7 @@ from burako_env.core.melds import (
     row_value,
     wild_of_kind,
 )
-from burako_env.core.nb import njit, njit_parallel, prange
+from burako_env.core.nb import njit, njit_kernel, njit_parallel, prange
 from burako_env.core.params import (
     CLOSE_ANY_CANASTA,
     CLOSE_CLEAN_CANASTA,
@@ -1325,7 +1325,7 @@ def act_kernel(kind, obs, mask, lay, rng, w, x, rows, out):
         out[b] = act_row(kind, obs[b], mask[b], lay, rng[b], w, x[b], rows[b], legal)
 
 
-@njit
+@njit_kernel
 def act_serial(kind, obs, mask, lay, rng, w, x, rows, out):
     """:func:`act_kernel` on the calling thread (small batches: no thread pool)."""
     legal = np.empty(NUM_ACTIONS, np.int64)
@@ -1360,7 +1360,7 @@ def act_batch(
     return out
 
 
-@njit
+@njit_kernel
 def legal_lists_kernel(mask, ids, counts):
     """Row i's legal ids (``mask[i]`` true) into ``ids[i, :counts[i]]``: the network's
     legal lists (:func:`agents.network.legal_lists`). Here, in a kernel module, so that

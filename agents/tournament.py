@@ -48,7 +48,7 @@ from agents.policies import (
 from burako_env.core.constants import NUM_ACTIONS, S_DONE, S_HAND_SCORE0, S_MATCH0, S_PLAYER
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.kernels import sorted_legal
-from burako_env.core.nb import borrowed, njit, run_sliced
+from burako_env.core.nb import borrowed, njit_kernel, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action, reset_game
 from burako_env.distributed import game_seeds_range
@@ -73,7 +73,7 @@ PLAY_DEAL = 0  # deal every game and play it until it ends or waits for an exter
 PLAY_RESUME = 1  # apply moves[b] to each waiting game, then play on as PLAY_DEAL does
 
 
-@njit
+@njit_kernel
 def play_kernel(
     st,
     params,

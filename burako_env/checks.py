@@ -101,7 +101,7 @@ from burako_env.core.constants import (
     TAKE_PILE,
 )
 from burako_env.core.game import Game, IllegalActionError
-from burako_env.core.nb import njit
+from burako_env.core.nb import njit_kernel
 from burako_env.core.rules import action_error as _core_action_error
 from burako_env.core.scenario import meld_cards
 from burako_env.core.state import (
@@ -180,7 +180,7 @@ def state_digest(state: GameState) -> str:
     return h.hexdigest()
 
 
-@njit
+@njit_kernel
 def _scan_errors(st, params, b, out):
     """``action_error`` of every action id (the full scan of check (c))."""
     for a in range(out.shape[0]):

@@ -192,3 +192,34 @@ def test_every_sliced_kernel_borrows_its_arrays_before_its_loop():
         assert not missing, f"{where}: {missing} not borrowed before the loop"
         assert "st" in borrowed_names or "src" in borrowed_names, f"{where}: no state borrowed"
     assert kernels >= 6  # the tournament's, random playout, sweep, pimc, determinize, errors
+
+
+@pytest.mark.skipif(not nb.LINK_ONLY, reason="internal functions are plain without jit")
+def test_an_internal_function_called_from_python_raises_a_clear_error():
+    from burako_env.core import melds
+    from burako_env.core.params import variant_params
+    from burako_env.variants import load_variant
+
+    params = variant_params(load_variant("argentine"))
+    with pytest.raises(TypeError, match=r"melds\.row_value is compiled for calls from numba"):
+        melds.row_value(np.zeros(12, np.int8), params)
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="no libraries without jit")
+def test_the_rules_compile_link_only_and_the_kernels_that_call_them_do_not():
+    """With the pinned numba the link-only libraries are on (not the silent fallback): a
+    rule function's library holds no machine code, the kernel's holds it all."""
+    from burako_env.core import kernels, melds
+    from burako_env.core.game import Game
+
+    assert nb.LINK_ONLY
+    game = Game("argentine", num_players=4, seed=1)
+    game.step_one(int(game.legal_actions()[0]))  # the one-game kernel, compiled or loaded
+    kernel = kernels.game_kernel
+    kernel_library = kernel.overloads[kernel.signatures[0]].library
+    row = numba.types.Array(numba.int8, 1, "A")
+    melds.row_is_clean.compile((row,))
+    rule_library = melds.row_is_clean.overloads[(row,)].library
+    assert nb._is_link_only(rule_library)
+    assert not nb._is_link_only(kernel_library)
+    assert rule_library.get_pointer_to_function("anything") == 0

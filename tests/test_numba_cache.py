@@ -140,6 +140,37 @@ def test_a_fresh_cache_and_a_warm_one_play_the_same_game(tmp_path):
     assert warm["state"] == fresh["state"]
 
 
+_TOURNAMENT_HAND = """
+from agents.tournament import run_tournament
+run_tournament(["greedy", "discard_table"], "argentine", num_players=4, hands_per_pairing=1,
+               seed=0, workers=1, progress=False)
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no cache without jit")
+def test_a_kernel_compiled_over_cached_internal_functions_plays_the_same_game(tmp_path):
+    """The rules' functions are cached as link-only IR (``nb.njit``): a kernel compiled
+    later, whose callees load from that cache, must link them into the same machine code
+    as a kernel compiled from scratch. The tournament fills the cache with the rules;
+    the one-game kernel then compiles over it."""
+
+    def run(code: str, cache: str) -> dict:
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / cache), PYTHONPATH=str(ROOT))
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        lines = out.stdout.strip().splitlines()
+        return json.loads(lines[-1]) if lines else {}
+
+    run(_TOURNAMENT_HAND, "shared")
+    over_cache = run(_PLAY, "shared")  # game_kernel compiles, the rules load
+    scratch = run(_PLAY, "fresh")
+    assert over_cache["hits"] > 0 and scratch["hits"] == 0
+    assert over_cache["actions"] == scratch["actions"]
+    assert over_cache["state"] == scratch["state"]
+
+
 KERNEL_SOURCES = sorted(
     p for folder in ("burako_env", "agents", "training") for p in (ROOT / folder).rglob("*.py")
 )

@@ -20,7 +20,8 @@ JIT = os.environ.get("NUMBA_DISABLE_JIT") != "1"
 def test_cold_kernels_names_an_uncompiled_kernel_until_it_runs(tmp_path, monkeypatch):
     module = tmp_path / "fresh_kernel_mod.py"
     module.write_text(
-        "from burako_env.core.nb import njit\n\n@njit\ndef fresh_kernel(x):\n    return x + 1\n"
+        "from burako_env.core.nb import njit_kernel\n\n@njit_kernel\n"
+        "def fresh_kernel(x):\n    return x + 1\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))

@@ -50,7 +50,7 @@ from burako_env.core.constants import (
     S_PHASE,
     S_PLAYER,
 )
-from burako_env.core.nb import borrowed, njit, njit_parallel, prange
+from burako_env.core.nb import borrowed, njit, njit_kernel, njit_parallel, prange
 from burako_env.core.params import P_MUERTO_POT_SHARED, P_NUM_PLAYERS
 from burako_env.core.rng import randint
 from burako_env.core.rules import legal_actions
@@ -213,7 +213,7 @@ def _clean_side_information(st, b, viewer, params, packets, n_packets):
     st.scratch[b, :, :] = 0
 
 
-@njit
+@njit_kernel
 def new_work():
     """The work space of :func:`determinize_game` for one thread."""
     return (
@@ -236,7 +236,7 @@ def determinize_into(src, i, viewer, params, dst, j, seed_words):
     dst.num_legal[j] = legal_actions(dst, j, params, dst.legal[j])
 
 
-@njit
+@njit_kernel
 def determinize_kernel(src, src_index, viewers, params, dst, seed_words, first, last):
     """Slots k = ``first`` to ``last - 1`` of ``dst`` become determinizations of games
     ``src_index[k]`` of ``src`` for ``viewers[k]`` from ``seed_words[k]``

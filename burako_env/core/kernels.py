@@ -16,7 +16,7 @@ from burako_env.core.constants import (
     S_PLAYER,
     S_WINNER,
 )
-from burako_env.core.nb import borrowed, njit, njit_inline, njit_parallel, prange, run_sliced
+from burako_env.core.nb import borrowed, njit, njit_kernel, njit_parallel, prange, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rng import randint
 from burako_env.core.rules import action_error, apply_action, legal_actions, reset_game
@@ -64,16 +64,15 @@ def refresh_legal(st, b, params):
     st.num_legal[b] = legal_actions(st, b, params, st.legal[b])
 
 
-@njit_inline
+@njit
 def sorted_legal(st, b, params, legal):
     """Refresh game ``b``'s legal list and write its actions ascending into ``legal`` (as
     a mask would list them, which the policies expect); returns their count, which the
     caller stores in ``st.num_legal[b]``.
 
-    Inlined, so that the kernels calling it do not link in one more compiled function
-    that reaches the whole rule set. It does not store the count itself: inlined into a
-    ``prange`` body, a write through an attribute of the state may be lost (numba
-    issues 5872, 7135 and 10338; see ``agents.tournament.play_kernel``).
+    It does not store the count itself, so that no kernel relies on a write through an
+    attribute of the state from a ``prange`` body, which numba may lose (issues 5872,
+    7135 and 10338; see ``agents.tournament.play_kernel``).
     """
     n = legal_actions(st, b, params, st.legal[b])
     for i in range(n):
@@ -159,7 +158,7 @@ def reset_games(st, params, episode_match: int, which: np.ndarray) -> None:
     )
 
 
-@njit
+@njit_kernel
 def error_kernel(st, params, games, actions, errors, first, last):
     """``errors[i]``, i = ``first`` to ``last - 1``: the ERR_* code of ``actions[i]`` in
     game ``games[i]`` (ERR_OK when legal), from the legality checks themselves; nothing
@@ -257,7 +256,7 @@ def observe_kernel(st, params, viewers, lay, out):
         observe_one(st, b, v, params, lay, out[b])
 
 
-@njit
+@njit_kernel
 def random_playout_kernel(
     st, params, agent_rng, episode_match, episodes, max_steps, stats, first, last
 ):
@@ -314,7 +313,7 @@ def write_decision(st, params, b, lay, obs, mask):
     observe_one(st, b, np.int64(st.scalars[b, S_PLAYER]), params, lay, obs)
 
 
-@njit
+@njit_kernel
 def game_kernel(st, params, op, b, a, episode_match, viewer, lay, obs, mask):
     """Operation ``op`` (GAME_*) on game ``b`` alone; returns ERR_OK, or ERR_UNLISTED for
     an ``a`` not in the legal list (nothing moves; :func:`action_errors_of` says why).

@@ -35,7 +35,8 @@ from burako_env.core.constants import (
     S_MUERTOS_LEFT,
 )
 
-#: the fields of a game's record: name, dtype and shape ("P" is the number of players)
+#: the fields of a game's record: name, dtype and shape ("P" is the number of players);
+#: state_dtype adds the padding
 STATE_FIELDS = (
     ("hands", np.int8, ("P", NUM_CARD_TYPES)),  # cards each player holds
     ("known", np.int8, ("P", NUM_CARD_TYPES)),  # cards everyone knows a player holds
@@ -63,15 +64,23 @@ GameState = np.recarray
 
 
 def state_dtype(num_players: int) -> np.dtype:
-    """One game's record for ``num_players`` (aligned: int32 and int64 fields on their
-    natural boundaries)."""
-    return np.dtype(
-        [
-            (name, dtype, tuple(num_players if d == "P" else d for d in shape))
-            for name, dtype, shape in STATE_FIELDS
-        ],
-        align=True,
-    )
+    """One game's record for ``num_players``. Each field starts on its natural boundary
+    and the record's size is a multiple of 8, by explicit padding fields (``_pad*``,
+    always zero): numpy leaves a struct's unnamed padding uninitialised when it copies
+    one, so two copies of a game would differ in bytes that are no part of it."""
+    fields, offset = [], 0
+    for name, dtype, shape in (*STATE_FIELDS, ("", np.int64, ())):
+        align = np.dtype(dtype).itemsize
+        if offset % align:
+            gap = align - offset % align
+            fields.append((f"_pad{len(fields)}", np.int8, (gap,)))
+            offset += gap
+        if not name:  # the record's end, aligned for the widest field
+            break
+        shape = tuple(num_players if d == "P" else d for d in shape)
+        fields.append((name, dtype, shape))
+        offset += np.dtype((dtype, shape)).itemsize
+    return np.dtype(fields)
 
 
 def allocate_state(batch_size: int, num_players: int) -> GameState:

@@ -37,7 +37,7 @@ from burako_env.core.constants import (
     TAKE_PILE,
 )
 from burako_env.core.melds import row_add_counts
-from burako_env.core.nb import borrowed, njit
+from burako_env.core.nb import borrowed, njit, njit_kernel
 from burako_env.core.params import (
     P_CLOSE_REQUIRES_DISCARD,
     P_DECKS,
@@ -86,7 +86,7 @@ COUNTER_NAMES = (
 VIOLATIONS = (C_BAD_CARDS, C_NO_LEGAL, C_TOO_LONG, C_BAD_GO_OUT)
 
 
-@njit
+@njit_kernel
 def _cards_on_table(st, b, params):
     """Cards in play by a cheap count: hands, melds, pile, stock, packets face down, peek."""
     total = st.pile_len[b] + st.stock_len[b] + MUERTO_SIZE * st.scalars[b, S_MUERTOS_LEFT]
@@ -101,7 +101,7 @@ def _cards_on_table(st, b, params):
     return total
 
 
-@njit
+@njit_kernel
 def _cards_by_type_ok(st, b, params, counts):
     """Every card type accounted for, packets face down included (at a hand's end)."""
     for c in range(NUM_CARD_TYPES):
@@ -144,7 +144,7 @@ def _cards_by_type_ok(st, b, params, counts):
     return counts[JOKER] == params[P_DECKS] * params[P_JOKERS_PER_DECK]
 
 
-@njit
+@njit_kernel
 def _went_out_ok(st, b, params, last_action):
     """The team that went out met every condition of RULES.md 5."""
     t = st.scalars[b, S_WENT_OUT]
@@ -189,7 +189,7 @@ def _choose(st, b, n, agent_rng, meld_bias_permille):
     return st.legal[b, randint(agent_rng, n)]
 
 
-@njit
+@njit_kernel
 def sweep_kernel(
     st, params, agent_rng, hands, meld_bias_permille, max_steps, counters, first, last
 ):

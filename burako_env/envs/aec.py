@@ -178,8 +178,8 @@ INT16_MAX = np.iinfo(np.int16).max
 # ------------------------------------------------------------------ one numba call per decision
 def compiled(kernel, *args):
     """``kernel``'s machine code for the types of ``args``, compiled or loaded from the
-    cache now. Calling it skips numba's dispatcher, which spends about 2 us a call typing
-    the state's 18 arrays; every later call must pass arguments of the same types. Under
+    cache now. Calling it skips numba's dispatcher, which types the arguments again at
+    every call; every later call must pass arguments of the same types. Under
     ``NUMBA_DISABLE_JIT`` the kernel is a plain function and comes back as it is."""
     if not hasattr(kernel, "compile"):
         return kernel
