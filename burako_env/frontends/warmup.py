@@ -17,7 +17,7 @@ from burako_env.core.nb import cold_kernels
 
 #: the measured cold compile of the main job on the 2-core development machine
 #: (docs/BENCHMARKS.md, `burako bench --compile`), quoted by the notice
-COLD_COMPILE_HINT = "about 80 seconds of CPU"
+COLD_COMPILE_HINT = "about 30 seconds of CPU"
 
 
 def _core_kernels() -> tuple:
