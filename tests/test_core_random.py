@@ -393,3 +393,22 @@ def test_rediscard_bar_is_private():
         own.append(int(game.observe_one(1)[bar]))
     assert others[0] == others[1] == [0, 0, 0]
     assert own == [0, parse_card("7h") + 1]
+
+
+def test_a_state_is_freed_once_its_fields_were_read():
+    """Field views are not cached on the state: a view refers back to its state, and a
+    cycle through numpy arrays is never collected (a cached view leaked every copy of a
+    state, 24 GB in one test run)."""
+    import gc
+    import weakref
+
+    from burako_env.core.state import allocate_state, copy_state
+
+    state = copy_state(allocate_state(4, 4))
+    assert state.hands.shape == (4, 4, 53) and state.stock_len.shape == (4,)
+    state.hands[1, 2, 3] = 2
+    assert state.view(np.ndarray)["hands"][1, 2, 3] == 2  # a view, not a copy
+    alive = weakref.ref(state)
+    del state
+    gc.collect()
+    assert alive() is None
