@@ -211,8 +211,8 @@ _INTERNAL_FUNCTIONS: set[tuple[str, str]] = set()
 
 
 def _link_only_supported() -> bool:
-    """Whether this numba has the code-library internals that the link-only libraries
-    patch (numba 0.60 to 0.68 have them); without them internal functions are plain."""
+    """Whether this numba has the internals that the link-only libraries patch (numba
+    0.68.1 has them, and a test says so); without them internal functions are plain."""
     library = getattr(_numba_codegen, "CPUCodeLibrary", None)
     names = ("finalize", "add_linking_library", "_get_module_for_linking")
     names += ("serialize_using_object_code", "_unserialize", "_raise_if_finalized")
