@@ -63,6 +63,8 @@ def test_warmup_runs_every_job_and_leaves_nothing_cold():
     for name, _, _ in warmup.WARMUP_JOBS:
         assert f"{name}: " in result.output
     assert "warm:" in result.output
+    # where the cache is, and how to clear it
+    assert f"cached in {nb.numba_cache_folder()}: delete that folder" in result.output
     for command in warmup.COMMAND_KERNELS:
         lines: list[str] = []
         assert warmup.announce_compile(command, lines.append) == [], command

@@ -12,13 +12,24 @@ a hash of the core's and the agents' sources (``agents.policies``' cache locator
 other kernels outside the core (``checks``, ``envs.aec``, ``training``) call only the
 core and their own file, which the folder name and numba's own stamp cover.
 
-Two processes compiling into one folder at once (pytest-xdist, two users). numba writes
-each file to a temporary name and renames it into place, so no file is ever half
-written; but a function's index (which entry file holds which signature) is read,
-extended and written back without a lock, so two processes adding different signatures
-can both pick entry file 1, and the index of one would then name the other's machine
-code. ``_lock_cache_index`` serialises that read-modify-write with an ``flock`` on a file
-in the cache folder (shared while loading), where the platform has ``fcntl``.
+Two processes compiling into one folder at once (pytest-xdist, a tournament beside a
+training run, Ray workers, a job array on a shared home). numba names every compiled
+function's symbol by its qualified name, a ``v<n>`` tag where n counts the functions this
+process compiled, and its argument types, and a record type by a number this process gave
+it when it first saw the type. Two processes that compile the same kernel for two player
+counts (two record types) in the same order give both the same symbol name; each saves
+its own cache entry, and a process that later loads both links every call to that name to
+whichever it loaded first: the 6-player game runs the 4-player machine code (wrong games,
+crashes), and the folder stays poisoned. :func:`_unique_symbols` numbers each process's
+functions from a random 56-bit start, so two processes never name two functions alike;
+``scripts/numba_symbol_clash.py`` reproduces the fault with numba alone, and
+docs/RELIABILITY.md tells the story. A folder written before the fix is never reused: its
+name carries :data:`CACHE_FORMAT`. numba writes each file under a temporary name and
+renames it into place, so no file is half written, but a function's index (which entry
+file holds which signature) is read, extended and written back without a lock:
+``_lock_cache_index`` serialises that with an ``flock`` on a file in the cache folder
+(shared while loading), where the platform has ``fcntl``, and an entry that cannot be
+read (a damaged file) is compiled again, not run.
 
 Two decorators. :func:`njit` is for functions that only compiled code calls (the rules,
 the policies): their libraries are link-only, with no machine code and no Python entry
@@ -50,6 +61,7 @@ import concurrent.futures
 import contextlib
 import ctypes
 import hashlib
+import itertools
 import os
 import sys
 import warnings
@@ -126,10 +138,15 @@ if not os.environ.get("NUMBA_THREADING_LAYER"):
 os.register_at_fork(before=_warn_fork_after_openmp)
 
 
+#: the layout of burako's cache folders; a new number when entries written before would be
+#: wrong to load (2: symbols unique across processes, :func:`_unique_symbols`)
+CACHE_FORMAT = 2
+
+
 def _cache_dir() -> str:
     """The package's own __pycache__ where it can be written (a checkout, a virtualenv),
     else the user's cache folder (a read-only system install)."""
-    name = f"numba-{_source_hash()}"
+    name = f"numba-v{CACHE_FORMAT}-{_source_hash()}"
     own = _CORE_DIR / "__pycache__"
     if os.access(own if own.is_dir() else _CORE_DIR, os.W_OK):
         return str(own / name)
@@ -139,6 +156,44 @@ def _cache_dir() -> str:
 
 if not os.environ.get("NUMBA_CACHE_DIR"):
     numba.config.CACHE_DIR = _cache_dir()
+
+
+def numba_cache_folder() -> str:
+    """Where this process reads and writes compiled kernels: burako's folder, or the
+    user's ``NUMBA_CACHE_DIR`` (numba then adds a folder per source folder)."""
+    return os.path.abspath(numba.config.CACHE_DIR)
+
+
+def _unique_symbols() -> bool:
+    """Number the functions this process compiles from a random 56-bit start.
+
+    numba's counter (``FunctionIdentity._unique_ids``) starts at 1 in every process, and
+    the number is part of each symbol's name: entries that two processes compiled for
+    different types (record types are named by a per-process number too) could share a
+    name, and the JIT links a call to a name to the first definition it loaded. With a
+    random start two processes' ranges (a few thousand functions each) overlap with odds
+    of about 1e-13. The numbers only name symbols: machine code and games are the same."""
+    from numba.core import bytecode
+
+    identity = getattr(bytecode, "FunctionIdentity", None)
+    if identity is None or not hasattr(identity, "_unique_ids"):
+        return False  # another numba: its naming is its own
+    if not getattr(bytecode, "_burako_random_ids", False):  # once, even if reloaded
+        _restart_function_ids()
+        # a forked child would go on from its parent's number, as a clone of it
+        os.register_at_fork(after_in_child=_restart_function_ids)
+        bytecode._burako_random_ids = True
+    return True
+
+
+def _restart_function_ids() -> None:
+    from numba.core.bytecode import FunctionIdentity
+
+    FunctionIdentity._unique_ids = itertools.count(int.from_bytes(os.urandom(7), "little"))
+
+
+#: whether symbol names are unique across processes (numba has the counter this patches)
+UNIQUE_SYMBOLS = _unique_symbols()
 
 CACHE_LOCK_NAME = "burako-cache.lock"
 
@@ -173,9 +228,26 @@ def _lock_cache_index() -> bool:
     def locked_load(self, key):
         try:
             with locked(self._cache_path, fcntl.LOCK_SH):
-                return load(self, key)
+                return _readable(self, key)
         except OSError:  # a read-only cache folder: load as numba would, unlocked
+            return _readable(self, key)
+
+    def _readable(self, key):
+        # numba catches only OSError here: a damaged entry (truncated by a full disk or
+        # a crash of the machine) would raise on every start; compiled again, it is
+        # saved over the damaged file
+        try:
             return load(self, key)
+        except OSError:
+            raise
+        except Exception as exc:
+            warnings.warn(
+                f"numba cache entry in {self._cache_path} could not be read ({exc!r}): "
+                "compiling it again",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return None
 
     locked_save.burako_locked = True
     IndexDataCacheFile.save, IndexDataCacheFile.load = locked_save, locked_load

@@ -307,14 +307,20 @@ def warmup() -> None:
 
     Runs one small job per family (the core and the environments, random playouts, the
     heuristic tournament, the reliability sweep, pimc) and says what each compiled or
-    loaded from numba's cache. Afterwards every command starts in about a second.
+    loaded from numba's cache, and where that cache is. Afterwards every command starts
+    in about a second.
     """
+    from burako_env.core.nb import numba_cache_folder
     from burako_env.frontends.warmup import warmup as run
 
     with cli_errors():
         steps = run(echo=typer.echo)
     total = sum(s.cpu_seconds for s in steps)
     typer.echo(f"warm: {sum(s.compiled for s in steps)} kernels compiled, CPU {total:.1f} s")
+    typer.echo(
+        f"the compiled kernels are cached in {numba_cache_folder()}: delete that folder to "
+        "clear the cache (the next run compiles again); NUMBA_CACHE_DIR chooses another"
+    )
 
 
 def split_bot_names(text: str) -> list[str]:
