@@ -163,7 +163,8 @@ def play_kernel(
 
 # ---------------------------------------------------------------- results
 def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (successes may be fractional: ties count half)."""
+    """Wilson score interval of a proportion (successes may be fractional: ties count half);
+    (0, 1) when ``n`` is 0: nothing played, nothing known."""
     if n <= 0:
         return 0.0, 1.0
     p = successes / n

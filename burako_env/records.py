@@ -14,7 +14,10 @@ every action in order and the result. :func:`deal_game` rebuilds the starting po
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -77,6 +80,35 @@ def write_records(path: str | Path, records: Iterable[GameRecord], append: bool 
             f.write("\n")
             n += 1
     return n
+
+
+@contextmanager
+def output_file(path: str | Path) -> Iterator[Path]:
+    """A temporary file beside ``path`` to write the output in; when the block ends
+    normally it replaces ``path`` in one step (``os.replace``), so ``path`` is never half
+    written. On an error or Ctrl-C only the temporary file is removed: ``path``, whether it
+    existed or not, is left as it was. The new file gets the old one's permissions (or
+    the usual ones for a new file); a link is followed, its target is replaced."""
+    target = Path(os.path.realpath(path))
+    # the same suffix, so writers that go by the name (savefig) write the same format
+    fd, name = tempfile.mkstemp(
+        prefix=f".{target.stem}.", suffix=f".tmp{target.suffix}", dir=target.parent
+    )
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        if target.exists():
+            mode = target.stat().st_mode & 0o7777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)  # mkstemp made it 0600
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def iter_records(path: str | Path) -> Iterator[GameRecord]:

@@ -314,6 +314,36 @@ def test_play_a_whole_game_with_bad_input_mixed_in(tmp_path):
     assert check.exit_code == 0, check.output
 
 
+def test_play_save_appends_whole_or_not_at_all(tmp_path, monkeypatch):
+    # --save adds the game to the file's games; a write that fails halfway (a full disk)
+    # leaves the file byte for byte as it was, with no temporary file beside it
+    from burako_env import records
+
+    lines, expected = script_game(seed=3)
+    save = tmp_path / "played.jsonl"
+    save.write_bytes(b'{"an": "earlier game"}\n')
+    real = records.write_records
+
+    def write_half(path, recs, append=False):
+        with open(path, "a" if append else "w", encoding="utf-8") as f:
+            f.write('{"variant": "argen')
+        raise OSError(28, "No space left on device", str(path))
+
+    args = ["play", "--bots", "random", "--seed", "3", "--save", str(save)]
+    monkeypatch.setattr(records, "write_records", write_half)
+    res = run(*args, input="\n".join(lines) + "\n")
+    assert res.exit_code == 2 and "No space left on device" in res.output, res.output
+    assert save.read_bytes() == b'{"an": "earlier game"}\n'
+    assert list(tmp_path.iterdir()) == [save]
+    monkeypatch.setattr(records, "write_records", real)
+    res = run(*args, input="\n".join(lines) + "\n")
+    assert res.exit_code == 0, res.output
+    first, second = save.read_text().splitlines()
+    assert first == '{"an": "earlier game"}'
+    assert json.loads(second)["actions"] == expected.actions
+    assert list(tmp_path.iterdir()) == [save]
+
+
 def test_play_other_variant_seat_and_bots():
     lines, expected = script_game("italian", players=2, seat=1, bots="greedy", seed=7)
     res = run(

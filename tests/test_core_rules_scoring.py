@@ -93,6 +93,27 @@ def test_colombian_canasta_bonuses(meld_text, bonus):
     assert_scores(game, None, [[0, bonus, 0, 0, -100, -10], [-15, 0, 0, 0, -100, -10]])
 
 
+# A run's key is its suit, a group's its rank, and clubs (suit 0) share the number 0 with
+# aces (rank 0): only the meld's kind tells a run of clubs from a group of aces. Seed 000
+# pays 400 / 200 for a canasta of aces only; a run of clubs is a canasta "de cualquier
+# denominación", 200 clean and 100 dirty, the same as a run of any other suit.
+@pytest.mark.parametrize(
+    ("meld_text", "bonus"),
+    [
+        ("3c 4c 5c 6c 7c 8c 9c", 200),  # clean run of clubs
+        ("3c 4c 5c 6c 7c 8c 2h", 100),  # dirty run of clubs (a 2 of hearts as its 9)
+        ("Ac 2c 3c 4c 5c 6c 7c", 200),  # clean run of clubs from the ace: still no aces bonus
+        ("3d 4d 5d 6d 7d 8d 9d", 200),  # the same runs in diamonds
+        ("3d 4d 5d 6d 7d 8d 2h", 100),
+    ],
+)
+def test_colombian_run_of_clubs_scores_the_plain_canasta_bonus(meld_text, bonus):
+    game = stock_end_game(
+        "colombian", hands={0: "Kd", 1: "9d"}, melds={0: [meld_text], 1: ["5h 6h 7h"]}
+    )
+    assert_scores(game, None, [[0, bonus, 0, 0, -100, -10], [-15, 0, 0, 0, -100, -10]])
+
+
 @pytest.mark.parametrize(
     ("variant", "overrides", "meld_text", "bonus"),
     [

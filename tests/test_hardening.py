@@ -506,6 +506,100 @@ def test_cli_tournament_refuses_to_overwrite_without_force(tmp_path):
     assert target.read_text().count("\n") == 2
 
 
+# ------------------------------------------------ outputs written whole (issue 38)
+def fail_after_first_pairing(monkeypatch, folder: Path, exc: BaseException) -> list[str]:
+    """The tournament plays its first pairing (its games written out), then the second
+    raises ``exc``. Returns the names of the files that held game records at that moment,
+    so a test can see that writing had started."""
+    from agents import tournament
+
+    real = tournament._play_chunk
+    written: list[str] = []
+
+    def play_chunk(task, agents):
+        if task.pairing > 0:
+            written.extend(p.name for p in folder.iterdir() if '"tournament_seed"' in p.read_text())
+            raise exc
+        return real(task, agents)
+
+    monkeypatch.setattr(tournament, "_play_chunk", play_chunk)
+    return written
+
+
+TOURNAMENT = ("tournament", "random", "greedy", "discard_table", "--hands", "2")
+FAILURES = [
+    (ValueError("a bad move"), 2),  # an error of the contract: error: ..., exit 2
+    (KeyboardInterrupt(), 130),  # Ctrl-C
+    (RuntimeError("a bug"), 1),  # anything else
+]
+
+
+@pytest.mark.parametrize(("exc", "code"), FAILURES)
+def test_cli_tournament_failing_midway_leaves_no_file(tmp_path, monkeypatch, exc, code):
+    target = tmp_path / "games.jsonl"
+    written = fail_after_first_pairing(monkeypatch, tmp_path, exc)
+    result = cli(*TOURNAMENT, "--save-games", target, "--out", tmp_path / "out")
+    assert result.exit_code == code, result.output
+    assert written  # games had been written when it failed
+    assert list(tmp_path.iterdir()) == []  # neither the file nor a temporary one
+
+
+@pytest.mark.parametrize(("exc", "code"), FAILURES)
+def test_cli_tournament_failing_with_force_keeps_the_old_file(tmp_path, monkeypatch, exc, code):
+    # --force overwrites only a run that succeeds: the file there before is not removed
+    # (it once was, on any error or Ctrl-C) and not truncated
+    target = tmp_path / "games.jsonl"
+    target.write_bytes(b"keep me\n\x00 byte for byte\n")
+    written = fail_after_first_pairing(monkeypatch, tmp_path, exc)
+    result = cli(*TOURNAMENT, "--save-games", target, "--force")
+    assert result.exit_code == code, result.output
+    assert written
+    assert target.read_bytes() == b"keep me\n\x00 byte for byte\n"
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_cli_tournament_failing_to_write_out_keeps_every_file(tmp_path, monkeypatch):
+    # the games are all played and --out's first two files written when the third fails:
+    # none of the four paths changes
+    from agents.tournament import TournamentResult
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tournament.csv").write_text("old csv\n")
+    target = tmp_path / "games.jsonl"
+    target.write_text("old games\n")
+
+    def heatmap(self, path, title=None):
+        Path(path).write_bytes(b"\x89PNG half")
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(TournamentResult, "heatmap", heatmap)
+    result = cli(*TOURNAMENT, "--save-games", target, "--force", "--out", out)
+    assert_cli_error(result, "No space left on device")
+    assert target.read_text() == "old games\n"
+    assert [p.name for p in out.iterdir()] == ["tournament.csv"]
+    assert (out / "tournament.csv").read_text() == "old csv\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl", "out"]
+
+
+def test_cli_tournament_with_force_replaces_the_file(tmp_path):
+    target = tmp_path / "games.jsonl"
+    target.write_text("old games\n")
+    target.chmod(0o640)
+    out = tmp_path / "out"
+    result = cli(*TOURNAMENT, "--save-games", target, "--force", "--out", out)
+    assert result.exit_code == 0, result.output
+    lines = target.read_text().splitlines()
+    assert len(lines) == 3 * 2 and "old games" not in lines  # 3 pairings, 2 hands each
+    assert target.stat().st_mode & 0o777 == 0o640  # the old file's permissions kept
+    assert sorted(p.name for p in out.iterdir()) == [
+        "tournament.csv",
+        "tournament.json",
+        "tournament.png",
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl", "out"]
+
+
 def test_cli_play_save_is_checked_before_the_game(tmp_path):
     folder = tmp_path / "out"
     folder.mkdir()

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 import pytest
 
 from agents import make_agent
 from agents.base import Agent
-from agents.tournament import TournamentResult, bradley_terry, run_tournament, wilson
+from agents.tournament import Z95, TournamentResult, bradley_terry, run_tournament, wilson
 from burako_env.records import GameRecord, deal_game, read_records, replay, write_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -200,6 +202,56 @@ def test_wilson_interval():
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == pytest.approx(1.0)
     lo, hi = wilson(5200, 10000)
     assert 0.51 < lo < 0.52 < hi < 0.53
+
+
+def wilson_by_roots(successes: float, n: int, z: float) -> tuple[float, float]:
+    """The Wilson interval from its definition, not from the code's closed form: the two
+    p where the score test just rejects, (p_hat - p)^2 = z^2 p (1 - p) / n, a quadratic
+    a p^2 - b p + c = 0."""
+    p_hat = successes / n
+    a = 1 + z * z / n
+    b = 2 * p_hat + z * z / n
+    c = p_hat * p_hat
+    root = math.sqrt(b * b - 4 * a * c)
+    return (b - root) / (2 * a), (b + root) / (2 * a)
+
+
+# Newcombe (1998), "Two-sided confidence intervals for the single proportion", Statistics
+# in Medicine 17, table II, method 3 (Wilson score, no continuity correction), 4 decimals;
+# and n = 10, the small samples a short tournament pairing has
+PUBLISHED_WILSON = [
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+    (0, 10, 0.0, 0.2775),
+    (1, 10, 0.0179, 0.4042),
+    (5, 10, 0.2366, 0.7634),
+    (10, 10, 0.7225, 1.0),
+]
+
+
+@pytest.mark.parametrize(("successes", "n", "low", "high"), PUBLISHED_WILSON)
+def test_wilson_matches_published_values(successes, n, low, high):
+    lo, hi = wilson(successes, n)
+    assert lo == pytest.approx(low, abs=5e-5) and hi == pytest.approx(high, abs=5e-5)
+
+
+@pytest.mark.parametrize(
+    ("successes", "n"),
+    [(0, 1), (1, 1), (0.5, 1), (0, 10), (1, 10), (2.5, 10), (5, 10), (9.5, 10), (10, 10)],
+)
+def test_wilson_small_n_to_1e9(successes, n):
+    """Small n (where a wrong term shows most), fractional counts (a tie counts half), to
+    1e-9: a wider or shifted interval fails here even when it still holds p_hat."""
+    assert Z95 == pytest.approx(NormalDist().inv_cdf(0.975), abs=1e-15)
+    want = wilson_by_roots(successes, n, NormalDist().inv_cdf(0.975))
+    assert wilson(successes, n) == pytest.approx(want, abs=1e-9)
+
+
+def test_wilson_with_no_games_is_the_whole_range():
+    # nothing played: nothing known, (0, 1), not a division by zero
+    assert wilson(0, 0) == (0.0, 1.0)
 
 
 def test_bad_arguments():

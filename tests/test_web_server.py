@@ -38,6 +38,7 @@ from burako_env.core.state import copy_state, states_equal
 from burako_env.frontends.cli import app as cli_app
 from burako_env.frontends.playback import check_record
 from burako_env.frontends.web import create_app
+from burako_env.frontends.web.app import serve_app
 from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
 from burako_env.frontends.web.sessions import PlaySession, SessionError, SessionStore
 from burako_env.frontends.web.table import card_faces, meld_cards, table_view
@@ -552,6 +553,76 @@ def test_only_local_host_names_are_answered():
         create_app(allowed_hosts=["127.0.0.1", "localhost"]), base_url="http://evil.test"
     )
     assert other.get("/api/options").status_code == 400
+
+
+#: Host headers a page elsewhere sends when its own name is pointed at this machine (DNS
+#: rebinding): the browser sends the page's name, never a loopback one
+FOREIGN_HOSTS = (
+    "evil.example",
+    "evil.example:8000",
+    "localhost.evil.example:8000",
+    "127.0.0.1.evil.example",
+    "[::2]:8000",
+    "::1",  # an IPv6 address without brackets is no Host header
+)
+
+
+def own_names(host: str) -> list[str]:
+    """The Host headers a browser sends for the URL ``burako serve --host host`` prints,
+    and for the other local names."""
+    own = f"[{host.strip('[]')}]" if ":" in host else host
+    return [own, f"{own}:8000", "localhost", "LOCALHOST:8000", "127.0.0.1:8000", "[::1]:8000"]
+
+
+def assert_only_local_names(app, host: str) -> None:
+    client = TestClient(app)
+    for name in FOREIGN_HOSTS:
+        r = client.get("/api/options", headers={"host": name})
+        assert r.status_code == 400, (host, name)
+    for name in own_names(host):
+        r = client.get("/api/options", headers={"host": name})
+        assert r.status_code == 200, (host, name)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"])
+def test_serve_on_a_loopback_address_answers_only_local_names(host):
+    # the app as `burako serve --host HOST` builds it, without a socket: every form of a
+    # loopback address gets the Host check (--host ::1 once had none)
+    assert_only_local_names(serve_app(host, records_dir=None, bot_delay=0), host)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.7"])
+def test_serve_opened_to_a_network_answers_any_name(host):
+    # README: --host other than a local address opens the server on purpose; it answers
+    # whatever name it is reached by
+    client = TestClient(serve_app(host, records_dir=None, bot_delay=0))
+    for name in ("evil.example:8000", "burako.lan", "192.0.2.7:8000"):
+        assert client.get("/api/options", headers={"host": name}).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])
+def test_serve_command_checks_the_host_header(host, tmp_path, monkeypatch):
+    """`burako serve --host HOST --port 0` itself: the app it hands to uvicorn refuses a
+    foreign Host and answers its own (uvicorn's loop is replaced, nothing is served)."""
+    import uvicorn
+
+    if host == "::1" and not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    apps = []
+
+    def run(self, sockets=None):
+        apps.append(self.config.app)
+        for sock in sockets or ():
+            sock.close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    r = CliRunner().invoke(
+        cli_app, ["serve", "--host", host, "--port", "0", "--records", str(tmp_path)]
+    )
+    if host == "::1" and "cannot listen" in r.output:
+        pytest.skip("cannot bind ::1 here")
+    assert r.exit_code == 0, r.output
+    assert_only_local_names(apps[0], host)
 
 
 def test_store_drops_the_oldest_games():

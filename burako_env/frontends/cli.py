@@ -14,14 +14,17 @@
 Every command has ``--help``. The error contract, kept by :func:`cli_errors` in every
 command: a bad argument or input (an unknown variant, an unreadable checkpoint, a file that
 cannot be written) prints ``error: ...`` and exits with code 2, before anything is written,
-so no half-written file or folder is left behind.
+so no half-written file or folder is left behind. An output file is written beside its
+target and put in place only when the command succeeds
+(:func:`~burako_env.records.output_file`): a command that fails or is interrupted later
+leaves every output path as it was.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -74,12 +77,10 @@ def _os_message(exc: OSError) -> str:
 
 
 @contextmanager
-def cli_errors(remove_on_error: tuple[Path, ...] = ()) -> Iterator[None]:
+def cli_errors() -> Iterator[None]:
     """The CLI's one error contract: the library's errors (ValueError and its kin, such
     as VariantError, ConfigError and CheckpointError, OSError, and RayError: Ray missing
-    or its cluster unreachable) become ``error: ...``
-    and exit 2. The paths in ``remove_on_error``, created by the command, are removed
-    first, so a failure leaves nothing half-written."""
+    or its cluster unreachable) become ``error: ...`` and exit 2."""
     from burako_env.distributed import RayError  # no Ray import: just the error type
 
     try:
@@ -87,8 +88,6 @@ def cli_errors(remove_on_error: tuple[Path, ...] = ()) -> Iterator[None]:
     except typer.Exit:
         raise
     except (ValueError, OSError, RayError) as exc:
-        for path in remove_on_error:
-            Path(path).unlink(missing_ok=True)
         _fail(_os_message(exc) if isinstance(exc, OSError) else str(exc))
 
 
@@ -386,8 +385,9 @@ def tournament(
 
     Every pairing plays the same deals twice, seats swapped: win rates with 95% intervals,
     score margins and Elo ratings (Bradley-Terry). --save-games refuses an existing file
-    unless --force. With --ray the games are Ray tasks (--workers: the CPUs of a local Ray
-    instance); the results are the same (docs/SCALING.md).
+    unless --force; the files are put in place only when the whole run succeeds. With
+    --ray the games are Ray tasks (--workers: the CPUs of a local Ray instance); the
+    results are the same (docs/SCALING.md).
     """
     if hands < 1:
         _fail("--hands must be at least 1")
@@ -427,16 +427,18 @@ def tournament(
         check_writable_file("--out", str(Path(out) / "tournament.csv"))
 
     from agents.tournament import run_tournament
+    from burako_env.records import output_file
 
     if not (ray or ray_address is not None):
         _announce_compile("tournament")
-    made: tuple[Path, ...] = ()
     if save_games is not None:
-        made = (Path(save_games),)
         with cli_errors():
             Path(save_games).parent.mkdir(parents=True, exist_ok=True)
     try:
-        with cli_errors(remove_on_error=made):
+        # every file goes to a temporary one beside it, put in place when all are written:
+        # a failure or Ctrl-C, even with --force, leaves each path as it was
+        with cli_errors(), ExitStack() as outputs:
+            games = None if save_games is None else outputs.enter_context(output_file(save_games))
             res = run_tournament(
                 objs,
                 variant,
@@ -444,28 +446,26 @@ def tournament(
                 hands_per_pairing=hands,
                 seed=seed,
                 workers=workers,
-                save_games=save_games,
+                save_games=games,
                 progress=progress,
                 episode=episode,
                 ray=ray or ray_address is not None,
                 ray_address=ray_address,
                 task_deals=task_deals,
             )
+            typer.echo(res.table())
+            if out is not None:
+                folder = Path(out)
+                folder.mkdir(parents=True, exist_ok=True)
+                res.to_csv(outputs.enter_context(output_file(folder / "tournament.csv")))
+                res.to_json(outputs.enter_context(output_file(folder / "tournament.json")))
+                res.heatmap(outputs.enter_context(output_file(folder / "tournament.png")))
     except KeyboardInterrupt:
-        for path in made:
-            path.unlink(missing_ok=True)
-        removed = f"; {save_games} removed" if made else ""
-        typer.echo(f"\nInterrupted: no results written{removed}")
+        kept = f"; {save_games} left as it was" if save_games is not None else ""
+        typer.echo(f"\nInterrupted: no results written{kept}")
         raise typer.Exit(130) from None
-    typer.echo(res.table())
     if out is not None:
-        folder = Path(out)
-        with cli_errors():
-            folder.mkdir(parents=True, exist_ok=True)
-            res.to_csv(folder / "tournament.csv")
-            res.to_json(folder / "tournament.json")
-            res.heatmap(folder / "tournament.png")
-        typer.echo(f"\nwrote {folder / 'tournament.csv'}, .json and .png")
+        typer.echo(f"\nwrote {Path(out) / 'tournament.csv'}, .json and .png")
     if save_games is not None:
         typer.echo(f"saved {len(res.pairings) * res.hands_per_pairing} games to {save_games}")
 
@@ -498,11 +498,12 @@ def play(
     add 2c to 3, discard Kd, muerto, an action id, legal, table, quit. --save is checked
     before the game starts.
     """
+    import shutil
     import sys
 
     from burako_env.core.game import Game
     from burako_env.frontends.play import default_bot, make_bots, play_game
-    from burako_env.records import GameRecord, write_records
+    from burako_env.records import GameRecord, output_file, write_records
 
     if seed < 0:
         _fail("--seed must be 0 or more")
@@ -573,7 +574,10 @@ def play(
             )
             with cli_errors():
                 Path(save).parent.mkdir(parents=True, exist_ok=True)
-                write_records(save, [rec], append=True)
+                with output_file(save) as tmp:  # the old games and this one, or nothing
+                    if Path(save).exists():
+                        shutil.copyfile(save, tmp)
+                    write_records(tmp, [rec], append=True)
             typer.echo(f"Saved the game to {save} (burako replay {save}).")
 
 

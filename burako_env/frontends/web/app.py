@@ -20,18 +20,20 @@ status, and the game it names is left as it was)::
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 import sys
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from burako_env.frontends.web.moves import BadMove, RefusedMove
 from burako_env.frontends.web.sessions import (
@@ -96,6 +98,73 @@ def _int_param(request: Request, name: str, default: int | None = None) -> int:
         raise SessionError(f"{name} must be a whole number, got {text!r}") from None
 
 
+def _host_name(host: str) -> str:
+    """A host name or address as compared: lower case, IPv6 without brackets, an address
+    in its canonical form (``[0:0::1]`` -> ``::1``)."""
+    name = host.strip().lower()
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    try:
+        return str(ipaddress.ip_address(name))
+    except ValueError:
+        return name
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (as ``--host`` takes it) names this machine only: ``localhost``,
+    an address of 127.0.0.0/8, or ``::1`` (also written ``[::1]`` or in full)."""
+    name = _host_name(host)
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def host_header_name(header: str) -> str | None:
+    """The host of a Host header without its port, as :func:`_host_name` gives it
+    (``[::1]:8000`` -> ``::1``, ``Localhost:80`` -> ``localhost``); None when malformed."""
+    header = header.strip()
+    if header.startswith("["):
+        name, closed, rest = header[1:].partition("]")
+    else:
+        name, _, port = header.partition(":")
+        closed, rest = True, f":{port}" if port else ""
+    if not name or not closed or (rest and not (rest[:1] == ":" and rest[1:].isdigit())):
+        return None
+    return _host_name(name)
+
+
+def allowed_hosts_for(host: str) -> list[str] | None:
+    """The Host names a server listening on ``host`` answers. On a loopback address only
+    the local names (any port), so a page elsewhere whose name is pointed at this machine
+    (DNS rebinding) gets nothing; None (any name) on another address: a server opened to a
+    network on purpose answers whatever name it is reached by."""
+    if not is_loopback(host):
+        return None
+    return sorted({_host_name(host), "localhost", "127.0.0.1", "::1"})
+
+
+class HostCheck:
+    """Refuses (400) a request whose Host header is not one of ``allowed`` (host names as
+    :func:`host_header_name` gives them: IPv6 without brackets, no port). Not Starlette's
+    TrustedHostMiddleware: its releases before the IPv6 fix read ``[::1]:8000`` as ``[``."""
+
+    def __init__(self, app: ASGIApp, allowed: list[str]) -> None:
+        self.app = app
+        self.allowed = {_host_name(name) for name in allowed}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = Headers(scope=scope).get("host")
+            if host is None or host_header_name(host) not in self.allowed:
+                response = Response("Invalid host header", 400, media_type="text/plain")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(
     records_dir: str | Path | None = None,
     save_dir: str | Path | None = None,
@@ -106,7 +175,8 @@ def create_app(
     """The web app. ``records_dir``: the folder whose record files Watch lists (None:
     none); ``save_dir``: where finished games are saved (default ``records_dir``; None for
     both: saving is off); ``bot_delay``: seconds the page waits before each bot move;
-    ``allowed_hosts``: Host header values accepted (None: any, as in tests)."""
+    ``allowed_hosts``: the Host names answered, with any port (None: any; ``burako serve``
+    sets them with :func:`allowed_hosts_for`)."""
     if bot_delay < 0:
         raise ValueError(f"bot_delay must be 0 or more seconds, got {bot_delay}")
     library = RecordLibrary(records_dir)
@@ -229,8 +299,8 @@ def create_app(
         Route("/api/records/view", record_view),
     ]
     middleware = []
-    if allowed_hosts:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+    if allowed_hosts is not None:
+        middleware.append(Middleware(HostCheck, allowed=allowed_hosts))
     # handlers are async and call the engine directly: one request at a time, so two
     # tabs or a bot step racing a click never touch a game at once
     return Starlette(
@@ -243,6 +313,17 @@ def create_app(
             HTTPException: http_error,
         },
     )
+
+
+def serve_app(
+    host: str = DEFAULT_HOST,
+    records_dir: str | Path | None = "games",
+    save_dir: str | Path | None = None,
+    bot_delay: float = DEFAULT_BOT_DELAY,
+) -> Starlette:
+    """The app as :func:`serve` runs it on ``host``: on a loopback address it answers
+    only the local Host names (:func:`allowed_hosts_for`)."""
+    return create_app(records_dir, save_dir, bot_delay, allowed_hosts=allowed_hosts_for(host))
 
 
 def serve(
@@ -258,16 +339,8 @@ def serve(
     Raises OSError when the address cannot be bound."""
     import uvicorn
 
-    # on a loopback address only the local names are answered (a page elsewhere that
-    # points a host name at 127.0.0.1 gets nothing); a server opened to a network, on
-    # purpose, answers whatever name it is reached by
-    loopback = host in ("127.0.0.1", "localhost") or host.startswith("127.")
-    app = create_app(
-        records_dir,
-        save_dir,
-        bot_delay,
-        allowed_hosts=[host, "127.0.0.1", "localhost"] if loopback else None,
-    )
+    app = serve_app(host, records_dir, save_dir, bot_delay)
+    host = host.strip("[]")  # --host [::1]: the socket takes ::1
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -286,4 +359,12 @@ def serve(
     uvicorn.Server(config).run(sockets=[sock])
 
 
-__all__ = ["DEFAULT_BOT_DELAY", "DEFAULT_HOST", "DEFAULT_PORT", "create_app", "serve"]
+__all__ = [
+    "DEFAULT_BOT_DELAY",
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "allowed_hosts_for",
+    "create_app",
+    "serve",
+    "serve_app",
+]
