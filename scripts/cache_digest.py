@@ -9,10 +9,18 @@ sizes, the case that once clashed): the VectorEnv (the core's batch kernels), th
 policies' compiled play) and pimc's search (its determinize and rollout kernels).
 
     python scripts/cache_digest.py            # prints {"digest": ..., "parts": {...}}
+    python scripts/cache_digest.py --order 1  # the same games, 4 players first
+
+``--order K`` starts from the K-th player count (rotated) and plays the variants from the
+K-th on: the digest is the same, but processes started with different orders compile the
+kernels for different record types first, which is what once made two processes' entries
+clash (processes that compile the same signatures in the same order make identical code
+under identical names, which is harmless).
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import sys
@@ -98,11 +106,17 @@ def _pimc(variant: str, players: int) -> bytes:
 FAMILIES = {"vector": _vector, "aec": _aec, "tournament": _tournament, "pimc": _pimc}
 
 
-def digests() -> dict[str, str]:
+def _rotated(items: tuple, k: int) -> tuple:
+    k %= len(items)
+    return items[k:] + items[:k]
+
+
+def digests(order: int = 0) -> dict[str, str]:
     parts = {}
-    for variant in VARIANTS:
-        allowed = load_variant(variant).players
-        for players in (p for p in PLAYER_COUNTS if p in allowed):
+    for players in _rotated(PLAYER_COUNTS, order):
+        for variant in _rotated(VARIANTS, order):
+            if players not in load_variant(variant).players:
+                continue
             for family, play in FAMILIES.items():
                 parts[f"{variant}/{players}/{family}"] = hashlib.sha256(
                     play(variant, players)
@@ -111,7 +125,9 @@ def digests() -> dict[str, str]:
 
 
 def main() -> int:
-    parts = digests()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--order", type=int, default=0, help="start from this player count")
+    parts = digests(parser.parse_args().order)
     total = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
     print(json.dumps({"digest": total, "parts": parts}))
     return 0

@@ -2,10 +2,11 @@
 check that every one plays what a single cold process plays (docs/RELIABILITY.md).
 
 Each run: an empty ``NUMBA_CACHE_DIR``; ``--processes`` processes of
-``scripts/cache_digest.py`` started together (they compile the same kernels for the same
-record types at the same time); then one more process on the cache they left (it loads
-everything). A run fails when a process crashes, hangs past ``--timeout`` or prints a
-digest other than the reference (a single cold process's, computed first).
+``scripts/cache_digest.py`` started together, each in another order (``--order i``: they
+compile the same kernels at the same time, each for another record type first); then
+one more process on the cache they left (it loads everything). A run fails when a
+process crashes, hangs past ``--timeout`` or prints a digest other than the reference (a
+single cold process's, computed first).
 
     python scripts/stress_cache.py --runs 20 --processes 4
     python scripts/stress_cache.py --pytest --runs 10   # the -n 2 cold test run instead
@@ -59,17 +60,18 @@ def _finish(proc: subprocess.Popen, timeout: float) -> tuple[str, str]:
 
 
 def digest_processes(cache: Path, count: int, timeout: float) -> list[tuple[str, str]]:
-    """Start ``count`` digest processes at once on ``cache``; their results in order."""
+    """Start ``count`` digest processes at once on ``cache``, process i with ``--order i``
+    (each compiles for another record type first); their results in order."""
     procs = [
         subprocess.Popen(
-            DIGEST,
+            [*DIGEST, "--order", str(i)],
             cwd=ROOT,
             env=_env(cache),
             text=True,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        for _ in range(count)
+        for i in range(count)
     ]
     return [_finish(p, timeout) for p in procs]
 

@@ -182,7 +182,8 @@ def test_numba_alone_clashes_across_processes_and_burako_does_not():
 def test_four_cold_processes_on_one_cache_play_what_one_cold_process_plays():
     """Four processes start at once on an empty cache folder and compile every family of
     kernels (VectorEnv, AEC env, tournament policies, pimc) for all four variants at 2, 4
-    and 6 players; then one more loads what they left. Each prints the digest of its
+    and 6 players, each starting from another player count (another record type); then
+    one more loads what they left. Each prints the digest of its
     games: all must equal a single cold process's. Before the fix this failed: processes
     crashed or played wrong games, and the folder stayed poisoned. scripts/stress_cache.py
     runs this again and again (docs/RELIABILITY.md)."""
