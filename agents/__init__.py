@@ -3,22 +3,22 @@
 ``make_agent(name, seed=0, **kw)`` builds one by name: ``random``, ``greedy``,
 ``discard_table``, ``discard_table:cautious`` / ``discard_table:thrifty`` /
 ``discard_table:danger_fit=60,...`` (the same with other weights: see
-:data:`agents.heuristic.WEIGHT_PRESETS`), ``ppo`` (the shipped policy of the table it
+:data:`burako_env.agents.heuristic.WEIGHT_PRESETS`), ``ppo`` (the shipped policy of the table it
 plays) / ``ppo:PATH``,
-``pimc`` / ``pimc:k=64,rollout=greedy`` (a search agent: see :mod:`agents.pimc`) and
+``pimc`` / ``pimc:k=64,rollout=greedy`` (a search agent: see :mod:`burako_env.agents.pimc`) and
 whatever :func:`register_agent` adds.
 
 Layers: the agents import the engine (``burako_env``) and each other, never ``training/``,
-which builds on them (the network and the policy file are :mod:`agents.network` and
-:mod:`agents.policy_file`; ``tests/test_agent_layers.py`` checks it).
+which builds on them (the network and the policy file are :mod:`burako_env.agents.network` and
+:mod:`burako_env.agents.policy_file`; ``tests/test_agent_layers.py`` checks it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.base import Agent, RandomAgent
-from agents.heuristic import (
+from burako_env.agents.base import Agent, RandomAgent
+from burako_env.agents.heuristic import (
     CompiledPolicyAgent,
     DiscardTableAgent,
     GreedyAgent,
@@ -65,12 +65,12 @@ def _ppo_agent(
 ) -> Agent:
     """``ppo``: the shipped policy of the table it plays (``burako_env/data/
     ppo_<variant>_<players>p.pt``, picked when the agent learns the table: see
-    :meth:`agents.ppo_agent.PPOAgent.shipped`); ``ppo:PATH``: a checkpoint or policy file
-    (agents.ppo_agent, imported on first use: torch loads only then). With ``variant`` (a
+    :meth:`burako_env.agents.ppo_agent.PPOAgent.shipped`); ``ppo:PATH``: a checkpoint or policy file
+    (burako_env.agents.ppo_agent, imported on first use: torch loads only then). With ``variant`` (a
     name or Variant) and/or ``num_players`` the table is checked now: a ValueError names
     the table and what ships (``ppo``) or both tables (``ppo:PATH``). Both play their most
     likely legal action unless ``greedy=False`` (then they sample)."""
-    from agents.ppo_agent import PPOAgent
+    from burako_env.agents.ppo_agent import PPOAgent
 
     if path:
         agent = PPOAgent(path, seed=seed, greedy=greedy, **kw)
@@ -90,8 +90,8 @@ def is_learned(name: str) -> bool:
 
 def _pimc_agent(settings: str = "", seed: int = 0, **kw) -> Agent:
     """``pimc``: perfect-information Monte Carlo search; ``pimc:k=64,rollout=greedy``
-    with settings (agents.pimc, imported on first use)."""
-    from agents.pimc import make_pimc
+    with settings (burako_env.agents.pimc, imported on first use)."""
+    from burako_env.agents.pimc import make_pimc
 
     return make_pimc(settings, seed=seed, **kw)
 

@@ -31,7 +31,7 @@ class Agent(ABC):
 
     def compiled_policy(self) -> tuple[int, np.ndarray] | None:
         """``(kind, weights)`` when the agent is one of the numba policies of
-        :mod:`agents.policies` (it then also runs inside compiled kernels, e.g. whole
+        :mod:`burako_env.agents.policies` (it then also runs inside compiled kernels, e.g. whole
         tournament games), else None (a Python agent, stepped one batch at a time)."""
         return None
 
@@ -74,6 +74,6 @@ class RandomAgent(Agent):
     def compiled_policy(self) -> tuple[int, np.ndarray]:
         # inside compiled kernels: uniform over the legal actions, from the kernel's own
         # per-game generator (the same distribution, another stream than ``act``)
-        from agents.policies import POLICY_RANDOM, default_weights
+        from burako_env.agents.policies import POLICY_RANDOM, default_weights
 
         return POLICY_RANDOM, default_weights()

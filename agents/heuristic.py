@@ -1,7 +1,7 @@
 """The heuristic agents: ``greedy`` and ``discard_table`` (RULES.md section 11).
 
-Both are numba policies (:mod:`agents.policies`): ``act`` runs them over a batch in
-parallel, and :meth:`~agents.base.Agent.compiled_policy` hands them to compiled kernels
+Both are numba policies (:mod:`burako_env.agents.policies`): ``act`` runs them over a batch in
+parallel, and :meth:`~burako_env.agents.base.Agent.compiled_policy` hands them to compiled kernels
 (the tournament plays heuristic-only games without leaving numba).
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import policies
-from agents.base import Agent
-from agents.policies import (
+from burako_env.agents import policies
+from burako_env.agents.base import Agent
+from burako_env.agents.policies import (
     NUM_WEIGHTS,
     POLICY_DISCARD_TABLE,
     POLICY_GREEDY,

@@ -1,8 +1,9 @@
 """The policy-value network: separate encoders for the hand, the melds, the pile and the
 rest of the observation, a shared trunk, and a policy head shaped like the action space.
 
-It belongs to the agent that plays it (:class:`agents.ppo_agent.PPOAgent`); training
-(:mod:`training.ppo`) builds on it, and ``training.network`` re-exports these names.
+It belongs to the agent that plays it (:class:`burako_env.agents.ppo_agent.PPOAgent`); training
+(:mod:`burako_env.training.ppo`) builds on it, and ``burako_env.training.network``
+re-exports these names.
 
 Observation blocks come from :func:`burako_env.core.constants.obs_layout`; every block
 is scaled on the way in (card counts / 2, hand sizes / 11, meld fields one-hot or / 14,
@@ -28,11 +29,17 @@ reference the legal-list logits are tested against.
 from __future__ import annotations
 
 import numpy as np
-import torch
-from torch import nn
-from torch.nn import functional as F
 
-from agents.policies import act_batch, legal_lists_kernel
+try:  # the train extra: torch is not a core dependency (burako_env.extras)
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+except ImportError as exc:
+    from burako_env.extras import MissingExtra
+
+    raise MissingExtra("the PPO network (burako_env.agents.network)", "torch") from exc
+
+from burako_env.agents.policies import act_batch, legal_lists_kernel
 from burako_env.core.constants import (
     ADD_BASE,
     DISCARD_BASE,
@@ -584,7 +591,7 @@ def hint_policy(name: str | None) -> tuple[int, np.ndarray] | None:
     reads as a hint (None: no hint); a ValueError for an agent that is not compiled."""
     if name is None:
         return None
-    from agents import make_agent
+    from burako_env.agents import make_agent
 
     compiled = make_agent(name).compiled_policy()
     if compiled is None:

@@ -5,7 +5,7 @@ determinizations of the game for that player (:meth:`Game.determinize
 <burako_env.core.game.Game.determinize>`: every card hidden from them dealt again,
 consistently with what they know), and for every candidate action plays each
 determinization to the end of the hand with a compiled rollout policy on every seat
-(``greedy``, ``discard_table`` or ``random`` of :mod:`agents.policies`). It picks the
+(``greedy``, ``discard_table`` or ``random`` of :mod:`burako_env.agents.policies`). It picks the
 candidate with the best mean team score margin of the hand (``objective=margin``), or
 the best share of hands its team wins (``objective=win``: in a match, hands after which
 the team leads the match; a tie counts half).
@@ -55,7 +55,7 @@ Settings, in the agent's name (``pimc:k=64,rollout=greedy``) or as keyword argum
 decision and how often the budget bound.
 
 The agent needs the game, not only an observation: it implements
-:meth:`~agents.base.Agent.act_game`, which the tournament, ``burako play``, the web
+:meth:`~burako_env.agents.base.Agent.act_game`, which the tournament, ``burako play``, the web
 table and the PettingZoo env's helper :func:`burako_env.envs.aec.act_in_env` call.
 """
 
@@ -66,8 +66,8 @@ import time
 import numba
 import numpy as np
 
-from agents.base import Agent
-from agents.policies import (
+from burako_env.agents.base import Agent
+from burako_env.agents.policies import (
     NUM_WEIGHTS,
     POLICY_DISCARD_TABLE,
     POLICY_GREEDY,
@@ -77,7 +77,7 @@ from agents.policies import (
     decide,
     default_weights,
 )
-from agents.policies import new_workspace as policy_workspace
+from burako_env.agents.policies import new_workspace as policy_workspace
 from burako_env.core.constants import (
     NUM_ACTIONS,
     S_DONE,

@@ -20,6 +20,7 @@ observation alone (its variant block holds the player count and the deck size).
 from __future__ import annotations
 
 import hashlib
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -136,7 +137,9 @@ def _install_dependency_cache_locator() -> None:
     if any(getattr(c, "_burako_deps", False) for c in impl._locator_classes):
         return
     here = Path(__file__).resolve().parent
-    core = Path(__file__).resolve().parent.parent / "burako_env" / "core"
+    # the core's folder from its package: installed, burako_env.agents (this folder) sits
+    # inside burako_env; in the repository it is agents/, beside burako_env/
+    core = Path(importlib.import_module("burako_env.core").__file__).resolve().parent
     digest = hashlib.sha256()
     for path in sorted(core.glob("*.py")) + kernel_modules(here):
         digest.update(path.name.encode())
@@ -1363,7 +1366,7 @@ def act_batch(
 @njit_kernel
 def legal_lists_kernel(mask, ids, counts):
     """Row i's legal ids (``mask[i]`` true) into ``ids[i, :counts[i]]``: the network's
-    legal lists (:func:`agents.network.legal_lists`). Here, in a kernel module, so that
+    legal lists (:func:`burako_env.agents.network.legal_lists`). Here, in a kernel module, so that
     the network's module holds no kernel and its edits leave the compiled ones cached."""
     n, a = mask.shape
     for i in range(n):

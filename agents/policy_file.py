@@ -1,14 +1,14 @@
 """Policy files: reading the one torch file format of policies and training checkpoints.
 
-This is the agents' side of the format (:class:`agents.ppo_agent.PPOAgent` loads a policy
+This is the agents' side of the format (:class:`burako_env.agents.ppo_agent.PPOAgent` loads a policy
 with it); writing files, and a training checkpoint's extra state, belong to
-:mod:`training.checkpoint`, which builds on this module.
+:mod:`burako_env.training.checkpoint`, which builds on this module.
 
 Every file is a dict saved with ``torch.save`` (tensors, numbers, strings, lists and
 dicts only, so ``torch.load(weights_only=True)`` reads it) with:
 
 * ``format`` ("burako-ppo"), ``version``, ``kind`` ("train" or "policy");
-* ``spec``: what :meth:`agents.network.BurakoNet.from_spec` needs (player count, deck
+* ``spec``: what :meth:`burako_env.agents.network.BurakoNet.from_spec` needs (player count, deck
   size, observation size, widths);
 * ``variant``: name, players, observation size, action-space size, the variant's
   parameter vector and its rules by name (``rules``), so a policy is never fed
@@ -26,7 +26,12 @@ import pickle
 import zipfile
 from pathlib import Path
 
-import torch
+try:  # the train extra: torch is not a core dependency (burako_env.extras)
+    import torch
+except ImportError as exc:
+    from burako_env.extras import MissingExtra
+
+    raise MissingExtra("reading policy files (burako_env.agents.policy_file)", "torch") from exc
 
 FORMAT = "burako-ppo"
 VERSION = 1
@@ -136,7 +141,7 @@ def load_file(path: str | Path, kind: str | None = None) -> dict:
 
 def load_network(path: str | Path):
     """``(network, file dict)`` from a policy file or a training checkpoint."""
-    from agents.network import BurakoNet, read_blocks
+    from burako_env.agents.network import BurakoNet, read_blocks
     from burako_env.core.constants import NUM_ACTIONS
 
     data = load_file(path)

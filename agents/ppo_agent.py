@@ -1,6 +1,6 @@
 """A trained PPO policy as an agent (``make_agent("ppo")`` or ``make_agent("ppo:PATH")``).
 
-    from agents.ppo_agent import PPOAgent
+    from burako_env.agents.ppo_agent import PPOAgent
     agent = PPOAgent("runs/ppo-.../checkpoints/best.pt")   # or a policy file
     agent = PPOAgent.pretrained("argentine", 4)            # a shipped policy, one table
     agent = PPOAgent.shipped()                             # the shipped policy of its table
@@ -27,8 +27,8 @@ action-space size it was trained for: :meth:`PPOAgent.check_table` refuses any o
 table with a ValueError naming both, and observations of another layout raise a
 ValueError saying what was expected.
 
-Nothing here imports ``training/``: the network (:mod:`agents.network`) and the policy
-file (:mod:`agents.policy_file`) are the agent's; training builds on them.
+Nothing here imports ``training/``: the network (:mod:`burako_env.agents.network`) and the policy
+file (:mod:`burako_env.agents.policy_file`) are the agent's; training builds on them.
 """
 
 from __future__ import annotations
@@ -38,11 +38,17 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from agents.base import Agent
-from agents.network import legal_lists, padded
-from agents.policy_file import check_policy_table, load_network
+try:  # the train extra: torch is not a core dependency (burako_env.extras)
+    import torch
+except ImportError as exc:
+    from burako_env.extras import MissingExtra
+
+    raise MissingExtra("the ppo agent", "torch") from exc
+
+from burako_env.agents.base import Agent
+from burako_env.agents.network import legal_lists, padded
+from burako_env.agents.policy_file import check_policy_table, load_network
 
 #: the pretrained policy of 4-player argentine (the default table)
 PRETRAINED = "ppo_argentine_4p.pt"
@@ -148,7 +154,7 @@ def _named_table(block: np.ndarray):
 
 
 class PPOAgent(Agent):
-    """A :class:`agents.network.BurakoNet` policy: loaded from a policy file or training
+    """A :class:`burako_env.agents.network.BurakoNet` policy: loaded from a policy file or training
     checkpoint, around a live network (training), or, with ``shipped=True``
     (:meth:`shipped`), the shipped policy of whichever table it is at."""
 

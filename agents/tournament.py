@@ -1,6 +1,6 @@
 """Round-robin tournaments between agents, on fixed deals with seats swapped.
 
-    from agents.tournament import run_tournament
+    from burako_env.agents.tournament import run_tournament
     res = run_tournament(["random", "greedy", "discard_table"], "argentine",
                          num_players=4, hands_per_pairing=2000, seed=0)
     print(res.table())
@@ -14,11 +14,11 @@ pairing's counts (:func:`bradley_terry`).
 
 Every pairing plays inside one numba kernel (:func:`play_kernel`: deal, observe for the
 acting seat, call its policy, apply), parallel over the batch. Compiled policies
-(:meth:`agents.base.Agent.compiled_policy`) decide inside it; where a Python agent's seat
+(:meth:`burako_env.agents.base.Agent.compiled_policy`) decide inside it; where a Python agent's seat
 is to act (e.g. a torch policy) the kernel stops that game, the agent decides for all
 the games waiting for it in one batch, and the kernel resumes them. A search agent
-(``pimc``, :attr:`~agents.base.Agent.searches`) gets each of its games through
-:meth:`~agents.base.Agent.act_game`. A pairing is ``compiled`` when every decision was
+(``pimc``, :attr:`~burako_env.agents.base.Agent.searches`) gets each of its games through
+:meth:`~burako_env.agents.base.Agent.act_game`. A pairing is ``compiled`` when every decision was
 taken in the kernel. ``compiled=False`` steps a :class:`~burako_env.core.game.Game`
 batch instead and routes each decision from Python; compiled agents there use the same
 per-game generator states as the kernel, so both paths play the same games.
@@ -36,8 +36,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from agents.base import Agent
-from agents.policies import (
+from burako_env.agents.base import Agent
+from burako_env.agents.policies import (
     NUM_WEIGHTS,
     POLICY_RANDOM,
     act_batch,
@@ -667,7 +667,7 @@ def run_tournament(
     task_deals: int | None = None,
     **overrides,
 ) -> TournamentResult:
-    """Play every pairing of ``agents`` (names for :func:`agents.make_agent`, or Agent
+    """Play every pairing of ``agents`` (names for :func:`burako_env.agents.make_agent`, or Agent
     objects) for ``hands_per_pairing`` hands (rounded up to even: each deal is played with
     seats swapped), on deals fixed by ``seed`` (and ``chunk_deals``, the deals seeded
     together).
@@ -686,7 +686,7 @@ def run_tournament(
     """
     from tqdm.auto import tqdm
 
-    from agents import make_agent
+    from burako_env.agents import make_agent
 
     objs: list[Agent] = [
         make_agent(a, seed=seed + i) if isinstance(a, str) else a for i, a in enumerate(agents)

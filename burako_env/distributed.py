@@ -1,4 +1,4 @@
-"""Ray, the optional engine for running on a cluster (``pip install -e ".[ray]"``).
+"""Ray, the optional engine for running on a cluster (the ray extra: ``pip install 'burako[ray]'``).
 
     from burako_env.distributed import ray_session
     with ray_session("10.0.0.5:6379"):      # or None: RAY_ADDRESS, else a local instance
@@ -48,7 +48,7 @@ def require_ray() -> Any:
         import ray
     except ImportError as exc:
         raise RayError(
-            'Ray is not installed: pip install -e ".[ray]" (or pip install ray) to use --ray'
+            "--ray needs ray, which is not installed: pip install 'burako[ray]'"
         ) from exc
     return ray
 

@@ -16,7 +16,7 @@ import argparse
 
 import numpy as np
 
-from agents import make_agent
+from burako_env.agents import make_agent
 from burako_env.core.game import Game
 
 

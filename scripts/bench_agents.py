@@ -33,7 +33,7 @@ def bench_tournament(
     seed: int = 0,
 ) -> dict:
     """Hands per second of a heuristic-only pairing (the best of ``repeats`` runs)."""
-    from agents.tournament import run_tournament
+    from burako_env.agents.tournament import run_tournament
 
     kw = dict(variant=variant, num_players=num_players, workers=workers, progress=False)
     run_tournament(list(agents), hands_per_pairing=8, seed=seed, **kw)  # compile / load

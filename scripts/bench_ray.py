@@ -35,7 +35,7 @@ def best(fn, repeat: int) -> float:
 def tournament_rows(hands: int, repeat: int, task_deals: list[int]) -> None:
     import ray
 
-    from agents.tournament import run_tournament
+    from burako_env.agents.tournament import run_tournament
     from burako_env.distributed import ray_session, slices
 
     kw = dict(variant="argentine", num_players=4, hands_per_pairing=hands, seed=0, progress=False)
@@ -106,8 +106,8 @@ def simulate_rows(games: int, repeat: int) -> None:
 
 
 def rollout_bytes() -> None:
-    from training.config import load_config
-    from training.distributed import RolloutWorker, weights_of, worker_games
+    from burako_env.training.config import load_config
+    from burako_env.training.distributed import RolloutWorker, weights_of, worker_games
 
     cfg = load_config("configs/train/default.yaml", ["imitation.env_steps=0"])
     games = worker_games(cfg.env.num_envs, cfg.distributed.workers)
@@ -133,7 +133,7 @@ def rollout_bytes() -> None:
 
 def _network(cfg):
     """The config's network, as the trainer builds it."""
-    from agents.network import BurakoNet
+    from burako_env.agents.network import BurakoNet
     from burako_env.envs.vector import VectorEnv
 
     env = VectorEnv(cfg.env.variant, cfg.env.num_players, num_envs=1)

@@ -37,8 +37,8 @@ def bench_training(
     """Training throughput in env steps per second (see the module doc)."""
     import numba
 
-    from training.config import load_config
-    from training.ppo import Trainer
+    from burako_env.training.config import load_config
+    from burako_env.training.ppo import Trainer
 
     overrides = list(overrides or [])
     if num_envs is not None:
@@ -97,8 +97,8 @@ def bench_update_threads(
     seconds}}``."""
     import multiprocessing
 
-    from training.config import load_config
-    from training.ppo import Trainer
+    from burako_env.training.config import load_config
+    from burako_env.training.ppo import Trainer
 
     out: dict = {"update_seconds": {}}
     with tempfile.TemporaryDirectory() as tmp:

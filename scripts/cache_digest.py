@@ -27,8 +27,8 @@ import sys
 
 import numpy as np
 
-from agents import make_agent
-from agents.tournament import run_tournament
+from burako_env.agents import make_agent
+from burako_env.agents.tournament import run_tournament
 from burako_env.envs.aec import raw_env
 from burako_env.envs.vector import VectorEnv
 from burako_env.variants import load_variant

@@ -4,12 +4,12 @@
         [--hidden 128 --encoder 64 --meld-dim 32 --card-context] [--teacher discard_table]
 
 Records ``--steps`` steps of 1,024 games played by the teacher on every seat (the warm
-start's data, :func:`training.imitation.collect_demonstrations`), clones it into a fresh
-hint-free network (:func:`training.imitation.behaviour_clone`, the warm start's settings),
-and reports the clone's accuracy on 100 steps (``test_steps``) of other games: over all
-decisions with a choice, and by the kind of action the teacher took (draw, take the
-pile, open, add, discard...). It tells which of the teacher's decisions the network
-cannot yet represent: docs/TRAINING.md ("What the network can imitate").
+start's data, :func:`burako_env.training.imitation.collect_demonstrations`), clones it
+into a fresh hint-free network (:func:`burako_env.training.imitation.behaviour_clone`, the
+warm start's settings), and reports the clone's accuracy on 100 steps (``test_steps``)
+of other games: over all decisions with a choice, and by the kind of action the teacher
+took (draw, take the pile, open, add, discard...). It tells which of the teacher's
+decisions the network cannot yet represent: docs/TRAINING.md ("What the network can imitate").
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 import numpy as np
 import torch
 
-from agents.network import BurakoNet
+from burako_env.agents.network import BurakoNet
 from burako_env.core.actions import decode_action
 from burako_env.envs.vector import VectorEnv
 
@@ -47,7 +47,7 @@ def clone_accuracy(
     """Clone ``teacher`` and measure the clone; returns ``{"train": last epoch's stats,
     "accuracy": on the held-out decisions with a choice, "by_kind": {kind: (share,
     accuracy)}, "parameters": n}``."""
-    from training.imitation import behaviour_clone, collect_demonstrations
+    from burako_env.training.imitation import behaviour_clone, collect_demonstrations
 
     torch.manual_seed(seed)
 

@@ -33,8 +33,8 @@ import math
 import os
 import time
 
-from agents import make_agent
-from agents.tournament import Z95, run_tournament, wilson
+from burako_env.agents import make_agent
+from burako_env.agents.tournament import Z95, run_tournament, wilson
 
 
 def evaluate(agent_name: str, opponent: str, hands: int, seed: int, variant: str, players: int):

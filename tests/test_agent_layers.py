@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from agents import make_agent
-from agents.ppo_agent import PPOAgent, pretrained_path, shipped_policies, shipped_policy
+from burako_env.agents import make_agent
+from burako_env.agents.ppo_agent import PPOAgent, pretrained_path, shipped_policies, shipped_policy
 from burako_env.cli import app
 from burako_env.core.constants import NUM_ACTIONS, obs_layout
 from burako_env.core.game import Game
@@ -34,7 +34,10 @@ def training_imports(source: str) -> list[tuple[int, str]]:
     found = []
 
     def is_training(module: str | None) -> bool:
-        return module is not None and (module == "training" or module.startswith("training."))
+        return module is not None and any(
+            module == top or module.startswith(top + ".")
+            for top in ("training", "burako_env.training")
+        )
 
     for node in ast.walk(ast.parse(source)):
         hit = False
@@ -74,31 +77,32 @@ def test_no_module_of_agents_imports_training():
 def test_the_scan_finds_every_form_of_import():
     source = (
         "import numpy\n"
-        "from agents.network import BurakoNet\n"
+        "from burako_env.agents.network import BurakoNet\n"
         "def f():\n"
-        "    from training.checkpoint import load_network\n"
-        "import training.ppo as ppo\n"
+        "    from burako_env.training.checkpoint import load_network\n"
+        "import burako_env.training.ppo as ppo\n"
         "from .. import training\n"
         "import importlib\n"
-        "importlib.import_module('training.network')\n"
+        "importlib.import_module('burako_env.training.network')\n"
         "from ..training.league import League\n"
         "import trainingwheels\n"
+        "import training.ppo\n"  # the top-level name of before 0.3.0
+        "from burako_env.trainingwheels import x\n"
     )
-    assert [line for line, _ in training_imports(source)] == [4, 5, 6, 8, 9]
-    assert "training.checkpoint" in training_imports(source)[0][1]
+    assert [line for line, _ in training_imports(source)] == [4, 5, 6, 8, 9, 11]
+    assert "burako_env.training.checkpoint" in training_imports(source)[0][1]
 
 
 def test_training_import_paths_still_work():
-    import agents.network
-    import agents.policy_file
-    import training.checkpoint
-    import training.network
+    from burako_env.agents import network, policy_file
+    from burako_env.training import checkpoint
+    from burako_env.training import network as training_network
 
-    assert training.network.BurakoNet is agents.network.BurakoNet
-    assert training.network.legal_lists is agents.network.legal_lists
-    assert training.checkpoint.CheckpointError is agents.policy_file.CheckpointError
-    assert training.checkpoint.load_network is agents.policy_file.load_network
-    assert training.checkpoint.check_policy_table is agents.policy_file.check_policy_table
+    assert training_network.BurakoNet is network.BurakoNet
+    assert training_network.legal_lists is network.legal_lists
+    assert checkpoint.CheckpointError is policy_file.CheckpointError
+    assert checkpoint.load_network is policy_file.load_network
+    assert checkpoint.check_policy_table is policy_file.check_policy_table
 
 
 # ------------------------------------------------------------------ shipped policies
@@ -119,7 +123,7 @@ def test_shipped_policy_finds_the_argentine_file_and_names_what_ships():
 
 
 def test_the_train_command_names_a_variants_own_config_or_the_default():
-    from agents.ppo_agent import train_command
+    from burako_env.agents.ppo_agent import train_command
 
     assert train_command("colombian", 4) == "burako train --config colombian"
     assert train_command("brazilian", 2) == (
@@ -216,8 +220,8 @@ def test_ppo_refuses_a_table_without_a_shipped_policy():
 def _tiny_policy(variant, path: Path) -> Path:
     import torch
 
-    from agents.network import BurakoNet
-    from training.checkpoint import policy_dict, save_file
+    from burako_env.agents.network import BurakoNet
+    from burako_env.training.checkpoint import policy_dict, save_file
 
     torch.manual_seed(0)
     size = obs_layout(variant.num_players, variant.total_cards).size
@@ -242,7 +246,7 @@ def test_ppo_picks_the_shipped_file_of_each_table(tmp_path, monkeypatch):
     """With policies shipped for two tables, make_agent("ppo") plays the one of the table
     it is at, whichever way it learns the table; a shipped file recording another table
     than its name says is refused, naming both."""
-    import agents.ppo_agent as ppo_agent
+    import burako_env.agents.ppo_agent as ppo_agent
 
     italian = load_variant("italian")
     _tiny_policy(italian, tmp_path / "ppo_italian_4p.pt")
@@ -269,7 +273,7 @@ def test_ppo_picks_the_shipped_file_of_each_table(tmp_path, monkeypatch):
 
 
 def test_a_training_config_with_ppo_needs_a_shipped_policy_for_its_table():
-    from training.config import ConfigError, load_config
+    from burako_env.training.config import ConfigError, load_config
 
     tiny = ROOT / "configs" / "train" / "tiny.yaml"
     with pytest.raises(ConfigError) as info:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import make_agent, register_agent
-from agents.base import Agent, RandomAgent
-from agents.heuristic import DiscardTableAgent, GreedyAgent
-from agents.policies import (
+from burako_env.agents import make_agent, register_agent
+from burako_env.agents.base import Agent, RandomAgent
+from burako_env.agents.heuristic import DiscardTableAgent, GreedyAgent
+from burako_env.agents.policies import (
     NUM_WEIGHTS,
     W_DANGER_FIT,
     default_weights,

@@ -194,7 +194,7 @@ def test_configs_ship_inside_the_package_and_the_top_level_points_there():
 
 
 def test_named_variants_and_train_configs_load_from_any_folder(tmp_path, monkeypatch):
-    from training.config import ConfigError, load_config
+    from burako_env.training.config import ConfigError, load_config
 
     monkeypatch.chdir(tmp_path)
     assert load_variant("italian").name == "italian"
@@ -213,6 +213,8 @@ def test_non_editable_install_runs_from_another_folder(tmp_path):
     that is not the checkout: rules, every env, a train config, a tournament. The fresh
     env reuses this env's installed dependencies (a .pth line, --no-deps): no download."""
     import sysconfig
+    import zipfile
+    from importlib.metadata import version
 
     wheels = tmp_path / "wheels"
     subprocess.run(
@@ -222,6 +224,19 @@ def test_non_editable_install_runs_from_another_folder(tmp_path):
         cwd=tmp_path,
     )
     (wheel,) = wheels.glob("burako-*.whl")
+    # one namespace: agents/ and training/ are packed as burako_env.agents and
+    # burako_env.training, never as top-level packages of their own
+    names = zipfile.ZipFile(wheel).namelist()
+    for module in ("agents/__init__.py", "agents/policies.py", "agents/ppo_agent.py"):
+        assert f"burako_env/{module}" in names, module
+    for module in ("training/__init__.py", "training/config.py", "training/ppo.py"):
+        assert f"burako_env/{module}" in names, module
+    assert "burako_env/py.typed" in names
+    assert not [n for n in names if n.split("/")[0] in ("agents", "training")]
+    assert {n.split("/")[0] for n in names} == {
+        "burako_env",
+        f"burako-{version('burako')}.dist-info",
+    }
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -257,9 +272,13 @@ def test_non_editable_install_runs_from_another_folder(tmp_path):
         """
         import burako_env, gymnasium
         assert "site-packages" in burako_env.__file__, burako_env.__file__
+        import burako_env.agents, burako_env.training
+        for package in (burako_env.agents, burako_env.training):
+            assert "site-packages/burako_env/" in package.__file__, package.__file__
+        assert burako_env.agents.make_agent("discard_table").name == "discard_table"
         from burako_env import burako_v1
         from burako_env.envs.vector import VectorEnv
-        from training.config import load_config
+        from burako_env.training.config import load_config
         for name in ("argentine", "italian", "brazilian", "colombian"):
             e = burako_v1.env(variant=name)
             e.reset(seed=0)
@@ -274,6 +293,7 @@ def test_non_editable_install_runs_from_another_folder(tmp_path):
     )
     assert "envs ok" in run(str(python), "-c", script)
     burako = str(venv / "bin" / "burako")
+    assert run(burako, "--version").strip() == f"burako {version('burako')}"
     assert "argentine" in run(burako, "rules", "--table")
     assert "pile_min_total" in run(burako, "rules", "colombian", "--players", "6")
     out = run(burako, "tournament", "random", "greedy", "--hands", "2", "--players", "2")
@@ -361,7 +381,7 @@ def test_gymnasium_make_with_module_prefix_needs_no_import():
 
 
 def test_gym_opponents_by_name():
-    from agents import DiscardTableAgent, GreedyAgent
+    from burako_env.agents import DiscardTableAgent, GreedyAgent
 
     env = BurakoGymEnv(opponents=["greedy", "discard_table", "greedy"])
     env.reset(seed=0)
@@ -391,8 +411,8 @@ def italian_policy(tmp_path_factory):
     import torch
 
     from burako_env.core.constants import obs_layout
-    from training.checkpoint import policy_dict, save_file
-    from training.network import BurakoNet
+    from burako_env.training.checkpoint import policy_dict, save_file
+    from burako_env.training.network import BurakoNet
 
     torch.manual_seed(0)
     italian = load_variant("italian")
@@ -406,7 +426,7 @@ def italian_policy(tmp_path_factory):
 
 
 def test_policy_records_its_table_and_refuses_another(italian_policy):
-    from agents import make_agent
+    from burako_env.agents import make_agent
 
     agent = make_agent(f"ppo:{italian_policy}")
     assert agent.info["variant"]["num_actions"] == NUM_ACTIONS
@@ -427,8 +447,8 @@ def test_cli_refuses_a_policy_of_another_table(italian_policy, tmp_path):
 
 
 def test_learned_agents_play_greedy_by_name_and_sample_on_request(italian_policy, monkeypatch):
-    import agents
-    from agents import make_agent
+    from burako_env import agents
+    from burako_env.agents import make_agent
 
     assert make_agent(f"ppo:{italian_policy}").greedy is True
     assert make_agent("ppo").greedy is True
@@ -458,7 +478,7 @@ def text_file(tmp_path):
 def test_cli_bad_checkpoint_files(text_file, tmp_path):
     assert_cli_error(cli("tournament", f"ppo:{text_file}", "random", "--hands", "2"), "notes.pt")
     assert_cli_error(cli("play", "--bots", f"ppo:{text_file}", input="quit\n"), "notes.pt")
-    from training.config import load_config, save_config
+    from burako_env.training.config import load_config, save_config
 
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
@@ -511,7 +531,7 @@ def fail_after_first_pairing(monkeypatch, folder: Path, exc: BaseException) -> l
     """The tournament plays its first pairing (its games written out), then the second
     raises ``exc``. Returns the names of the files that held game records at that moment,
     so a test can see that writing had started."""
-    from agents import tournament
+    from burako_env.agents import tournament
 
     real = tournament._play_chunk
     written: list[str] = []
@@ -561,7 +581,7 @@ def test_cli_tournament_failing_with_force_keeps_the_old_file(tmp_path, monkeypa
 def test_cli_tournament_failing_to_write_out_keeps_every_file(tmp_path, monkeypatch):
     # the games are all played and --out's first two files written when the third fails:
     # none of the four paths changes
-    from agents.tournament import TournamentResult
+    from burako_env.agents.tournament import TournamentResult
 
     out = tmp_path / "out"
     out.mkdir()
@@ -613,8 +633,8 @@ def test_cli_play_save_is_checked_before_the_game(tmp_path):
 
 def _tiny_run(run: Path, updates: int = 0):
     """A run folder with real checkpoints (update 0, then ``updates`` more saves)."""
-    from training.config import load_config, save_config
-    from training.ppo import Trainer
+    from burako_env.training.config import load_config, save_config
+    from burako_env.training.ppo import Trainer
 
     cfg = load_config("tiny", ["imitation.env_steps=0", "eval.every=0"])
     run.mkdir(parents=True)
@@ -637,7 +657,7 @@ def test_cli_failed_resume_keeps_config_yaml(tmp_path):
 
 
 def test_resume_falls_back_from_a_corrupt_last_checkpoint(tmp_path, capsys):
-    from training.ppo import Trainer, resume_checkpoint
+    from burako_env.training.ppo import Trainer, resume_checkpoint
 
     run = tmp_path / "run"
     trainer = _tiny_run(run, updates=2)
@@ -655,7 +675,7 @@ def test_resume_falls_back_from_a_corrupt_last_checkpoint(tmp_path, capsys):
 
 
 def test_cli_ctrl_c_in_train_says_what_was_saved(tmp_path, monkeypatch):
-    from training import ppo
+    from burako_env.training import ppo
 
     real_learn = ppo.Trainer.learn
 
@@ -686,7 +706,7 @@ def test_cli_ctrl_c_in_train_says_what_was_saved(tmp_path, monkeypatch):
 
 
 def test_update_threads_default_is_one():
-    from training.config import TrainConfig, load_config
+    from burako_env.training.config import TrainConfig, load_config
 
     assert TrainConfig().update_threads == 1
     assert load_config("default").update_threads == 1

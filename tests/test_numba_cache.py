@@ -42,7 +42,7 @@ def test_the_core_cache_folder_is_named_by_the_core_sources():
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no cache without jit")
 def test_an_agents_kernel_is_stamped_with_the_sources_it_calls():
-    from agents import pimc, tournament
+    from burako_env.agents import pimc, tournament
 
     digest = hashlib.sha256()
     core = sorted((ROOT / "burako_env" / "core").glob("*.py"))
@@ -63,7 +63,7 @@ def test_the_agents_kernel_modules_import_only_kernel_modules_and_classes():
     import ast
     import importlib
 
-    from agents.policies import kernel_modules
+    from burako_env.agents.policies import kernel_modules
 
     kernel_names = {p.stem for p in kernel_modules(ROOT / "agents")}
     assert {"policies", "tournament", "pimc"} <= kernel_names
@@ -71,7 +71,9 @@ def test_the_agents_kernel_modules_import_only_kernel_modules_and_classes():
     for stem in sorted(kernel_names):
         tree = ast.parse((ROOT / "agents" / f"{stem}.py").read_text(encoding="utf-8"))
         for node in tree.body:  # module level: what a kernel can see as a global
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agents"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "burako_env.agents"
+            ):
                 source = (node.module or "").split(".")[-1]
                 if source in kernel_names:
                     continue
@@ -271,7 +273,7 @@ def test_a_fresh_cache_and_a_warm_one_play_the_same_game(tmp_path):
 
 
 _TOURNAMENT_HAND = """
-from agents.tournament import run_tournament
+from burako_env.agents.tournament import run_tournament
 run_tournament(["greedy", "discard_table"], "argentine", num_players=4, hands_per_pairing=1,
                seed=0, workers=1, progress=False)
 """
@@ -430,8 +432,8 @@ def test_no_prange_body_writes_through_the_state_tuple():
 
 _COMPILED_BY_COMMAND = """
 import json, numpy as np
-from agents.base import Agent
-from agents.tournament import play_kernel, run_tournament
+from burako_env.agents.base import Agent
+from burako_env.agents.tournament import play_kernel, run_tournament
 from burako_env.core import kernels
 
 class FirstLegal(Agent):

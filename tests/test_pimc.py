@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import agent_names, make_agent
-from agents.pimc import DEFAULTS, PIMCAgent, halving_schedule
+from burako_env.agents import agent_names, make_agent
+from burako_env.agents.pimc import DEFAULTS, PIMCAgent, halving_schedule
 from burako_env.core.game import Game
 
 #: small searches keep the tests fast; budget_ms=0 keeps them machine-independent
@@ -161,7 +161,7 @@ def test_budget_bounds_the_decision():
 def test_tournament_and_envs():
     """pimc plays in the tournament (stepped path), the PettingZoo env (act_in_env) and
     the Gymnasium env's opponents."""
-    from agents.tournament import run_tournament
+    from burako_env.agents.tournament import run_tournament
     from burako_env.envs.aec import act_in_env, env
 
     res = run_tournament([SMALL, "random"], "argentine", num_players=2, hands_per_pairing=2,
@@ -282,7 +282,7 @@ def test_the_evaluation_counts_only_its_timed_hands():
     """scripts/eval_pimc.py plays one deal before the clock so that no compile lands in the
     first chunk's times: the row it reports is the pairing a fresh pair of agents plays on
     the same seed, decision for decision (the warm-up neither counts nor moves the RNGs)."""
-    from agents.tournament import run_tournament
+    from burako_env.agents.tournament import run_tournament
 
     script = _eval_script()
     spec, seed = "pimc:k=2,budget_ms=0", 11

@@ -20,14 +20,14 @@ ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from agents.base import Agent  # noqa: E402
-from agents.tournament import run_tournament  # noqa: E402
+from burako_env.agents.base import Agent  # noqa: E402
+from burako_env.agents.tournament import run_tournament  # noqa: E402
 from burako_env.core.game import game_seeds  # noqa: E402
 from burako_env.distributed import RayError, game_seeds_range, init_ray  # noqa: E402
 from burako_env.frontends.cli import app  # noqa: E402
 from burako_env.frontends.simulate import simulate  # noqa: E402
-from training.checkpoint import CheckpointError, load_file  # noqa: E402
-from training.ppo import train  # noqa: E402
+from burako_env.training.checkpoint import CheckpointError, load_file  # noqa: E402
+from burako_env.training.ppo import train  # noqa: E402
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "train" / "tiny.yaml"
 NODE_STORE = 100 * 1024 * 1024
@@ -195,8 +195,8 @@ def test_resuming_in_the_other_mode_is_refused(ray_runs):
 
 
 def test_a_dead_rollout_actor_is_replaced_and_the_rollout_is_the_same(cluster, tmp_path):
-    from training.config import load_config
-    from training.distributed import DistributedTrainer
+    from burako_env.training.config import load_config
+    from burako_env.training.distributed import DistributedTrainer
 
     cfg = load_config(TINY, RAY_TINY + ["ppo.num_steps=16"])
     batches = []

@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 import torch
 
-from agents import make_agent
-from agents.policies import POLICY_DISCARD_TABLE, act_batch, default_weights
-from agents.ppo_agent import PPOAgent, pretrained_path
+from burako_env.agents import make_agent
+from burako_env.agents.policies import POLICY_DISCARD_TABLE, act_batch, default_weights
+from burako_env.agents.ppo_agent import PPOAgent, pretrained_path
 from burako_env.core.constants import ADD_BASE, DISCARD_BASE, OPEN_GROUP_BASE
 from burako_env.envs.vector import VectorEnv
-from training.checkpoint import CheckpointError, load_file, save_file
-from training.config import ConfigError, load_config
-from training.imitation import _returns, behaviour_clone, collect_demonstrations
-from training.network import HINT_RNG_STATE, MASKED_LOGIT, BurakoNet, legal_lists, padded
-from training.ppo import compute_gae, train
+from burako_env.training.checkpoint import CheckpointError, load_file, save_file
+from burako_env.training.config import ConfigError, load_config
+from burako_env.training.imitation import _returns, behaviour_clone, collect_demonstrations
+from burako_env.training.network import HINT_RNG_STATE, MASKED_LOGIT, BurakoNet, legal_lists, padded
+from burako_env.training.ppo import compute_gae, train
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "train" / "tiny.yaml"
 # the tiny config, evaluated only at the end (fewer tournament games)
@@ -394,9 +394,9 @@ def test_hint_network_reads_its_hint_policy():
 def test_policy_of_another_action_space_is_refused(tmp_path):
     """A policy trained before rules v1 (1,773 ids) is refused, naming both sizes."""
     from burako_env.core.constants import NUM_ACTIONS
+    from burako_env.training.checkpoint import CheckpointError, load_network, policy_dict, save_file
+    from burako_env.training.network import BurakoNet
     from burako_env.variants import load_variant
-    from training.checkpoint import CheckpointError, load_network, policy_dict, save_file
-    from training.network import BurakoNet
 
     v = load_variant("argentine", num_players=4)
     net = BurakoNet(4, v.total_cards, hidden=16, encoder=8, meld_dim=8)
@@ -411,8 +411,8 @@ def test_policy_of_another_action_space_is_refused(tmp_path):
 
 
 def test_evaluate_plays_the_policy_files_own_table_and_its_unseen_opponents(capsys):
-    from agents.ppo_agent import pretrained_path
-    from training import evaluate
+    from burako_env.agents.ppo_agent import pretrained_path
+    from burako_env.training import evaluate
 
     assert {"discard_table:cautious", "discard_table:thrifty"} <= set(evaluate.DEFAULT_OPPONENTS)
     res = evaluate.evaluate_policy(pretrained_path(), ("random", "discard_table:thrifty"), hands=4)
@@ -434,8 +434,8 @@ def test_evaluate_plays_the_policy_files_own_table_and_its_unseen_opponents(caps
 
 @pytest.mark.parametrize("variant", ["argentine", "italian", "brazilian", "colombian"])
 def test_each_variant_has_a_hint_free_config_that_keeps_its_unseen_opponents_unseen(variant):
-    from agents.heuristic import WEIGHT_PRESETS
-    from training.config import shipped_configs
+    from burako_env.agents.heuristic import WEIGHT_PRESETS
+    from burako_env.training.config import shipped_configs
 
     assert variant in shipped_configs()
     cfg = load_config(variant)
@@ -464,7 +464,7 @@ def test_burako_train_runs_the_shipped_policys_recipe_by_default():
 
 
 def test_card_context_reads_run_neighbours_and_rank_copies():
-    from agents.network import _rank_context
+    from burako_env.agents.network import _rank_context
 
     def cards(*pairs):  # (suit, rank index: 0 ace, 1 the 2, ..., 12 king) -> counts [1, 53]
         v = torch.zeros(1, 53)
@@ -488,7 +488,7 @@ def test_card_context_reads_run_neighbours_and_rank_copies():
 
 
 def test_card_context_is_saved_in_the_spec_and_needs_card_features():
-    from training.config import ConfigError
+    from burako_env.training.config import ConfigError
 
     net = BurakoNet(4, 108, hidden=16, encoder=8, meld_dim=8, card_context=True)
     assert net.spec()["card_context"] is True
@@ -524,7 +524,7 @@ def test_a_resume_may_change_the_league_agents(tmp_path):
     """``--set league.heuristics...`` on a resume: agents are matched by name, a new one
     enters the league at rating 1000, a dropped one's games in flight turn into self-play
     games, and the snapshots' games follow their snapshots."""
-    from training.league import SELF, League
+    from burako_env.training.league import SELF, League
 
     run = tmp_path / "run"
     train(TINY, QUICK, run_dir=run, stop_after=2, verbose=False)

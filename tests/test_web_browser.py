@@ -23,7 +23,7 @@ import pytest
 from PIL import Image
 from playwright import sync_api as playwright_api
 
-from agents import make_agent
+from burako_env.agents import make_agent
 from burako_env.cards import NUM_RANKS
 from burako_env.core.actions import describe_action
 from burako_env.core.game import Game

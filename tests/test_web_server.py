@@ -15,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from agents import make_agent
+from burako_env.agents import make_agent
 from burako_env.cards import NUM_RANKS, parse_cards
 from burako_env.core.actions import decode_action, describe_action, discard_action
 from burako_env.core.constants import (

@@ -7,10 +7,15 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from agents import make_agent, policies
-from agents.heuristic import WEIGHT_NAMES, WEIGHT_PRESETS, parse_weight_spec, weights_from
-from agents.policies import NUM_WEIGHTS, default_weights
-from agents.tournament import run_tournament
+from burako_env.agents import make_agent, policies
+from burako_env.agents.heuristic import (
+    WEIGHT_NAMES,
+    WEIGHT_PRESETS,
+    parse_weight_spec,
+    weights_from,
+)
+from burako_env.agents.policies import NUM_WEIGHTS, default_weights
+from burako_env.agents.tournament import run_tournament
 from burako_env.core.game import Game
 from burako_env.frontends.cli import app
 
@@ -119,7 +124,7 @@ def test_the_cli_plays_a_weighted_player():
 
 
 def test_a_training_league_takes_weighted_players_and_names_bad_ones():
-    from training.config import ConfigError, load_config
+    from burako_env.training.config import ConfigError, load_config
 
     cfg = load_config("tiny", ['league.heuristics={"discard_table:danger_fit=60": 0.2}'])
     assert cfg.league.heuristics == {"discard_table:danger_fit=60": 0.2}

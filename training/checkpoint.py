@@ -1,15 +1,15 @@
 """Checkpoint files of training: writing policy files and training checkpoints.
 
-The file format, and reading it, belong to the agents (:mod:`agents.policy_file`: a
+The file format, and reading it, belong to the agents (:mod:`burako_env.agents.policy_file`: a
 policy is an agent's, training builds on it); the names are re-exported here
 (``FORMAT``, ``VERSION``, :class:`CheckpointError`, :func:`variant_info`,
 :func:`describe_table`, :func:`check_policy_table`, :func:`load_file`,
-:func:`load_network`), so ``training.checkpoint`` imports keep working.
+:func:`load_network`), so ``burako_env.training.checkpoint`` imports keep working.
 
 A training checkpoint is a policy file (``kind`` "train") that adds ``config``,
 ``optimizer``, ``progress``, ``league``, ``rng`` (torch, numpy, python and the sampling
 generator), ``env`` (the games' state arrays) and ``trainer`` (the pending transitions
-and per-game counters), enough to continue the run exactly (see :mod:`training.ppo`).
+and per-game counters), enough to continue the run exactly (see :mod:`burako_env.training.ppo`).
 
 Files are written to a temporary name and renamed, so a crash never leaves half a file
 under the real name.
@@ -20,9 +20,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import torch
+try:  # the train extra: torch is not a core dependency (burako_env.extras)
+    import torch
+except ImportError as exc:
+    from burako_env.extras import MissingExtra
 
-from agents.policy_file import (
+    raise MissingExtra("burako_env.training", "torch") from exc
+
+from burako_env.agents.policy_file import (
     FORMAT,
     VERSION,
     CheckpointError,

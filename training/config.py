@@ -110,7 +110,7 @@ class LeagueConfig:
     heuristics: dict[str, float] = field(
         default_factory=lambda: {"random": 0.0, "greedy": 0.1, "discard_table": 0.1}
     )
-    """Weights of games against agents by registry name (agents.make_agent)."""
+    """Weights of games against agents by registry name (burako_env.agents.make_agent)."""
     snapshot_every: int = 20
     """Updates between two frozen snapshots of the learner entering the league."""
     max_snapshots: int = 8
@@ -311,7 +311,7 @@ def _validate(cfg: TrainConfig) -> None:
         cfg.network.card_context,
     )
     if cfg.network.hint is not None:
-        from agents.network import hint_policy
+        from burako_env.agents.network import hint_policy
 
         try:
             hint_policy(cfg.network.hint)
@@ -358,7 +358,7 @@ def _validate(cfg: TrainConfig) -> None:
     need(d.threads >= 1, "distributed.threads", "positive", d.threads)
     need(cfg.update_threads >= 1, "update_threads", "positive", cfg.update_threads)
     # names of agents: checked against the registry
-    from agents import make_agent
+    from burako_env.agents import make_agent
 
     for key, names in (
         ("league.heuristics", list(lg.heuristics)),

@@ -1,6 +1,6 @@
 """PPO self-play with the rollouts on Ray: ``burako train --ray`` (docs/SCALING.md).
 
-    from training.ppo import train
+    from burako_env.training.ppo import train
     train("configs/train/tiny.yaml", ["distributed.workers=2"], ray=True)
 
 ``distributed.workers`` rollout actors (:class:`RolloutWorker`) each play their share of
@@ -33,14 +33,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from agents.network import BurakoNet
+try:  # the train extra: torch is not a core dependency (burako_env.extras)
+    import torch
+except ImportError as exc:
+    from burako_env.extras import MissingExtra
+
+    raise MissingExtra("burako_env.training", "torch") from exc
+
+from burako_env.agents.network import BurakoNet
 from burako_env.envs.vector import VectorEnv
-from training.checkpoint import CheckpointError
-from training.config import TrainConfig, load_config
-from training.league import League
-from training.ppo import Trainer, Transitions, env_state, load_env_state
+from burako_env.training.checkpoint import CheckpointError
+from burako_env.training.config import TrainConfig, load_config
+from burako_env.training.league import League
+from burako_env.training.ppo import Trainer, Transitions, env_state, load_env_state
 
 #: times the learner replaces a dead rollout actor for one call before giving up
 ACTOR_RETRIES = 3
@@ -62,7 +68,7 @@ def weights_of(net: torch.nn.Module) -> dict[str, torch.Tensor]:
 
 
 class RolloutWorker(Trainer):
-    """One rollout actor: the rollout half of a :class:`~training.ppo.Trainer` (its
+    """One rollout actor: the rollout half of a :class:`~burako_env.training.ppo.Trainer` (its
     ``collect``, ``advantages`` and ``keep_pending``) on its own share of the games."""
 
     def __init__(self, config: dict, index: int, num_envs: int, spec: dict) -> None:
@@ -177,7 +183,7 @@ class RolloutWorker(Trainer):
 
 
 class DistributedTrainer(Trainer):
-    """The learner of a run on Ray: the :class:`~training.ppo.Trainer` whose rollouts
+    """The learner of a run on Ray: the :class:`~burako_env.training.ppo.Trainer` whose rollouts
     come from ``distributed.workers`` :class:`RolloutWorker` actors."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path) -> None:

@@ -1,12 +1,12 @@
 """Evaluate a PPO policy against the heuristic agents, and plot a run's learning curves.
 
-    .venv/bin/python -m training.evaluate --policy burako_env/data/ppo_argentine_4p.pt \
+    .venv/bin/python -m burako_env.training.evaluate --policy burako_env/data/ppo_argentine_4p.pt \
         --hands 2000 [--greedy] [--opponents random greedy discard_table] [--json out.json]
     (the default opponents add discard_table:cautious and discard_table:thrifty, which no
     training run meets: docs/STRATEGIES.md)
-    .venv/bin/python -m training.evaluate --plot runs/<run> --out docs/img/curves.png
+    .venv/bin/python -m burako_env.training.evaluate --plot runs/<run> --out docs/img/curves.png
 
-Evaluation is :func:`agents.tournament.run_tournament`: every pairing plays the same
+Evaluation is :func:`burako_env.agents.tournament.run_tournament`: every pairing plays the same
 deals twice with the seats swapped; the win rate counts ties as half and comes with a
 95% Wilson interval.
 """
@@ -41,8 +41,8 @@ def evaluate_policy(
     on the table the policy file records (``variant`` / ``num_players`` None), or on the
     one given (a policy of another table is refused, naming both); without ``policy``,
     the shipped policy of that table (default: 4-player argentine)."""
-    from agents.ppo_agent import PPOAgent
-    from agents.tournament import run_tournament
+    from burako_env.agents.ppo_agent import PPOAgent
+    from burako_env.agents.tournament import run_tournament
 
     if policy:
         recorded = PPOAgent(policy).info["variant"]

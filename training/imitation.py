@@ -15,7 +15,7 @@ so that PPO starts from a policy that plays like the teacher and a value functio
 already knows what a hand is worth, instead of from random play. Decisions of episodes
 still running when the collection stops have no return and train only the policy.
 
-    from training.imitation import collect_demonstrations, behaviour_clone
+    from burako_env.training.imitation import collect_demonstrations, behaviour_clone
     demo = collect_demonstrations("discard_table", env, steps=200, gamma=0.997)
     stats = behaviour_clone(net, demo, epochs=4, minibatch=2048, lr=1e-3, rng=rng)
 """
@@ -27,20 +27,26 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
-from torch import nn
 
-from agents import make_agent
-from agents.network import BurakoNet, legal_lists
+try:  # the train extra: torch is not a core dependency (burako_env.extras)
+    import torch
+    from torch import nn
+except ImportError as exc:
+    from burako_env.extras import MissingExtra
+
+    raise MissingExtra("burako_env.training", "torch") from exc
+
+from burako_env.agents import make_agent
+from burako_env.agents.network import BurakoNet, legal_lists
 from burako_env.envs.vector import VectorEnv
 
-if TYPE_CHECKING:  # training.ppo imports this module
-    from training.ppo import Transitions
+if TYPE_CHECKING:  # burako_env.training.ppo imports this module
+    from burako_env.training.ppo import Transitions
 
 
 @dataclass
 class Demonstrations:
-    """A teacher's decisions: ``store`` (a :class:`training.ppo.Transitions` whose
+    """A teacher's decisions: ``store`` (a :class:`burako_env.training.ppo.Transitions` whose
     ``pick`` is the teacher's position in each legal list), the returns and which
     decisions have one (their episode ended during the collection)."""
 
@@ -58,7 +64,7 @@ def collect_demonstrations(
 ) -> Demonstrations:
     """``steps`` env steps of ``env`` with ``teacher`` (a registry agent name) playing
     every seat; every decision is recorded (``steps * env.num_envs`` of them)."""
-    from training.ppo import Transitions
+    from burako_env.training.ppo import Transitions
 
     agent = make_agent(teacher, seed=seed)
     num_envs, num_players = env.num_envs, env.num_players

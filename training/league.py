@@ -6,7 +6,7 @@ Members:
 * frozen **snapshots** of the learner (a copy of the network every ``snapshot_every``
   updates, at most ``max_snapshots`` kept, the oldest leaving first);
 * **agents** from the registry (``random``, ``greedy``, ``discard_table``, ...). The
-  compiled heuristics run through :func:`agents.policies.act_batch` with one generator
+  compiled heuristics run through :func:`burako_env.agents.policies.act_batch` with one generator
   state per game, which the league owns and checkpoints.
 
 Every game draws, when its episode begins, a learner team (uniform) and an opponent:
@@ -21,12 +21,18 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-import torch
 
-from agents import make_agent
-from agents.network import BurakoNet, legal_lists, padded
-from agents.policies import act_batch
-from training.config import LeagueConfig
+try:  # the train extra: torch is not a core dependency (burako_env.extras)
+    import torch
+except ImportError as exc:
+    from burako_env.extras import MissingExtra
+
+    raise MissingExtra("burako_env.training", "torch") from exc
+
+from burako_env.agents import make_agent
+from burako_env.agents.network import BurakoNet, legal_lists, padded
+from burako_env.agents.policies import act_batch
+from burako_env.training.config import LeagueConfig
 
 SELF = -1  # opponent id of a self-play game
 

@@ -1,13 +1,13 @@
-"""The policy-value network, re-exported: it lives in :mod:`agents.network`.
+"""The policy-value network, re-exported: it lives in :mod:`burako_env.agents.network`.
 
-A policy belongs to the agent that plays it (:class:`agents.ppo_agent.PPOAgent`), so the
+A policy belongs to the agent that plays it (:class:`burako_env.agents.ppo_agent.PPOAgent`), so the
 network and its play-time helpers sit in ``agents/``; training builds on them. This
-module keeps the ``training.network`` import path working.
+module keeps the ``burako_env.training.network`` import path working.
 """
 
 from __future__ import annotations
 
-from agents.network import (
+from burako_env.agents.network import (
     CARD_EMBED,
     HEAD_ROWS,
     HINT_GAIN,

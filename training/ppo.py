@@ -1,12 +1,12 @@
 """PPO self-play for Burako, in the CleanRL manner: read it top to bottom.
 
-    from training.ppo import train
+    from burako_env.training.ppo import train
     train("configs/train/tiny.yaml", ["ppo.lr=1e-4"])          # runs/<name>-<timestamp>
     train(run_dir="runs/ppo-...", resume=True)                 # continue a run exactly
 
 **Self-play.** ``env.num_envs`` games run in lockstep in a
 :class:`~burako_env.envs.vector.VectorEnv`. When a game's episode begins, the league
-(:mod:`training.league`) draws its **learner team** and its **opponent**: the current
+(:mod:`burako_env.training.league`) draws its **learner team** and its **opponent**: the current
 policy itself (both teams learn), a frozen snapshot, or a heuristic agent. At every step
 each game's acting seat is played by the learner or by that opponent; partners are the
 same policy. Only the learner's decisions are recorded.
@@ -24,10 +24,10 @@ the next rollout, where it is trained once its successor or reward arrives (its 
 log-probability is that of the policy that acted, one update older).
 
 **Warm start and hint.** With ``imitation.env_steps > 0`` the run begins with behaviour
-cloning of a teacher agent (:mod:`training.imitation`: its play recorded on games of
+cloning of a teacher agent (:mod:`burako_env.training.imitation`: its play recorded on games of
 their own, cross-entropy to its choices and the value of its returns), evaluated and
 checkpointed at update 0. With ``network.hint`` the network reads a compiled heuristic's
-choice as an input (:meth:`~agents.network.BurakoNet.hints`); the rollout stores each
+choice as an input (:meth:`~burako_env.agents.network.BurakoNet.hints`); the rollout stores each
 decision's hint so the update does not recompute it.
 
 **Masks.** The policy scores only the legal actions (padded lists, ``-1e9`` on padding):
@@ -50,15 +50,21 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
 from numba import njit
-from torch import nn
 
-from agents.network import BurakoNet, legal_lists, num_parameters, padded
-from agents.ppo_agent import PPOAgent
-from agents.tournament import run_tournament
+try:  # the train extra: torch is not a core dependency (burako_env.extras)
+    import torch
+    from torch import nn
+except ImportError as exc:
+    from burako_env.extras import MissingExtra
+
+    raise MissingExtra("burako_env.training", "torch") from exc
+
+from burako_env.agents.network import BurakoNet, legal_lists, num_parameters, padded
+from burako_env.agents.ppo_agent import PPOAgent
+from burako_env.agents.tournament import run_tournament
 from burako_env.envs.vector import VectorEnv
-from training.checkpoint import (
+from burako_env.training.checkpoint import (
     FORMAT,
     VERSION,
     CheckpointError,
@@ -70,9 +76,9 @@ from training.checkpoint import (
     save_file,
     variant_info,
 )
-from training.config import TrainConfig, load_config, save_config
-from training.imitation import behaviour_clone, collect_demonstrations
-from training.league import League
+from burako_env.training.config import TrainConfig, load_config, save_config
+from burako_env.training.imitation import behaviour_clone, collect_demonstrations
+from burako_env.training.league import League
 
 
 # ---------------------------------------------------------------- compiled helpers
@@ -500,7 +506,7 @@ class Trainer:
 
     # ------------------------------------------------------------ warm start
     def imitate(self, verbose: bool = True) -> dict:
-        """Behaviour cloning of ``imitation.teacher`` (:mod:`training.imitation`) before
+        """Behaviour cloning of ``imitation.teacher`` (:mod:`burako_env.training.imitation`) before
         the first update, on games of its own (seeded apart from the training games)."""
         cfg, im = self.cfg, self.cfg.imitation
         t0 = time.perf_counter()
@@ -889,8 +895,8 @@ def train(
     call (a checkpoint is written), e.g. to split a run into chunks; the run's schedule
     does not change.
     ``ray``: the rollouts run on ``distributed.workers`` Ray actors
-    (:mod:`training.distributed`) on the cluster at ``ray_address`` (else ``RAY_ADDRESS``,
-    else a local Ray instance); a run on Ray resumes on Ray.
+    (:mod:`burako_env.training.distributed`) on the cluster at ``ray_address`` (else
+    ``RAY_ADDRESS``, else a local Ray instance); a run on Ray resumes on Ray.
 
     Nothing is written until the config, the variant and (on resume) the checkpoint have
     been checked: a failure leaves no new run folder, and a resume that fails leaves the
@@ -919,7 +925,7 @@ def train(
         return _run_trainer(Trainer, cfg, run_dir, resume, stop_after, verbose, "")
 
     from burako_env.distributed import ray_session
-    from training.distributed import DistributedTrainer
+    from burako_env.training.distributed import DistributedTrainer
 
     with ray_session(ray_address):  # connect first: an unreachable cluster writes nothing
         where = f" on Ray ({cfg.distributed.workers} rollout workers)"

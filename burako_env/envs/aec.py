@@ -289,7 +289,7 @@ class IllegalMoveError(IllegalActionError):
 
 
 def act_in_env(env: AECEnv, agent) -> int:
-    """The action ``agent`` (an :class:`agents.base.Agent`) chooses for the player to act
+    """The action ``agent`` (an :class:`burako_env.agents.base.Agent`) chooses for the player to act
     in ``env`` (raw or wrapped). Observation agents act on that player's observation; a
     search agent (``pimc``) needs the game itself, which this hands it::
 

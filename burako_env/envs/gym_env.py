@@ -2,8 +2,8 @@
 
 The learner plays one seat (``control="seat"``) or every seat of its team
 (``control="team"``); the other seats are played by opponent agents, any objects with the
-interface of :class:`agents.base.Agent` (``act(obs[B, O], mask[B, A]) -> actions[B]``),
-:class:`~agents.base.RandomAgent` by default. ``step`` applies the learner's action, then
+interface of :class:`burako_env.agents.base.Agent` (``act(obs[B, O], mask[B, A]) -> actions[B]``),
+:class:`~burako_env.agents.base.RandomAgent` by default. ``step`` applies the learner's action, then
 lets the opponents play until the learner is to act again or the episode ends.
 
     import gymnasium, burako_env
@@ -67,7 +67,7 @@ class BurakoGymEnv(gymnasium.Env):
     seat, a sequence with one agent per opponent seat (in seat order), or a mapping
     seat -> agent. Wherever an agent goes, its registry name may go instead
     (``opponents="greedy"``, ``["ppo", "discard_table", "ppo"]``, ``"ppo:PATH"``: see
-    :func:`agents.make_agent`), so ``gymnasium.make("Burako-v1", opponents="greedy")``
+    :func:`burako_env.agents.make_agent`), so ``gymnasium.make("Burako-v1", opponents="greedy")``
     works; a name builds one agent per seat, seeded by its seat. A learned agent whose
     policy was trained for another variant or player count is refused (ValueError naming
     both). Opponents with a ``seed(int)`` method are reseeded by a seeded reset.
@@ -110,7 +110,7 @@ class BurakoGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.opponents = self._named_opponents(opponents)
         if opponents is None:
-            from agents.base import RandomAgent
+            from burako_env.agents.base import RandomAgent
 
             self._random_agents = [RandomAgent(seed=p) for p in range(n)]
 
@@ -132,7 +132,7 @@ class BurakoGymEnv(gymnasium.Env):
     # ------------------------------------------------------------------ set-up
     def _named_opponents(self, spec):
         """``spec`` with every agent name replaced by an agent (one per seat)."""
-        from agents import make_agent
+        from burako_env.agents import make_agent
 
         def build(name: str, seat: int):
             try:

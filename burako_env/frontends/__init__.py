@@ -1,7 +1,7 @@
 """Front ends: the programs people use, on top of the library.
 
 A layer of its own: front ends call down into :mod:`burako_env` (core, envs, records),
-:mod:`agents` and :mod:`training`, and nothing in the library imports them
+:mod:`burako_env.agents` and :mod:`burako_env.training`, and nothing in the library imports them
 (``tests/test_layers.py`` checks; docs/ARCHITECTURE.md draws the layers).
 
 * :mod:`burako_env.frontends.cli`: the ``burako`` command (the console entry point).

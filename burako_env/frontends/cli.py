@@ -65,6 +65,40 @@ GreedyOpt = Annotated[
 ]
 
 
+def package_version() -> str:
+    """The installed package's version (``importlib.metadata``), else the source's
+    ``burako_env.__version__`` (a checkout run without an install)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("burako")
+    except PackageNotFoundError:
+        from burako_env import __version__
+
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"burako {package_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool | None,
+        typer.Option(
+            "--version",
+            help="print the version and exit",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = None,
+) -> None:
+    """Burako (Buraco, Burraco) self-play research environment."""
+
+
 def _fail(message: str) -> None:
     typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
     raise typer.Exit(2)
@@ -79,15 +113,17 @@ def _os_message(exc: OSError) -> str:
 @contextmanager
 def cli_errors() -> Iterator[None]:
     """The CLI's one error contract: the library's errors (ValueError and its kin, such
-    as VariantError, ConfigError and CheckpointError, OSError, and RayError: Ray missing
-    or its cluster unreachable) become ``error: ...`` and exit 2."""
+    as VariantError, ConfigError and CheckpointError, OSError, RayError: Ray missing
+    or its cluster unreachable, and MissingExtra: an optional dependency missing, e.g.
+    torch for ppo) become ``error: ...`` and exit 2."""
     from burako_env.distributed import RayError  # no Ray import: just the error type
+    from burako_env.extras import MissingExtra
 
     try:
         yield
     except typer.Exit:
         raise
-    except (ValueError, OSError, RayError) as exc:
+    except (ValueError, OSError, RayError, MissingExtra) as exc:
         _fail(_os_message(exc) if isinstance(exc, OSError) else str(exc))
 
 
@@ -407,7 +443,8 @@ def tournament(
     if len(names) < 2:
         _fail("a tournament needs at least two agents")
 
-    from agents import is_learned, make_agent
+    from burako_env.agents import is_learned, make_agent
+    from burako_env.extras import MissingExtra
 
     objs = []
     for i, name in enumerate(names):
@@ -416,7 +453,7 @@ def tournament(
             try:
                 agent = make_agent(name, seed=seed + i, **kw)
                 agent.check_table(table)
-            except (ValueError, OSError) as exc:
+            except (ValueError, OSError, MissingExtra) as exc:
                 raise ValueError(f"agent {name!r}: {exc}") from exc
         objs.append(agent)
     if save_games is not None:
@@ -426,7 +463,7 @@ def tournament(
             _fail(f"--out {out!r} is a file; give a folder")
         check_writable_file("--out", str(Path(out) / "tournament.csv"))
 
-    from agents.tournament import run_tournament
+    from burako_env.agents.tournament import run_tournament
     from burako_env.records import output_file
 
     if not (ray or ray_address is not None):
@@ -709,6 +746,11 @@ def serve(
     for name, folder in (("--records", records), ("--save-dir", save_dir)):
         if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
             _fail(f"{name} {folder!r} is a file; give a folder")
+    from burako_env.extras import require
+
+    with cli_errors():  # the web extra: error: ... names it
+        for module in ("starlette", "uvicorn"):
+            require(module, "burako serve")
     from burako_env.frontends.web import serve as run
 
     _announce_compile("serve")
@@ -728,9 +770,9 @@ def serve(
 
 
 def _shipped_train_configs() -> str:
-    """The shipped training configs' names, for the help (training.config is light: no
+    """The shipped training configs' names, for the help (burako_env.training.config is light: no
     torch)."""
-    from training.config import shipped_configs
+    from burako_env.training.config import shipped_configs
 
     return ", ".join(shipped_configs())
 
@@ -765,11 +807,16 @@ def train(
     With --ray the rollouts run on distributed.workers Ray actors (docs/SCALING.md).
     Ctrl-C stops the run and says which checkpoint to --resume from (exit 130).
     """
-    from training.ppo import TrainingInterrupted
-    from training.ppo import train as run
-
     if stop_after is not None and stop_after < 0:
         _fail("--stop-after must be 0 or more")
+    from burako_env.extras import require
+
+    with cli_errors():  # the train extra: error: ... names it
+        for module in ("torch", "tensorboard"):
+            require(module, "burako train")
+    from burako_env.training.ppo import TrainingInterrupted
+    from burako_env.training.ppo import train as run
+
     _announce_compile("train")
     try:
         with cli_errors():
@@ -797,6 +844,7 @@ __all__ = [
     "check_writable_file",
     "cli_errors",
     "main",
+    "package_version",
     "play",
     "replay",
     "rules",

@@ -326,7 +326,8 @@ def make_bots(
     ``seed + 1 + p``. Raises ValueError naming a bot that cannot be built or that cannot
     read this table (a policy trained for another variant or player count). ``greedy``
     (None: each agent's default) picks most-likely or sampled play for learned agents."""
-    from agents import is_learned, make_agent
+    from burako_env.agents import is_learned, make_agent
+    from burako_env.extras import MissingExtra
 
     others = [p for p in range(game.num_players) if p != seat]
     if len(names) != len(others):
@@ -336,7 +337,7 @@ def make_bots(
         kw = {"greedy": greedy} if greedy is not None and is_learned(name) else {}
         try:
             agent = make_agent(name, seed=seed + 1 + p, **kw)
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, MissingExtra) as exc:  # MissingExtra: ppo without torch
             raise ValueError(f"bot {name!r}: {exc}") from exc
         try:  # a policy trained for another table fails here (a search agent plays any)
             agent.check_table(game.variant)
@@ -353,7 +354,7 @@ def default_bot(variant: str, num_players: int | None) -> tuple[str, str]:
     """``("ppo", "")`` where the pretrained PPO agent loads and reads this table, else
     ``("discard_table", why not ppo)``."""
     try:
-        from agents import make_agent
+        from burako_env.agents import make_agent
 
         # the shipped file of this table, loaded and checked against it: no game needed
         # (a game would compile the one-game kernel into a tournament that never uses it)

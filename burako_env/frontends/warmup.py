@@ -38,7 +38,7 @@ def _explain_kernels() -> tuple:
 
 
 def _tournament_kernels() -> tuple:
-    from agents import tournament
+    from burako_env.agents import tournament
 
     return (tournament.play_kernel,)
 
@@ -50,7 +50,7 @@ def _sweep_kernels() -> tuple:
 
 
 def _pimc_kernels() -> tuple:
-    from agents import pimc
+    from burako_env.agents import pimc
 
     return (pimc.search_kernel,)
 
@@ -132,7 +132,7 @@ def _job_simulate() -> None:
 
 
 def _job_tournament() -> None:
-    from agents.tournament import run_tournament
+    from burako_env.agents.tournament import run_tournament
 
     run_tournament(
         ["random", "greedy", "discard_table"],
@@ -152,7 +152,7 @@ def _job_sweep() -> None:
 
 
 def _job_pimc() -> None:
-    from agents import make_agent
+    from burako_env.agents import make_agent
     from burako_env.core.game import Game
 
     make_agent("pimc:k=2,budget_ms=0", seed=0).act_game(Game("argentine", num_players=4, seed=0))

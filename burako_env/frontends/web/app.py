@@ -26,14 +26,19 @@ import socket
 import sys
 from pathlib import Path
 
-from starlette.applications import Starlette
-from starlette.datastructures import Headers
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+try:  # the web extra: starlette is not a core dependency (burako_env.extras)
+    from starlette.applications import Starlette
+    from starlette.datastructures import Headers
+    from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+    from starlette.types import ASGIApp, Receive, Scope, Send
+except ImportError as exc:
+    from burako_env.extras import MissingExtra
+
+    raise MissingExtra("the web server (burako serve)", "starlette") from exc
 
 from burako_env.frontends.web.moves import BadMove, RefusedMove
 from burako_env.frontends.web.sessions import (
@@ -337,7 +342,9 @@ def serve(
     """Run the app until interrupted; prints the URL (``port=0`` picks a free port).
 
     Raises OSError when the address cannot be bound."""
-    import uvicorn
+    from burako_env.extras import require
+
+    uvicorn = require("uvicorn", "the web server (burako serve)")
 
     app = serve_app(host, records_dir, save_dir, bot_delay)
     host = host.strip("[]")  # --host [::1]: the socket takes ::1

@@ -1,0 +1,53 @@
+"""The optional parts of burako and the extra that installs each.
+
+``pip install burako`` is the core: the environments, the heuristic agents and the
+``burako`` command. The rest comes with an extra (pyproject's optional-dependencies):
+
+* ``train``: torch and tensorboard, for the ``ppo`` agent, ``burako train`` and
+  :mod:`burako_env.training`;
+* ``web``: starlette and uvicorn, for ``burako serve``;
+* ``ray``: Ray, for ``--ray`` (:mod:`burako_env.distributed` says so with its own error);
+* ``all``: the three.
+
+The core imports none of them at start: each is imported where it is used, and asking
+for a part whose extra is missing raises :class:`MissingExtra`, which names the extra
+(the CLI prints it as ``error: ...`` and exits 2).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: the extra that installs each optional module
+EXTRAS = {
+    "torch": "train",
+    "tensorboard": "train",
+    "starlette": "web",
+    "uvicorn": "web",
+    "ray": "ray",
+}
+
+
+class MissingExtra(ImportError):
+    """An optional dependency is not installed: the message names the extra to install,
+    e.g. ``the ppo agent needs torch: pip install 'burako[train]'``."""
+
+    def __init__(self, what: str, module: str, extra: str | None = None) -> None:
+        extra = extra or EXTRAS[module]
+        super().__init__(f"{what} needs {module}: pip install 'burako[{extra}]'", name=module)
+        self.what = what
+        self.module = module
+        self.extra = extra
+
+
+def require(module: str, what: str, extra: str | None = None) -> ModuleType:
+    """Import ``module`` (an optional dependency), or raise :class:`MissingExtra` saying
+    that ``what`` needs it and which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingExtra(what, module.split(".")[0], extra) from exc
+
+
+__all__ = ["EXTRAS", "MissingExtra", "require"]
