@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from burako_env.checks import InvalidStateError
 from burako_env.envs.vector import VectorEnv
 from burako_env.frontends.cli import app
 
@@ -116,8 +115,9 @@ def test_set_state_refuses_cards_not_conserved():
     card = saved["stock"][b, n - 1]
     saved["stock"][b, n - 1] = (card + 1) % 52  # one card type more, another less
     before = env.get_state()
-    with pytest.raises(InvalidStateError, match="game 2: cards not accounted for"):
+    with pytest.raises(ValueError, match="game 2: cards not accounted for") as caught:
         env.set_state(saved)
+    assert type(caught.value).__name__ == "InvalidStateError"
     after = env.get_state()
     assert all(np.array_equal(before[k], after[k]) for k in before)  # nothing changed
 
@@ -141,7 +141,7 @@ def test_set_state_accepts_every_reachable_state(variant, players, episode):
 
 def test_set_state_refuses_another_episode_kind():
     saved = VectorEnv("argentine", num_envs=2, episode="match").get_state()
-    with pytest.raises(InvalidStateError, match="S_EPISODE_MATCH"):
+    with pytest.raises(ValueError, match="S_EPISODE_MATCH"):
         VectorEnv("argentine", num_envs=2, episode="hand").set_state(saved)
 
 
@@ -164,3 +164,203 @@ def test_resume_of_a_corrupted_env_state_is_a_checkpoint_error():
     assert done.returncode == 0, done.stderr[-2000:]
     assert "refused: the checkpoint's games do not fit this run" in done.stdout
     assert "num_melds[1] is 100" in done.stdout
+
+
+# ------------------------------------------------------------------ 2. variant paths, records
+def record_line(**fields) -> str:
+    import json
+
+    data = {
+        "variant": "argentine",
+        "num_players": 4,
+        "seed": 0,
+        "index": 0,
+        "seats": ["a", "b", "c", "d"],
+        "actions": [],
+        "scores": [0, 0],
+        "winner": -1,
+        "version": 2,
+    }
+    return json.dumps({**data, **fields}) + "\n"
+
+
+def test_rules_of_dev_zero_is_refused_under_a_memory_cap():
+    """It read /dev/zero to the end (23.7 GB) before."""
+    code = """
+        from typer.testing import CliRunner
+        from burako_env.frontends.cli import app
+        result = CliRunner().invoke(app, ["rules", "/dev/zero"])
+        print(result.exit_code, result.output)
+    """
+    done = run_python(code, timeout=60, cap=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("2 error: variant file /dev/zero is not a regular file")
+
+
+def test_a_variant_file_is_a_small_regular_file(tmp_path):
+    big = tmp_path / "big.yaml"
+    big.write_text("base: argentine\n" + "# padding\n" * 10_000)
+    assert_cli_error(cli("rules", big), "larger than 64 KiB")
+    assert_cli_error(cli("rules", tmp_path), "is not a regular file")
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/etc/passwd", "../configs/variants/italian.yaml"])
+def test_a_record_never_names_a_file(tmp_path, path):
+    """``"variant": "/dev/zero"`` grew replay to gigabytes; /etc/passwd listed its keys."""
+    games = tmp_path / "games.jsonl"
+    games.write_text(record_line(variant=path))
+    result = cli("replay", games)
+    assert result.exit_code == 1, result.output
+    assert "is not a named variant" in result.output and "never names a file" in result.output
+
+
+def test_a_record_carries_house_rules_inline_and_replays(tmp_path):
+    house = tmp_path / "house.yaml"
+    house.write_text("base: argentine\nname: house\ntarget: 1500\nstock_end: 2\n")
+    games = tmp_path / "games.jsonl"
+    assert (
+        cli(
+            "tournament",
+            "random",
+            "random",
+            "--variant",
+            house,
+            "--hands",
+            2,
+            "--save-games",
+            games,
+        ).exit_code
+        == 0
+    )
+    house.unlink()  # the record needs no file to replay
+    from burako_env.records import read_records
+
+    rec = read_records(games)[0]
+    assert isinstance(rec.variant, dict) and rec.variant["stock_end"] == 2
+    assert cli("replay", games, "--check").exit_code == 0
+    named = tmp_path / "named.jsonl"
+    assert cli("tournament", "random", "random", "--hands", 2, "--save-games", named).exit_code == 0
+    assert read_records(named)[0].variant == "argentine"  # a named variant stays a name
+
+
+def test_replay_of_a_file_with_no_newline_is_bounded():
+    code = """
+        from typer.testing import CliRunner
+        from burako_env.frontends.cli import app
+        result = CliRunner().invoke(app, ["replay", "/dev/zero"])
+        print(result.exit_code, result.output)
+    """
+    done = run_python(code, timeout=60, cap=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("2 error:") and "longer than 16 MiB" in done.stdout
+
+
+# ------------------------------------------------------------------ 3. YAML
+ALIAS_BOMB = (
+    'a: &a ["x","x","x","x","x","x","x","x","x"]\n'
+    "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+    "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+    "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
+)
+
+
+def test_yaml_alias_bomb_is_refused_at_once(tmp_path):
+    """44 s and 1.8 GB before (the expansion was walked when the keys were checked)."""
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("base: argentine\n" + ALIAS_BOMB)
+    assert_cli_error(cli("rules", bomb), "anchors and aliases")
+    config = tmp_path / "config.yaml"
+    config.write_text(ALIAS_BOMB)
+    assert_cli_error(cli("train", "--config", config, "--run-dir", tmp_path / "runs"), "aliases")
+
+
+def test_yaml_duplicate_keys_are_refused(tmp_path):
+    dup = tmp_path / "dup.yaml"
+    dup.write_text("base: argentine\ntarget: 100\ntarget: 200\n")
+    assert_cli_error(cli("rules", dup), "duplicate key 'target'")
+    config = tmp_path / "config.yaml"
+    config.write_text("ppo:\n  lr: 0.1\n  lr: 0.2\n")
+    assert_cli_error(
+        cli("train", "--config", config, "--run-dir", tmp_path / "runs"), "duplicate key"
+    )
+
+
+def test_deep_yaml_and_json_are_errors_not_tracebacks(tmp_path):
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("base: argentine\nx: " + "[" * 5000 + "]" * 5000 + "\n")
+    assert_cli_error(cli("rules", deep), "nested deeper than 32")
+    games = tmp_path / "deep.jsonl"
+    games.write_text('{"a":' * 100_000 + "1" + "}" * 100_000 + "\n")
+    result = cli("replay", games)
+    assert result.exit_code == 1 and "nested deeper than 32" in result.output
+    assert "Traceback" not in result.output
+
+
+# ------------------------------------------------------------------ 5. integer ranges
+def test_huge_rule_integers_are_refused_where_loaded(tmp_path):
+    """Accepted by ``rules`` before, OverflowError in ``simulate``."""
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("base: argentine\npile_min_total: 99999999999999999999999\n")
+    assert_cli_error(cli("rules", huge), "pile_min_total must lie in 0..216")
+    assert_cli_error(cli("simulate", "--variant", huge, "--games", 2), "pile_min_total")
+    from burako_env.core.game import Game
+    from burako_env.variants import VariantError
+
+    with pytest.raises(
+        VariantError, match="target must lie in 0..1000000, got 9223372036854775808"
+    ):
+        Game(target=2**63)
+
+
+def test_train_network_width_is_bounded(tmp_path):
+    result = cli("train", "--set", "network.hidden=1000000000", "--run-dir", tmp_path / "runs")
+    assert_cli_error(result, "network.hidden", "2..8192")
+    assert not (tmp_path / "runs").exists()
+
+
+# ------------------------------------------------------------------ 6./8. records' integers
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("seed", 1.5, "seed must be a whole number"),
+        ("index", 10**8, "index must lie in"),
+        ("index", True, "index must be a whole number"),
+        ("num_players", 4.0, "num_players"),
+    ],
+)
+def test_record_integers_are_integers_in_range(tmp_path, field, value, words):
+    games = tmp_path / "games.jsonl"
+    games.write_text(record_line(**{field: value}))
+    result = cli("replay", games)
+    assert result.exit_code == 1 and words in result.output, result.output
+
+
+def test_a_deal_costs_the_same_at_any_index():
+    import time
+
+    from burako_env.core.game import Game
+    from burako_env.records import deal_game
+
+    start = time.perf_counter()
+    far = deal_game("argentine", 4, 5, 2**24 - 1)
+    assert time.perf_counter() - start < 5  # 16M seed sequences before
+    near = deal_game("argentine", 4, 5, 3)
+    batch = Game("argentine", batch_size=4, seed=5)
+    assert np.array_equal(near.state.hands[0], batch.state.hands[3])
+    assert far.state.hands[0].sum() == 44
+
+
+# ------------------------------------------------------------------ 7. terminal escapes
+def test_replay_prints_no_escape_sequence_from_a_record(tmp_path):
+    import json
+
+    games = tmp_path / "games.jsonl"
+    assert cli("tournament", "random", "random", "--hands", 1, "--save-games", games).exit_code == 0
+    data = json.loads(games.read_text().splitlines()[0])
+    data["seats"][0] = "evil\x1b]0;pwned\x07\x9b2J"
+    games.write_text(json.dumps(data) + "\n")
+    result = cli("replay", games, "--moves-only")
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "\x9b" not in result.output
+    assert "evil\\x1b]0;pwned\\x07\\x9b2J" in result.output

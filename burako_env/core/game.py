@@ -147,15 +147,20 @@ class IllegalActionError(ValueError):
         )
 
 
+def game_seed(seed: int, b: int) -> np.ndarray:
+    """The generator state of game ``b`` of a batch seeded ``seed`` (spawn key b), made
+    alone: a record's deal costs the same whatever its index."""
+    w = np.random.SeedSequence(int(seed), spawn_key=(int(b),)).generate_state(4, dtype=np.uint32)
+    if not w.any():
+        w[0] = 1
+    return w.astype(np.int64)
+
+
 def game_seeds(seed: int, batch_size: int) -> np.ndarray:
     """Generator states for ``batch_size`` games from one seed (game b: spawn key b)."""
     words = np.empty((batch_size, 4), dtype=np.int64)
     for b in range(batch_size):
-        ss = np.random.SeedSequence(int(seed), spawn_key=(b,))
-        w = ss.generate_state(4, dtype=np.uint32)
-        if not w.any():
-            w[0] = 1
-        words[b] = w
+        words[b] = game_seed(seed, b)
     return words
 
 

@@ -503,7 +503,7 @@ def play(
 
     from burako_env.core.game import Game
     from burako_env.frontends.play import default_bot, make_bots, play_game
-    from burako_env.records import GameRecord, output_file, write_records
+    from burako_env.records import GameRecord, output_file, variant_fields, write_records
 
     if seed < 0:
         _fail("--seed must be 0 or more")
@@ -559,8 +559,9 @@ def play(
             typer.echo(f"The game did not finish: nothing saved to {save}.")
         else:
             seat_names = ["human" if p == seat else labels[p] for p in range(n)]
+            rules, overrides = variant_fields(game.variant)  # a name or the rules, no path
             rec = GameRecord(
-                variant=variant,
+                variant=rules,
                 num_players=n,
                 seed=seed,
                 index=0,
@@ -570,6 +571,7 @@ def play(
                 winner=result.winner,
                 episode=game.episode,
                 agents=seat_names[:2],
+                overrides=overrides,
                 meta={"source": "burako play", "human_seat": seat},
             )
             with cli_errors():
@@ -610,6 +612,7 @@ def replay(
     import sys
 
     from burako_env.frontends.playback import check_record, header, load_lines, replay_frames
+    from burako_env.limits import printable
 
     with cli_errors():
         lines = load_lines(file)
@@ -633,7 +636,9 @@ def replay(
             if problem is not None:
                 bad += 1
                 typer.secho(
-                    f"game {i} (line {line.lineno}): {problem}", fg=typer.colors.RED, err=True
+                    f"game {i} (line {line.lineno}): {printable(problem)}",
+                    fg=typer.colors.RED,
+                    err=True,
                 )
         if bad:
             typer.secho(
@@ -653,7 +658,9 @@ def replay(
     problem = line.error if rec is None else check_record(rec)
     if problem is not None:
         typer.secho(
-            f"error: game {i} (line {line.lineno}): {problem}", fg=typer.colors.RED, err=True
+            f"error: game {i} (line {line.lineno}): {printable(problem)}",
+            fg=typer.colors.RED,
+            err=True,
         )
         raise typer.Exit(1)
     if viewer is not None and not 0 <= viewer < rec.num_players:
@@ -673,7 +680,9 @@ def replay(
                     typer.echo("\nstopped.")
                     return
     except ValueError as exc:
-        typer.secho(f"error: game {i} does not replay: {exc}", fg=typer.colors.RED, err=True)
+        typer.secho(
+            f"error: game {i} does not replay: {printable(exc)}", fg=typer.colors.RED, err=True
+        )
         raise typer.Exit(1) from None
     if moves_only:
         typer.echo(f"\n{table}")
