@@ -36,10 +36,13 @@ MAX_SEED = 2**64 - 1
 #: games per batch of ``burako simulate``: memory stays bounded (6.6 KB a game) whatever
 #: ``--games`` says
 SIMULATE_BATCH_GAMES = 4096
-#: the most games ``burako simulate`` and the most hands ``burako bench`` accept: about a
-#: day of CPU, so that a typo is an error and not a run with no end
+#: the most games ``burako simulate`` / ``sweep`` / ``bench --min-games`` and the most
+#: hands per pairing ``burako tournament`` accept: days of CPU, so that a typo is an error
+#: and not a run with no end
 MAX_SIMULATE_GAMES = 10**9
-MAX_BENCH_HANDS = 10**9
+MAX_TOURNAMENT_HANDS = 10**9
+#: the most games side by side (``sweep --batch``, ``bench --batch``): 6.6 KB each
+MAX_BATCH_GAMES = 2**16
 #: the longest ``burako bench --seconds``
 MAX_BENCH_SECONDS = 7 * 24 * 3600
 

@@ -57,6 +57,22 @@ def run_python(code: str, timeout: float = 240, cap: bool = False, cwd=ROOT):
     )
 
 
+def cli_capped(*args, timeout: float = 60) -> tuple[int, str]:
+    """``burako ARGS`` in a fresh interpreter under :data:`MEMORY_CAP` and ``timeout``:
+    the exit code and the output (a case that ate memory or time before fails the test
+    there, not the session)."""
+    code = f"""
+        from typer.testing import CliRunner
+        from burako_env.frontends.cli import app
+        result = CliRunner().invoke(app, {[str(a) for a in args]!r})
+        print(result.exit_code, result.output)
+    """
+    done = run_python(code, timeout=timeout, cap=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    code_text, _, output = done.stdout.partition(" ")
+    return int(code_text), output
+
+
 def played_env(variant="argentine", num_players=None, num_envs=16, steps=120, **kw):
     """A VectorEnv after ``steps`` uniformly random legal actions per game."""
     env = VectorEnv(variant, num_players=num_players, num_envs=num_envs, seed=3, **kw)
@@ -186,15 +202,8 @@ def record_line(**fields) -> str:
 
 def test_rules_of_dev_zero_is_refused_under_a_memory_cap():
     """It read /dev/zero to the end (23.7 GB) before."""
-    code = """
-        from typer.testing import CliRunner
-        from burako_env.frontends.cli import app
-        result = CliRunner().invoke(app, ["rules", "/dev/zero"])
-        print(result.exit_code, result.output)
-    """
-    done = run_python(code, timeout=60, cap=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.startswith("2 error: variant file /dev/zero is not a regular file")
+    code, output = cli_capped("rules", "/dev/zero")
+    assert code == 2 and output.startswith("error: variant file /dev/zero is not a regular file")
 
 
 def test_a_variant_file_is_a_small_regular_file(tmp_path):
@@ -209,9 +218,9 @@ def test_a_record_never_names_a_file(tmp_path, path):
     """``"variant": "/dev/zero"`` grew replay to gigabytes; /etc/passwd listed its keys."""
     games = tmp_path / "games.jsonl"
     games.write_text(record_line(variant=path))
-    result = cli("replay", games)
-    assert result.exit_code == 1, result.output
-    assert "is not a named variant" in result.output and "never names a file" in result.output
+    code, output = cli_capped("replay", games)
+    assert code == 1, output
+    assert "is not a named variant" in output and "never names a file" in output
 
 
 def test_a_record_carries_house_rules_inline_and_replays(tmp_path):
@@ -244,15 +253,8 @@ def test_a_record_carries_house_rules_inline_and_replays(tmp_path):
 
 
 def test_replay_of_a_file_with_no_newline_is_bounded():
-    code = """
-        from typer.testing import CliRunner
-        from burako_env.frontends.cli import app
-        result = CliRunner().invoke(app, ["replay", "/dev/zero"])
-        print(result.exit_code, result.output)
-    """
-    done = run_python(code, timeout=60, cap=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.startswith("2 error:") and "longer than 16 MiB" in done.stdout
+    code, output = cli_capped("replay", "/dev/zero")
+    assert code == 2 and output.startswith("error:") and "longer than 16 MiB" in output
 
 
 # ------------------------------------------------------------------ 3. YAML
@@ -268,10 +270,12 @@ def test_yaml_alias_bomb_is_refused_at_once(tmp_path):
     """44 s and 1.8 GB before (the expansion was walked when the keys were checked)."""
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("base: argentine\n" + ALIAS_BOMB)
-    assert_cli_error(cli("rules", bomb), "anchors and aliases")
+    code, output = cli_capped("rules", bomb, timeout=20)
+    assert code == 2 and "anchors and aliases" in output, output
     config = tmp_path / "config.yaml"
     config.write_text(ALIAS_BOMB)
-    assert_cli_error(cli("train", "--config", config, "--run-dir", tmp_path / "runs"), "aliases")
+    code, output = cli_capped("train", "--config", config, "--run-dir", tmp_path / "runs")
+    assert code == 2 and "anchors and aliases" in output, output
 
 
 def test_yaml_duplicate_keys_are_refused(tmp_path):
@@ -364,3 +368,35 @@ def test_replay_prints_no_escape_sequence_from_a_record(tmp_path):
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert "\x9b" not in result.output
     assert "evil\\x1b]0;pwned\\x07\\x9b2J" in result.output
+
+
+# ------------------------------------------------------------------ 4. simulate in batches
+def test_simulate_runs_in_bounded_batches_with_the_same_results(monkeypatch):
+    """All N games were allocated at once before (6.6 KB each)."""
+    from burako_env.frontends import simulate as sim
+
+    sizes = []
+    play = sim._play_games
+
+    def spy(variant, seed, start, count):
+        sizes.append(count)
+        return play(variant, seed, start, count)
+
+    monkeypatch.setattr(sim, "_play_games", spy)
+    whole = sim.simulate("argentine", games=50, seed=11)
+    assert sizes == [50]
+    monkeypatch.setattr(sim, "SIMULATE_BATCH_GAMES", 16)
+    sizes.clear()
+    batched = sim.simulate("argentine", games=50, seed=11)
+    assert sizes == [16, 16, 16, 2]
+    for key in ("went_out", "stock_end", "max_turns", "mean_scores", "canastas_per_hand"):
+        assert getattr(batched, key) == getattr(whole, key), key
+    assert (batched.mean_turns, batched.mean_steps) == (whole.mean_turns, whole.mean_steps)
+    # the same figures as numpy's means over one batch of every game (the code before)
+    part = play(sim.load_variant("argentine"), 11, 0, 50)
+    assert whole.mean_scores == tuple(float(x) for x in part["scores"].mean(axis=0))
+    assert whole.mean_steps == float(part["steps"].mean())
+
+
+def test_simulate_refuses_a_game_count_with_no_end():
+    assert_cli_error(cli("simulate", "--games", 10**12), "--games must lie in 1..1000000000")
