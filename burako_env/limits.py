@@ -61,6 +61,9 @@ MAX_HANDS = 500  # max_hands
 #: configs use 256 at most: 10**9 asked torch for petabytes) and the most games in flight
 MAX_NETWORK_WIDTH = 8192
 MAX_TRAIN_ENVS = 2**16
+#: the largest weight a policy file may hold (trained weights stay below about 100; a
+#: flipped exponent bit gives 1e25 and up)
+MAX_WEIGHT = 1e6
 
 
 class _BoundedSafeLoader(yaml.SafeLoader):

@@ -400,3 +400,89 @@ def test_simulate_runs_in_bounded_batches_with_the_same_results(monkeypatch):
 
 def test_simulate_refuses_a_game_count_with_no_end():
     assert_cli_error(cli("simulate", "--games", 10**12), "--games must lie in 1..1000000000")
+
+
+# ------------------------------------------------------------------ 6. silent acceptance
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 3.0e25])
+def test_a_policy_with_corrupted_weights_is_a_checkpoint_error(tmp_path, value):
+    import torch
+
+    from agents.policy_file import CheckpointError, load_network
+
+    data = torch.load(ROOT / "burako_env/data/ppo_argentine_4p.pt", weights_only=True)
+    name = next(k for k, t in data["model"].items() if t.is_floating_point())
+    data["model"][name].view(-1)[7] = value
+    bad = tmp_path / "bad.pt"
+    torch.save(data, bad)
+    with pytest.raises(CheckpointError, match=f"weight {name!r}"):
+        load_network(bad)
+
+
+CALLS_THAT_ROUNDED = [
+    (lambda g: g.clone(games=[0.7]), TypeError, "games must be whole numbers"),
+    (lambda g: g.clone(games=[True]), TypeError, "games must be whole numbers"),
+    (lambda g: g.determinize(viewer=2.7, rng=0), TypeError, "viewer must be whole numbers"),
+    (lambda g: g.determinize(viewer=True, rng=0), TypeError, "viewer must be whole numbers"),
+    (lambda g: g.determinize(viewer=0, rng=0, count=2.0), ValueError, "count"),
+    (lambda g: g.reset(seed=2**70), ValueError, "seed must be a whole number"),
+    (
+        lambda g: g.step(np.full(2, 2**64 - 1, np.uint64)),
+        ValueError,
+        r"actions\[0\] is 18446744073709551615",
+    ),
+]
+
+
+@pytest.mark.parametrize("call, error, words", CALLS_THAT_ROUNDED)
+def test_integers_are_integers_in_range(call, error, words):
+    from burako_env.core.game import Game
+
+    game = Game("argentine", batch_size=2)
+    before = game.snapshot()
+    with pytest.raises(error, match=words):
+        call(game)
+    from burako_env.core.state import states_equal
+
+    assert states_equal(before, game.state)  # the uint64 action skipped no game
+
+
+@pytest.mark.parametrize("seed", [1.5, True, 2**70])
+def test_env_reset_seeds_are_whole_numbers(seed):
+    from burako_env.envs.aec import raw_env
+    from burako_env.envs.gym_env import BurakoGymEnv
+
+    for env in (raw_env(), BurakoGymEnv()):
+        with pytest.raises(Exception, match="[Ss]eed must be"):
+            env.reset(seed=seed)
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("bench", "--api", "aec", "--seconds", "nan"), "--seconds must lie in"),
+        (("simulate", "--ray-address", ""), "--ray-address is empty"),
+        (("tournament", "random", "random", "--hands", "99999999999999999999"), "--hands"),
+        (("simulate", "--seed", str(2**70)), "--seed must lie in"),
+    ],
+)
+def test_cli_values_with_no_end_are_errors(args, words):
+    assert_cli_error(cli(*args), words)
+
+
+# ------------------------------------------------------------------ 8. stale temporaries
+def test_resume_removes_only_the_temporaries_a_killed_run_left(tmp_path):
+    from training.checkpoint import CheckpointError, remove_stale_temporaries
+    from training.ppo import resume_checkpoint
+
+    run = tmp_path / "run"
+    ck = run / "checkpoints"
+    ck.mkdir(parents=True)
+    stale = [ck / "update_000003.pt.tmp", ck / "last.pt.tmp", run / "policy.pt.tmp"]
+    kept = [ck / "update_000003.pt", ck / "notes.tmp", run / "mine.pt.tmp", ck / "x.pt.tmp"]
+    for path in stale + kept:
+        path.write_bytes(b"x")
+    with pytest.raises(CheckpointError):
+        resume_checkpoint(run)  # nothing intact to resume from, but the cleanup ran first
+    assert not any(p.exists() for p in stale)
+    assert all(p.exists() for p in kept)
+    assert remove_stale_temporaries(run) == []
