@@ -95,9 +95,9 @@ def _check_fields(data: dict) -> None:
     if isinstance(variant, str):
         if variant not in VARIANT_NAMES:
             raise ValueError(
-                f"variant {variant!r} is not a named variant ({', '.join(VARIANT_NAMES)}); a "
-                "record carries other rules inline (a mapping of every parameter), it never "
-                "names a file to read"
+                f"unknown variant {variant!r}: a record names one of "
+                f"{', '.join(VARIANT_NAMES)} or carries other rules inline (a mapping of "
+                "every parameter); it never names a file to read"
             )
     elif not isinstance(variant, dict):
         raise ValueError(

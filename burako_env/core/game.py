@@ -133,7 +133,7 @@ def check_buffer(name: str, out, shape: tuple[int, ...], dtype) -> np.ndarray:
 
 def check_seed(seed) -> int:
     if not _is_whole(seed) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be a whole number 0..{MAX_SEED}, got {seed!r}")
+        raise ValueError(f"seed must be a non-negative whole number up to {MAX_SEED}, got {seed!r}")
     return int(seed)
 
 
