@@ -33,6 +33,8 @@ except ImportError as exc:
 
     raise MissingExtra("reading policy files (burako_env.agents.policy_file)", "torch") from exc
 
+from burako_env.limits import MAX_NETWORK_WIDTH, MAX_WEIGHT
+
 FORMAT = "burako-ppo"
 VERSION = 1
 
@@ -131,12 +133,34 @@ def load_file(path: str | Path, kind: str | None = None) -> dict:
     for key in ("kind", "spec", "variant", "model"):
         if key not in data:
             raise CheckpointError(f"{str(path)!r} lacks {key!r}: not a complete checkpoint")
+    check_weights(data["model"], path)
     if kind is not None and data["kind"] != kind:
         raise CheckpointError(
             f"{str(path)!r} is a {data['kind']} file; a {kind} checkpoint is needed "
             f"(resume needs checkpoints/last.pt of a run folder)"
         )
     return data
+
+
+def check_weights(model, path: str | Path) -> None:
+    """CheckpointError unless every weight is a finite number of sane size: a NaN, an
+    infinity or a bit-flipped exponent (1e25) loaded and played before, as a corrupted
+    file should not (MAX_WEIGHT: trained weights stay far below it)."""
+    if not isinstance(model, dict):
+        raise CheckpointError(f"checkpoint {str(path)!r}: its model is not a table of weights")
+    for name, tensor in model.items():
+        if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
+            continue
+        if not torch.isfinite(tensor).all():
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} is corrupted: weight {name!r} holds NaN or "
+                "infinite values"
+            )
+        if tensor.numel() and tensor.abs().max().item() > MAX_WEIGHT:
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} is corrupted: weight {name!r} reaches "
+                f"{tensor.abs().max().item():.3g}, beyond any trained weight ({MAX_WEIGHT:g})"
+            )
 
 
 def load_network(path: str | Path):
@@ -168,6 +192,13 @@ def load_network(path: str | Path):
             f"checkpoint {str(path)!r} was trained on another observation layout "
             f"(block sizes then -> now: {', '.join(changed)}); retrain it for this engine"
         )
+    for key in ("hidden", "encoder", "meld_dim"):  # a huge width allocates without end
+        width = spec.get(key)
+        if width is not None and not (isinstance(width, int) and 1 <= width <= MAX_NETWORK_WIDTH):
+            raise CheckpointError(
+                f"checkpoint {str(path)!r}: bad network spec ({key} {width!r}, at most "
+                f"{MAX_NETWORK_WIDTH})"
+            )
     try:
         net = BurakoNet.from_spec(spec)
         net.load_state_dict(data["model"])

@@ -91,13 +91,12 @@ def train_command(variant: str, num_players: int) -> str:
     """The ``burako train`` command line that trains a policy for a table: the variant's
     own shipped config (``configs/train/<variant>.yaml``) where there is one, else the
     shipped policy's recipe (:data:`TRAIN_CONFIG`) pointed at the table."""
-    import yaml
-
+    from burako_env.limits import read_yaml_file
     from burako_env.variants import CONFIGS_DIR
 
     own = CONFIGS_DIR / "train" / f"{variant}.yaml"
     if own.is_file():
-        env = (yaml.safe_load(own.read_text(encoding="utf-8")) or {}).get("env") or {}
+        env = (read_yaml_file(own, "config file", ValueError) or {}).get("env") or {}
         own_count = env.get("num_players")
         if own_count is None:
             from burako_env.variants import load_variant

@@ -52,7 +52,7 @@ from burako_env.core.nb import borrowed, njit_kernel, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action, reset_game
 from burako_env.distributed import game_seeds_range
-from burako_env.records import GameRecord, write_records
+from burako_env.records import GameRecord, variant_fields, write_records
 from burako_env.variants import Variant, load_variant
 
 #: actions a game may take before the kernel gives up on it (max_turns bounds a hand)
@@ -706,6 +706,8 @@ def run_tournament(
             check(table)
     num_players = table.num_players
     vname = table.name
+    # what records name: the named variant (and overrides) or every rule inline, no path
+    record_rules, record_overrides = variant_fields(table, overrides)
     deals = max(1, (int(hands_per_pairing) + 1) // 2)
     hands = 2 * deals
     pairs = [(i, j) for i in range(len(objs)) for j in range(i + 1, len(objs))]
@@ -765,7 +767,7 @@ def run_tournament(
                 ]
                 recs.append(
                     GameRecord(
-                        variant=vname,
+                        variant=record_rules,
                         num_players=num_players,
                         seed=deal_seed,
                         index=b % d,
@@ -775,7 +777,7 @@ def run_tournament(
                         winner=int(winner[b]),
                         episode=episode,
                         agents=[seats[0], seats[1]],
-                        overrides=dict(overrides),
+                        overrides=dict(record_overrides),
                         meta={"tournament_seed": seed, "pairing": [names[i], names[j]]},
                     )
                 )

@@ -61,7 +61,10 @@ from burako_env.core.constants import (
     END_WENT_OUT,
     ERR_GAME_OVER,
     ERR_OK,
+    HOW_KEPT_WILDS,
+    HOW_NONE,
     JOKER,
+    MAX_CARDS,
     MAX_MELDS,
     MAX_MUERTOS,
     MELD_GROUP,
@@ -81,22 +84,37 @@ from burako_env.core.constants import (
     MUERTO_UNTAKEN,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
+    NUM_PHASES,
     PEEK_REJECT,
     PHASE_OVER,
+    S_DEALER,
     S_DONE,
     S_END_REASON,
     S_EPISODE_MATCH,
+    S_FIRST_PLAYER,
+    S_HAND_INDEX,
     S_HAND_JUST_ENDED,
     S_HAND_SCORE0,
+    S_HAND_SCORE1,
     S_HANDS_ENDED,
+    S_LAST_TURN,
     S_MATCH0,
+    S_MATCH1,
+    S_MIN_EXTRA0,
+    S_MIN_EXTRA1,
+    S_MUERTOS_LEFT,
+    S_NO_DISCARD,
+    S_OPENED0,
+    S_OPENED1,
     S_PEEK_CARD,
     S_PHASE,
     S_PLAYER,
+    S_PROV_START,
     S_STEP,
     S_TOTAL_STEPS,
     S_TURN,
     S_WENT_OUT,
+    S_WINNER,
     SCORE_ITEMS,
     TAKE_PILE,
 )
@@ -467,6 +485,111 @@ def check_hand_end(state: GameState, b: int, variant: Variant) -> tuple[int, int
             f"are {totals}"
         )
     return totals
+
+
+# ------------------------------------------------------------------------ saved states
+class InvalidStateError(ValueError):
+    """State arrays that no game can reach (a corrupted or hand-edited checkpoint): the
+    message names the game, the array and the range it must lie in."""
+
+
+def _scalar_ranges(variant: Variant) -> dict[int, tuple[str, int, int]]:
+    """The range of every state scalar a kernel reads as an index or a flag: name, low,
+    high (inclusive). Counters and scores only need to be whole: any int32 is safe."""
+    seat = variant.num_players - 1
+    big = np.iinfo(np.int32).max
+    small = np.iinfo(np.int32).min
+    return {
+        S_PHASE: ("phase", 0, NUM_PHASES - 1),
+        S_PLAYER: ("player", 0, seat),
+        S_FIRST_PLAYER: ("first_player", 0, seat),
+        S_DEALER: ("dealer", 0, seat),
+        S_HAND_INDEX: ("hand_index", 0, big),
+        S_TURN: ("turn", 0, big),
+        S_STEP: ("step", 0, big),
+        S_PEEK_CARD: ("peek_card", -1, JOKER),
+        S_NO_DISCARD: ("no_discard", -1, JOKER),
+        S_PROV_START: ("prov_start", 0, MAX_MELDS),
+        S_LAST_TURN: ("last_turn", 0, 1),
+        S_END_REASON: ("end_reason", END_NONE, END_MAX_TURNS),
+        S_WENT_OUT: ("went_out", -1, 1),
+        S_DONE: ("done", 0, 1),
+        S_HANDS_ENDED: ("hands_ended", 0, big),
+        S_HAND_JUST_ENDED: ("hand_just_ended", 0, 1),
+        S_OPENED0: ("opened0", 0, 1),
+        S_OPENED1: ("opened1", 0, 1),
+        S_MIN_EXTRA0: ("min_extra0", 0, big),
+        S_MIN_EXTRA1: ("min_extra1", 0, big),
+        S_MATCH0: ("match0", small, big),
+        S_MATCH1: ("match1", small, big),
+        S_HAND_SCORE0: ("hand_score0", small, big),
+        S_HAND_SCORE1: ("hand_score1", small, big),
+        S_EPISODE_MATCH: ("episode_match", 0, 1),
+        S_WINNER: ("winner", -1, 1),
+        S_TOTAL_STEPS: ("total_steps", 0, big),
+        S_MUERTOS_LEFT: ("muertos_left", 0, 2 * MAX_MUERTOS),
+    }
+
+
+def _in_range(name: str, values: np.ndarray, low: int, high: int, where=None) -> None:
+    """InvalidStateError naming the first game and position where ``values`` (batch axis
+    first) leaves ``low..high``; ``where`` limits the check to the entries in use."""
+    bad = (values < low) | (values > high)
+    if where is not None:
+        bad &= where
+    if bad.any():
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        at = "".join(f"[{i}]" for i in first[1:])
+        raise InvalidStateError(
+            f"game {first[0]}: {name}{at} is {values[first]}, it must lie in {low}..{high}"
+        )
+
+
+def check_state_values(state: GameState, variant: Variant, episode_match: int | None = None):
+    """Every value of ``state`` is one a game of ``variant`` can hold, before any kernel
+    reads it: the kernels index arrays with lengths, counts, cards and seats unchecked
+    (a check in their loops costs too much), so a saved state that re-enters the core
+    (``VectorEnv.set_state``, a training checkpoint) passes here first.
+
+    Checked: every length, count, card, seat, status and scalar in its range (the ranges
+    of :func:`_scalar_ranges`), each game's generator (32-bit words, not all zero), the
+    legal-action cache, the melds as the referee reads them (check (d)) and the cards
+    conserved (check (a), what ``burako sweep`` counts). Raises InvalidStateError (a
+    ValueError) naming the game and the value; shapes and dtypes are the caller's check.
+    """
+    copies = max(variant.decks, variant.decks * variant.jokers_per_deck)
+    positions = np.arange(MAX_CARDS)
+    _in_range("hands", state.hands, 0, copies)
+    _in_range("known", state.known, 0, copies)
+    _in_range("stock_len", state.stock_len, 0, MAX_CARDS)
+    _in_range("pile_len", state.pile_len, 0, MAX_CARDS)
+    _in_range("stock", state.stock, 0, JOKER, positions < state.stock_len[:, None])
+    _in_range("pile", state.pile, 0, JOKER, positions < state.pile_len[:, None])
+    _in_range("muertos", state.muertos, 0, JOKER)
+    _in_range("muerto_status", state.muerto_status, MUERTO_UNTAKEN, MUERTO_ABSENT)
+    _in_range("muerto_how", state.muerto_how, HOW_NONE, HOW_KEPT_WILDS)
+    _in_range("muerto_taker", state.muerto_taker, -1, variant.num_players - 1)
+    _in_range("num_melds", state.num_melds, 0, MAX_MELDS)
+    _in_range("scratch", state.scratch, -1, JOKER)
+    for s, (name, low, high) in _scalar_ranges(variant).items():
+        _in_range(f"scalars[S_{name.upper()}]", state.scalars[:, s], low, high)
+    if episode_match is not None:  # the env's episode kind, not the file's
+        episode = state.scalars[:, S_EPISODE_MATCH]
+        _in_range("scalars[S_EPISODE_MATCH]", episode, episode_match, episode_match)
+    _in_range("rng", state.rng, 0, 2**32 - 1)
+    stuck = ~state.rng.any(axis=1)
+    if stuck.any():
+        raise InvalidStateError(f"game {int(np.argmax(stuck))}: its generator is all zero")
+    _in_range("num_legal", state.num_legal, 0, NUM_ACTIONS)
+    listed = np.arange(NUM_ACTIONS) < state.num_legal[:, None]
+    _in_range("legal", state.legal, 0, NUM_ACTIONS - 1, listed)
+    cache = _MeldCache(variant)
+    for b in range(len(state)):
+        try:
+            check_melds(state, b, variant, cache)  # before check_cards reads the rows
+            check_cards(state, b, variant, cache)
+        except (ApiTestError, IndexError) as exc:
+            raise InvalidStateError(f"game {b}: {exc}") from None
 
 
 # ------------------------------------------------------------------------ (c) mask

@@ -13,6 +13,7 @@ every action in order and the result. :func:`deal_game` rebuilds the starting po
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import tempfile
@@ -24,7 +25,22 @@ from pathlib import Path
 import numpy as np
 
 from burako_env.core.constants import NUM_ACTIONS
-from burako_env.core.game import Game, game_seeds
+from burako_env.core.game import Game, game_seed
+from burako_env.limits import (
+    MAX_RECORD_INDEX,
+    MAX_RECORD_LINE_BYTES,
+    MAX_SEED,
+    check_whole,
+    load_json,
+)
+from burako_env.variants import (
+    MAX_PLAYERS,
+    VARIANT_NAMES,
+    Variant,
+    VariantError,
+    load_variant,
+    variant_from_dict,
+)
 
 #: version 2: rules v1 (burako_v1), whose action space has NUM_ACTIONS = 2541 ids; version
 #: 1 records were written with the 1,773 ids of rules v0 and cannot be replayed now
@@ -36,7 +52,7 @@ ACTION_SPACE_OF_VERSION = {1: 1773, 2: NUM_ACTIONS}
 class GameRecord:
     """One played game (one hand, or a whole match with ``episode="match"``)."""
 
-    variant: str
+    variant: str | dict  # a named variant, or every rule inline (never a path)
     num_players: int
     seed: int  # the deal's batch seed
     index: int  # the game's index within that batch
@@ -68,7 +84,60 @@ class GameRecord:
                 f"be replayed by this engine: rules v1 reads version {RECORD_VERSION}, "
                 f"{NUM_ACTIONS} ids; record the game again with this version"
             )
+        _check_fields(data)
         return cls(**data)
+
+
+def _check_fields(data: dict) -> None:
+    """ValueError naming the field of a record that no writer makes: a record is read
+    from outside (a file, a browser), and its fields reach the engine and the disk."""
+    variant = data.get("variant")
+    if isinstance(variant, str):
+        if variant not in VARIANT_NAMES:
+            raise ValueError(
+                f"unknown variant {variant!r}: a record names one of "
+                f"{', '.join(VARIANT_NAMES)} or carries other rules inline (a mapping of "
+                "every parameter); it never names a file to read"
+            )
+    elif not isinstance(variant, dict):
+        raise ValueError(
+            f"variant must be a named variant or a mapping of rules, got {variant!r}"[:200]
+        )
+    check_whole("num_players", data.get("num_players"), 2, MAX_PLAYERS, ValueError)
+    check_whole("seed", data.get("seed"), 0, MAX_SEED, ValueError)
+    check_whole("index", data.get("index"), 0, MAX_RECORD_INDEX, ValueError)
+    for name in ("overrides", "meta"):
+        if not isinstance(data.get(name, {}), dict):
+            raise ValueError(f"{name} must be a mapping, got {data[name]!r}"[:200])
+    seats = data.get("seats")
+    if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats):
+        raise ValueError("seats must be a list of names")
+
+
+def variant_fields(variant: Variant, overrides: dict | None = None) -> tuple[str | dict, dict]:
+    """A record's ``variant`` and ``overrides`` for a game of ``variant``: the named
+    variant's name and the overrides when they give exactly these rules, else every rule
+    inline (a house-rule file's path is never written: a record does not name a file)."""
+    overrides = dict(overrides or {})
+    if variant.name in VARIANT_NAMES:
+        try:
+            if load_variant(variant.name, variant.num_players, **overrides) == variant:
+                return variant.name, overrides
+        except VariantError:
+            pass
+    return variant.to_dict(), {}
+
+
+def record_variant(record: GameRecord) -> Variant:
+    """The rules of a record's game (its named variant or inline rules, the overrides
+    on top), read without opening any file but the named variants'."""
+    source = "the record's variant"
+    if isinstance(record.variant, dict):
+        n = record.num_players  # the recorded count is the one the rules are played at
+        base = variant_from_dict({**record.variant, "num_players": n, "players": [n]}, source)
+        return load_variant(base, **record.overrides)
+    _check_fields(asdict(record))
+    return load_variant(record.variant, num_players=record.num_players, **record.overrides)
 
 
 def write_records(path: str | Path, records: Iterable[GameRecord], append: bool = False) -> int:
@@ -111,16 +180,47 @@ def output_file(path: str | Path) -> Iterator[Path]:
         raise
 
 
-def iter_records(path: str | Path) -> Iterator[GameRecord]:
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
+def record_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every line of a record file, each line read with a
+    bounded read (a line past MAX_RECORD_LINE_BYTES, a file with no newline such as
+    /dev/zero, raises ValueError instead of filling memory; so does text not UTF-8)."""
+    with open(path, "rb") as f:
+        for lineno in itertools.count(1):
+            raw = f.readline(MAX_RECORD_LINE_BYTES + 1)
+            if not raw:
+                return
+            if len(raw) > MAX_RECORD_LINE_BYTES:
+                raise ValueError(
+                    f"{path}:{lineno}: a line longer than {MAX_RECORD_LINE_BYTES // 2**20} MiB "
+                    "is no game record"
+                )
             try:
-                yield GameRecord.from_dict(json.loads(line))
-            except (json.JSONDecodeError, TypeError, ValueError) as exc:
-                raise ValueError(f"{path}:{lineno}: not a game record: {exc}") from exc
+                yield lineno, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(
+                    f"{path} is not a text file of JSON-lines game records (line {lineno}, "
+                    f"byte {exc.start} is not UTF-8): give a file written by tournament "
+                    "--save-games or play --save"
+                ) from None
+
+
+def parse_record(text: str) -> GameRecord:
+    """One JSON line as a record (ValueError saying why it is not one)."""
+    data = load_json(text)
+    if not isinstance(data, dict):
+        raise ValueError("a record is a JSON object")
+    return GameRecord.from_dict(data)
+
+
+def iter_records(path: str | Path) -> Iterator[GameRecord]:
+    for lineno, line in record_lines(path):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            yield parse_record(line)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}:{lineno}: not a game record: {exc}") from exc
 
 
 def read_records(path: str | Path) -> list[GameRecord]:
@@ -129,16 +229,19 @@ def read_records(path: str | Path) -> list[GameRecord]:
 
 
 def deal_game(
-    variant: str,
+    variant: str | Path | Variant,
     num_players: int,
     seed: int,
     index: int,
     episode: str = "hand",
     **overrides,
 ) -> Game:
-    """A batch-of-one Game holding the deal of game ``index`` of a batch seeded ``seed``."""
+    """A batch-of-one Game holding the deal of game ``index`` of a batch seeded ``seed``
+    (``index`` at most MAX_RECORD_INDEX)."""
+    seed = check_whole("seed", seed, 0, MAX_SEED, ValueError)
+    index = check_whole("index", index, 0, MAX_RECORD_INDEX, ValueError)
     game = Game(variant, num_players=num_players, batch_size=1, episode=episode, **overrides)
-    game.state.rng[0] = game_seeds(seed, index + 1)[index]
+    game.state.rng[0] = game_seed(seed, index)  # as game_seeds(seed, index + 1)[index]
     game.reset()
     return game
 
@@ -148,14 +251,7 @@ def replay(record: GameRecord, check: bool = True) -> Game:
 
     With ``check``, the final scores and winner must match the record (ValueError if not).
     """
-    game = deal_game(
-        record.variant,
-        record.num_players,
-        record.seed,
-        record.index,
-        record.episode,
-        **record.overrides,
-    )
+    game = deal_game(record_variant(record), None, record.seed, record.index, record.episode)
     for a in record.actions:
         game.step_one(int(a))
     if check:

@@ -26,7 +26,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
+from burako_env.limits import (
+    MAX_HANDS,
+    MAX_MATCH_POINTS,
+    MAX_RULE_POINTS,
+    MAX_TURNS,
+    read_yaml_file,
+)
 
 #: the YAML files shipped inside the package (package data): variants and training configs
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
@@ -187,6 +193,44 @@ class Variant:
         return "\n".join(rows)
 
 
+_POINTS = (-MAX_RULE_POINTS, MAX_RULE_POINTS)
+_CARDS = (0, MAX_DECKS * 54)
+#: every whole-number parameter's range (burako_env.limits says why these bounds)
+_INT_RANGES = {
+    "num_players": (2, MAX_PLAYERS),
+    "decks": (1, MAX_DECKS),
+    "jokers_per_deck": (0, 2),
+    "hand_size": (1, _CARDS[1]),
+    "muertos_per_team": (1, MAX_MUERTOS_PER_TEAM),
+    "target": (0, MAX_MATCH_POINTS),
+    **dict.fromkeys(
+        (
+            "value_low",
+            "value_high",
+            "value_ace",
+            "value_two",
+            "value_joker",
+            "clean_canasta",
+            "dirty_canasta",
+            "clean_aces_canasta",
+            "dirty_aces_canasta",
+            "wild_canasta",
+            "going_out_bonus",
+            "muerto_taken_bonus",
+            "muerto_not_taken",
+            "min_first_meld_step",
+        ),
+        _POINTS,
+    ),
+    **dict.fromkeys(("max_meld_size", "pile_min_total", "stock_end"), _CARDS),
+    **dict.fromkeys(
+        ("min_first_meld", "min_first_meld_high", "min_first_meld_threshold"),
+        (0, MAX_MATCH_POINTS),
+    ),
+    "max_turns": (1, MAX_TURNS),
+    "max_hands": (1, MAX_HANDS),
+}
+
 PARAMETERS = tuple(f.name for f in fields(Variant))
 _TYPES = {f.name: f.type for f in fields(Variant)}
 
@@ -256,6 +300,9 @@ def _validate(v: Variant) -> None:
         raise VariantError(f"{src}: max_turns must be at least 1, got {v.max_turns}")
     if v.max_hands < 1:
         raise VariantError(f"{src}: max_hands must be at least 1, got {v.max_hands}")
+    for name, (low, high) in _INT_RANGES.items():
+        if not low <= getattr(v, name) <= high:
+            raise VariantError(f"{src}: {name} must lie in {low}..{high}, got {getattr(v, name)}")
     # a hand needs its deal, the muertos, an up-card or a peek, and a stock above stock_end
     needed = v.num_players * v.hand_size + 2 * v.muertos_per_team * MUERTO_SIZE + 2 + v.stock_end
     if v.total_cards < needed:
@@ -278,6 +325,14 @@ def _build(values: dict[str, Any], source: str) -> Variant:
     return Variant(**checked)
 
 
+def variant_from_dict(values: dict[str, Any], source: str) -> Variant:
+    """A variant from a mapping of parameters (a record's inline rules), checked as a
+    file's would be; VariantError naming ``source`` otherwise."""
+    if not isinstance(values, dict):
+        raise VariantError(f"{source} must be a mapping of parameter: value")
+    return _build(values, source)
+
+
 def variant_path(name_or_path: str | Path) -> Path:
     """The YAML file of a named variant, or the path given."""
     text = str(name_or_path)
@@ -292,14 +347,9 @@ def variant_path(name_or_path: str | Path) -> Path:
 
 
 def _read_mapping(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        raise VariantError(f"variant file {path} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise VariantError(f"{path} is not valid YAML: {exc}") from exc
-    except OSError as exc:
-        raise VariantError(f"cannot read variant file {path}: {exc.strerror or exc}") from exc
+    # bounded: a regular file of at most MAX_CONFIG_FILE_BYTES, no YAML aliases, no
+    # duplicate keys, nesting bounded (burako_env.limits)
+    data = read_yaml_file(path, "variant file", VariantError)
     if not isinstance(data, dict):
         raise VariantError(f"{path} must hold a mapping of parameter: value")
     return dict(data)
@@ -366,7 +416,7 @@ def load_variant(
         by_players: dict[Any, Any] = {}
         if variant.name in VARIANT_NAMES and num_players not in (None, variant.num_players):
             # a named variant moved to another player count takes that count's values
-            named = yaml.safe_load(variant_path(variant.name).read_text(encoding="utf-8"))
+            named = _read_mapping(variant_path(variant.name))
             by_players = named.get("by_players") or {}
         source = f"variant {variant.name!r}"
         n = num_players if num_players is not None else data.get("num_players", 4)
@@ -409,5 +459,5 @@ def variant_table(names: tuple[str, ...] = VARIANT_NAMES, num_players: int = 4) 
 
 
 def _allowed(name: str) -> tuple[int, ...]:
-    data = yaml.safe_load(variant_path(name).read_text(encoding="utf-8"))
+    data = _read_mapping(variant_path(name))
     return tuple(data.get("players", (4,)))

@@ -18,6 +18,7 @@ under the real name.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 try:  # the train extra: torch is not a core dependency (burako_env.extras)
@@ -46,6 +47,30 @@ def save_file(data: dict, path: str | Path) -> None:
     tmp = path.with_name(path.name + ".tmp")
     torch.save(data, tmp)
     os.replace(tmp, path)
+
+
+#: the temporary files this module and the trainer write before a rename, by folder: a
+#: kill -9 between the write and the rename leaves one behind
+_TEMPORARIES = {
+    "checkpoints": re.compile(r"(update_\d+|last|best)\.pt\.tmp"),
+    ".": re.compile(r"(policy\.pt|config\.yaml)\.tmp"),
+}
+
+
+def remove_stale_temporaries(run_dir: str | Path) -> list[Path]:
+    """Delete the temporaries a killed run left in ``run_dir`` (only regular files named
+    as :data:`_TEMPORARIES` says: nothing else is touched); returns those removed. Called
+    when a run resumes, before it writes any."""
+    removed = []
+    for sub, pattern in _TEMPORARIES.items():
+        folder = Path(run_dir) / sub
+        if not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            if pattern.fullmatch(path.name) and path.is_file() and not path.is_symlink():
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
 
 
 def check_compatible(data: dict, expected: dict, path: str | Path = "checkpoint") -> None:
@@ -90,6 +115,7 @@ __all__ = [
     "load_file",
     "load_network",
     "policy_dict",
+    "remove_stale_temporaries",
     "save_file",
     "variant_info",
 ]

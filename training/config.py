@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from burako_env.limits import MAX_NETWORK_WIDTH, MAX_TRAIN_ENVS, load_yaml, read_yaml_file
+
 
 class ConfigError(ValueError):
     """A bad training configuration: the message names the key."""
@@ -291,7 +293,7 @@ def _validate(cfg: TrainConfig) -> None:
     from burako_env.envs.rewards import REWARDS
 
     e, p, lg, ev, im = cfg.env, cfg.ppo, cfg.league, cfg.eval, cfg.imitation
-    need(e.num_envs >= 2, "env.num_envs", "at least 2", e.num_envs)
+    need(2 <= e.num_envs <= MAX_TRAIN_ENVS, "env.num_envs", f"2..{MAX_TRAIN_ENVS}", e.num_envs)
     need(e.num_players in (2, 4, 6, 8), "env.num_players", "2, 4, 6 or 8", e.num_players)
     need(e.episode in ("hand", "match"), "env.episode", "'hand' or 'match'", e.episode)
     need(e.reward in REWARDS, "env.reward", f"one of {REWARDS}", e.reward)
@@ -303,7 +305,7 @@ def _validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"config keys 'env.variant' / 'env.num_players': {exc}") from exc
     for key in ("hidden", "encoder", "meld_dim"):
         v = getattr(cfg.network, key)
-        need(v >= 2, f"network.{key}", "at least 2", v)
+        need(2 <= v <= MAX_NETWORK_WIDTH, f"network.{key}", f"2..{MAX_NETWORK_WIDTH}", v)
     need(
         cfg.network.card_features or not cfg.network.card_context,
         "network.card_context",
@@ -386,10 +388,7 @@ def apply_override(data: dict, override: str) -> None:
         raise ConfigError(f"override {override!r} must look like key=value (e.g. ppo.lr=1e-4)")
     key, raw = override.split("=", 1)
     key = key.strip()
-    try:
-        value = yaml.safe_load(raw)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"override of {key!r}: cannot read value {raw!r}: {exc}") from exc
+    value = load_yaml(raw, f"override of {key!r}: value {raw[:80]!r}", ConfigError)
     parts = key.split(".")
     node = data
     for part in parts[:-1]:
@@ -451,12 +450,8 @@ def load_config(
         data = source
     else:
         path = config_path(source)
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except OSError as exc:
-            raise ConfigError(f"cannot read config file {str(path)!r}: {exc.strerror}") from exc
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
+        # bounded like a variant file: size, nesting, no aliases or duplicate keys
+        data = read_yaml_file(path, "config file", ConfigError) or {}
         if not isinstance(data, dict):
             raise ConfigError(f"config file {str(path)!r} must hold a mapping of sections")
     return config_from_dict(data, overrides)

@@ -73,6 +73,7 @@ from burako_env.training.checkpoint import (
     load_file,
     load_network,
     policy_dict,
+    remove_stale_temporaries,
     save_file,
     variant_info,
 )
@@ -850,6 +851,7 @@ def resume_checkpoint(run_dir: Path, say=print) -> Path:
     numbered checkpoint that can, with a line through ``say`` naming it."""
     ck = Path(run_dir) / "checkpoints"
     last = ck / "last.pt"
+    remove_stale_temporaries(run_dir)  # a copy killed midway left its .tmp behind
     try:
         load_file(last, kind="train")
         return last

@@ -43,6 +43,7 @@ from burako_env.core.constants import (
 from burako_env.core.nb import run_sliced
 from burako_env.core.params import variant_params
 from burako_env.core.state import GameState, allocate_state, copy_state
+from burako_env.limits import MAX_SEED
 from burako_env.variants import Variant, load_variant
 
 EPISODES = ("hand", "match")
@@ -98,7 +99,22 @@ def check_actions(actions, batch_size: int, name: str = "actions") -> np.ndarray
             f"{name}: {batch_size} actions are needed, one action per game (shape "
             f"({batch_size},)), got shape {arr.shape}"
         )
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        b = int(np.argmax(arr > np.iinfo(np.int64).max))
+        # as int64 it would wrap to a negative id, and -1 means "skip this game"
+        raise ValueError(f"{name}[{b}] is {arr[b]}, no action id (0..{NUM_ACTIONS - 1})")
     return np.array(arr, dtype=np.int64)
+
+
+def check_whole_array(name: str, values, what: str) -> np.ndarray:
+    """``values`` (a number or a list) as int64, refusing floats and bools: 0.7 and True
+    were read as game 0 and seat 1 before (numpy rounds them without a word)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
+        raise TypeError(f"{name} must be whole numbers ({what}), got {values!r}")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} must be {what}, got {values!r}")
+    return arr.astype(np.int64)
 
 
 def check_buffer(name: str, out, shape: tuple[int, ...], dtype) -> np.ndarray:
@@ -116,8 +132,8 @@ def check_buffer(name: str, out, shape: tuple[int, ...], dtype) -> np.ndarray:
 
 
 def check_seed(seed) -> int:
-    if not _is_whole(seed) or seed < 0:
-        raise ValueError(f"seed must be a non-negative whole number, got {seed!r}")
+    if not _is_whole(seed) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be a non-negative whole number up to {MAX_SEED}, got {seed!r}")
     return int(seed)
 
 
@@ -147,15 +163,20 @@ class IllegalActionError(ValueError):
         )
 
 
+def game_seed(seed: int, b: int) -> np.ndarray:
+    """The generator state of game ``b`` of a batch seeded ``seed`` (spawn key b), made
+    alone: a record's deal costs the same whatever its index."""
+    w = np.random.SeedSequence(int(seed), spawn_key=(int(b),)).generate_state(4, dtype=np.uint32)
+    if not w.any():
+        w[0] = 1
+    return w.astype(np.int64)
+
+
 def game_seeds(seed: int, batch_size: int) -> np.ndarray:
     """Generator states for ``batch_size`` games from one seed (game b: spawn key b)."""
     words = np.empty((batch_size, 4), dtype=np.int64)
     for b in range(batch_size):
-        ss = np.random.SeedSequence(int(seed), spawn_key=(b,))
-        w = ss.generate_state(4, dtype=np.uint32)
-        if not w.any():
-            w[0] = 1
-        words[b] = w
+        words[b] = game_seed(seed, b)
     return words
 
 
@@ -442,7 +463,7 @@ class Game:
     def _game_indices(self, games) -> np.ndarray:
         if games is None:
             return np.arange(self.batch_size, dtype=np.int64)
-        idx = np.atleast_1d(np.asarray(games, dtype=np.int64))
+        idx = np.atleast_1d(check_whole_array("games", games, "game indices"))
         if idx.ndim != 1 or idx.size == 0:
             raise ValueError(f"games must be a non-empty list of game indices, got {games!r}")
         if (idx < 0).any() or (idx >= self.batch_size).any():
@@ -478,9 +499,10 @@ class Game:
         an integer seed) makes the deals: the same seed gives the same games.
         """
         idx = self._game_indices(games)
-        if not isinstance(count, (int, np.integer)) or count < 1:
+        if not _is_whole(count) or count < 1:
             raise ValueError(f"count must be a positive whole number, got {count!r}")
-        viewers = np.broadcast_to(np.asarray(viewer, dtype=np.int64), idx.shape)
+        seats = check_whole_array("viewer", viewer, f"seats 0..{self.num_players - 1}")
+        viewers = np.broadcast_to(seats, idx.shape)
         if (viewers < 0).any() or (viewers >= self.num_players).any():
             raise ValueError(f"viewer must be a seat 0..{self.num_players - 1}, got {viewer!r}")
         src_index = np.repeat(idx, count)

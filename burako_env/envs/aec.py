@@ -157,7 +157,13 @@ from burako_env.core.constants import (
     S_PLAYER,
     S_WINNER,
 )
-from burako_env.core.game import Game, IllegalActionError, check_action, game_seeds
+from burako_env.core.game import (
+    Game,
+    IllegalActionError,
+    check_action,
+    check_seed,
+    game_seeds,
+)
 from burako_env.core.kernels import (
     ERR_UNLISTED,
     GAME_OBSERVE,
@@ -497,7 +503,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         if seed is None and not self._seeded:
             seed = entropy_seed()
         if seed is not None:
-            self._st.rng[0] = game_seeds(int(seed), 1)[0]
+            self._st.rng[0] = game_seeds(check_seed(seed), 1)[0]  # 1.5 or True: an error
             self._seeded = True
         self._decisions.reset()
         self.agents = self.possible_agents[:]

@@ -44,7 +44,13 @@ from burako_env.core.constants import (
     S_HAND_JUST_ENDED,
     S_PLAYER,
 )
-from burako_env.core.game import Game, IllegalActionError, check_action, game_seeds
+from burako_env.core.game import (
+    Game,
+    IllegalActionError,
+    check_action,
+    check_seed,
+    game_seeds,
+)
 from burako_env.envs.aec import (
     INT16_MAX,
     INT16_MIN,
@@ -195,6 +201,8 @@ class BurakoGymEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            check_seed(seed)  # True or 2**70: an error, as 1.5 is
         super().reset(seed=seed)
         rng = self.np_random
         self._st.rng[0] = game_seeds(int(rng.integers(2**62)), 1)[0]

@@ -55,6 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
+from burako_env.checks import check_state_values
 from burako_env.core import kernels
 from burako_env.core.constants import (
     NUM_ACTIONS,
@@ -63,7 +64,7 @@ from burako_env.core.constants import (
     S_PLAYER,
 )
 from burako_env.core.game import Game, IllegalActionError, check_actions
-from burako_env.core.state import state_fields
+from burako_env.core.state import allocate_state, state_fields
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.variants import Variant
 
@@ -137,7 +138,10 @@ class VectorEnv:
         """Restore the games from :meth:`get_state`'s arrays; returns ``(obs, mask,
         info)`` as :meth:`reset` does, and the games continue exactly as they would have
         from the saved point. Arrays of another batch size, player count or variant
-        raise a ValueError naming the array; nothing is changed then."""
+        raise a ValueError naming the array, and values no game can hold (a corrupted
+        checkpoint: a length, count, card or seat out of range, cards not conserved) an
+        :class:`~burako_env.checks.InvalidStateError` (a ValueError) naming the game and
+        the value, before any kernel reads them; nothing is changed then."""
         current = dict(state_fields(self.game.state))
         missing = sorted(set(current) - set(state))
         if missing:
@@ -149,8 +153,12 @@ class VectorEnv:
                     f"state array {name!r} is {src.dtype}{list(src.shape)}, this env's is "
                     f"{arr.dtype}{list(arr.shape)} (another num_envs, num_players or variant?)"
                 )
-        for name, arr in current.items():
-            arr[...] = state[name]
+        # the kernels index with these values unchecked: check them on a copy first
+        trial = allocate_state(self.num_envs, self.num_players)
+        for name, _ in state_fields(trial):
+            getattr(trial, name)[...] = state[name]
+        check_state_values(trial, self.variant, self.game.episode_match)
+        self.game.state[...] = trial
         self._ended[:] = False
         self._hand_ended[:] = False
         self._rewards[:] = 0.0

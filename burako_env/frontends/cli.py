@@ -30,6 +30,14 @@ from typing import Annotated
 
 import typer
 
+from burako_env.limits import (
+    MAX_BATCH_GAMES,
+    MAX_BENCH_SECONDS,
+    MAX_SEED,
+    MAX_SIMULATE_GAMES,
+    MAX_TOURNAMENT_HANDS,
+)
+
 app = typer.Typer(
     help="Burako (Buraco, Burraco) self-play research environment.",
     no_args_is_help=True,
@@ -46,14 +54,6 @@ RayOpt = Annotated[
         "--ray", help="run on Ray: the cluster at --ray-address / RAY_ADDRESS, else a local one"
     ),
 ]
-RayAddressOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--ray-address", help="Ray cluster address, e.g. 10.0.0.5:6379 (default: RAY_ADDRESS)"
-    ),
-]
-
-
 GreedyOpt = Annotated[
     bool | None,
     typer.Option(
@@ -102,6 +102,30 @@ def _main(
 def _fail(message: str) -> None:
     typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
     raise typer.Exit(2)
+
+
+def _bound(option: str, value, low, high) -> None:
+    """``error:`` unless ``low <= value <= high`` (NaN is never within: a comparison with
+    it is false), so a typo is an error rather than a run with no end (burako_env.limits)."""
+    if not low <= value <= high:
+        _fail(f"{option} must lie in {low}..{high}, got {value}")
+
+
+def _ray_address(value: str | None) -> str | None:
+    # an empty address read as "none given" and started a local Ray instance
+    if value is not None and not value.strip():
+        _fail("--ray-address is empty: give HOST:PORT (e.g. 10.0.0.5:6379), or leave it out")
+    return value
+
+
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="Ray cluster address, e.g. 10.0.0.5:6379 (default: RAY_ADDRESS)",
+        callback=_ray_address,
+    ),
+]
 
 
 def _os_message(exc: OSError) -> str:
@@ -192,12 +216,9 @@ def simulate(
     """
     from burako_env.frontends.simulate import simulate as run
 
-    if games < 1:
-        _fail("--games must be at least 1")
-    if chunk < 1:
-        _fail("--chunk must be at least 1")
-    if seed < 0:
-        _fail("--seed must be 0 or more")
+    _bound("--games", games, 1, MAX_SIMULATE_GAMES)
+    _bound("--chunk", chunk, 1, MAX_SIMULATE_GAMES)
+    _bound("--seed", seed, 0, MAX_SEED)
     _announce_compile("simulate")
     ray = ray or ray_address is not None
     with cli_errors():
@@ -233,6 +254,8 @@ def sweep(
 
     if hands < 1 or batch < 1 or not 0.0 <= meld_bias <= 1.0:
         _fail("--hands and --batch must be at least 1, --meld-bias within 0..1")
+    _bound("--hands", hands, 1, MAX_SIMULATE_GAMES)
+    _bound("--batch", batch, 1, MAX_BATCH_GAMES)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -292,8 +315,12 @@ def bench(
         _fail(f"unknown --api {api!r}: use core, aec, vector or all")
     if seconds <= 0 or min_games < 1:
         _fail("--seconds must be positive and --min-games at least 1")
+    _bound("--seconds", seconds, 0, MAX_BENCH_SECONDS)  # NaN and inf too
+    _bound("--min-games", min_games, 1, MAX_SIMULATE_GAMES)
     if any(b < 1 for b in batch or []) or any(t < 1 for t in threads or []):
         _fail("--batch and --threads must be at least 1")
+    for b in batch or []:
+        _bound("--batch", b, 1, MAX_BATCH_GAMES)
 
     import numba
 
@@ -427,10 +454,12 @@ def tournament(
     """
     if hands < 1:
         _fail("--hands must be at least 1")
+    _bound("--hands", hands, 1, MAX_TOURNAMENT_HANDS)
     if workers < 1:
         _fail("--workers must be at least 1")
     if seed < 0:
         _fail("--seed must be 0 or more")
+    _bound("--seed", seed, 0, MAX_SEED)
     if episode not in ("hand", "match"):
         _fail(f"--episode must be hand or match, got {episode!r}")
     if task_deals is not None and task_deals < 1:
@@ -540,10 +569,11 @@ def play(
 
     from burako_env.core.game import Game
     from burako_env.frontends.play import default_bot, make_bots, play_game
-    from burako_env.records import GameRecord, output_file, write_records
+    from burako_env.records import GameRecord, output_file, variant_fields, write_records
 
     if seed < 0:
         _fail("--seed must be 0 or more")
+    _bound("--seed", seed, 0, MAX_SEED)
     if save is not None:  # before the person plays a whole hand, not after
         check_writable_file("--save", save)
     _announce_compile("play")
@@ -596,8 +626,9 @@ def play(
             typer.echo(f"The game did not finish: nothing saved to {save}.")
         else:
             seat_names = ["human" if p == seat else labels[p] for p in range(n)]
+            rules, overrides = variant_fields(game.variant)  # a name or the rules, no path
             rec = GameRecord(
-                variant=variant,
+                variant=rules,
                 num_players=n,
                 seed=seed,
                 index=0,
@@ -607,6 +638,7 @@ def play(
                 winner=result.winner,
                 episode=game.episode,
                 agents=seat_names[:2],
+                overrides=overrides,
                 meta={"source": "burako play", "human_seat": seat},
             )
             with cli_errors():
@@ -647,6 +679,7 @@ def replay(
     import sys
 
     from burako_env.frontends.playback import check_record, header, load_lines, replay_frames
+    from burako_env.limits import printable
 
     with cli_errors():
         lines = load_lines(file)
@@ -670,7 +703,9 @@ def replay(
             if problem is not None:
                 bad += 1
                 typer.secho(
-                    f"game {i} (line {line.lineno}): {problem}", fg=typer.colors.RED, err=True
+                    f"game {i} (line {line.lineno}): {printable(problem)}",
+                    fg=typer.colors.RED,
+                    err=True,
                 )
         if bad:
             typer.secho(
@@ -690,7 +725,9 @@ def replay(
     problem = line.error if rec is None else check_record(rec)
     if problem is not None:
         typer.secho(
-            f"error: game {i} (line {line.lineno}): {problem}", fg=typer.colors.RED, err=True
+            f"error: game {i} (line {line.lineno}): {printable(problem)}",
+            fg=typer.colors.RED,
+            err=True,
         )
         raise typer.Exit(1)
     if viewer is not None and not 0 <= viewer < rec.num_players:
@@ -710,7 +747,9 @@ def replay(
                     typer.echo("\nstopped.")
                     return
     except ValueError as exc:
-        typer.secho(f"error: game {i} does not replay: {exc}", fg=typer.colors.RED, err=True)
+        typer.secho(
+            f"error: game {i} does not replay: {printable(exc)}", fg=typer.colors.RED, err=True
+        )
         raise typer.Exit(1) from None
     if moves_only:
         typer.echo(f"\n{table}")

@@ -13,7 +13,6 @@ A game-record file holds one JSON :class:`~burako_env.records.GameRecord` per li
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,14 @@ import numpy as np
 from burako_env.core.actions import describe_action
 from burako_env.core.constants import NUM_ACTIONS
 from burako_env.core.game import Game
-from burako_env.records import GameRecord, deal_game
+from burako_env.limits import printable
+from burako_env.records import (
+    GameRecord,
+    deal_game,
+    parse_record,
+    record_lines,
+    record_variant,
+)
 from burako_env.render import render_table
 
 
@@ -38,40 +44,22 @@ class Line:
 
 def load_lines(path: str | Path) -> list[Line]:
     """Every non-empty line of a JSON-lines record file (OSError if it cannot be read,
-    ValueError if it is not text)."""
+    ValueError if it is not text or a line is past the bounded read's limit)."""
     out = []
-    with open(path, encoding="utf-8") as f:
+    for lineno, text in list(record_lines(path)):
+        text = text.strip()
+        if not text:
+            continue
         try:
-            texts = list(f)
-        except UnicodeDecodeError as exc:
-            raise ValueError(
-                f"{path} is not a text file of JSON-lines game records (byte {exc.start} is "
-                "not UTF-8): give a file written by tournament --save-games or play --save"
-            ) from None
-        for lineno, text in enumerate(texts, 1):
-            text = text.strip()
-            if not text:
-                continue
-            try:
-                data = json.loads(text)
-                if not isinstance(data, dict):
-                    raise ValueError("a record is a JSON object")
-                out.append(Line(lineno, GameRecord.from_dict(data)))
-            except (json.JSONDecodeError, TypeError, ValueError) as exc:
-                out.append(Line(lineno, None, f"not a game record: {exc}"))
+            out.append(Line(lineno, parse_record(text)))
+        except (TypeError, ValueError) as exc:
+            out.append(Line(lineno, None, f"not a game record: {exc}"))
     return out
 
 
 def start(record: GameRecord) -> Game:
     """The record's deal, before the first action."""
-    return deal_game(
-        record.variant,
-        record.num_players,
-        record.seed,
-        record.index,
-        record.episode,
-        **record.overrides,
-    )
+    return deal_game(record_variant(record), None, record.seed, record.index, record.episode)
 
 
 def _final(game: Game, record: GameRecord) -> list[int]:
@@ -118,10 +106,13 @@ def _check(record: GameRecord) -> str | None:
 
 
 def header(record: GameRecord) -> str:
-    seats = ", ".join(f"P{p} {name}" for p, name in enumerate(record.seats))
+    # every text of a record is printed through printable(): a name could hold an escape
+    seats = ", ".join(f"P{p} {printable(name)}" for p, name in enumerate(record.seats))
     result = "a tie" if record.winner < 0 else f"team {record.winner} wins"
+    rules = record.variant
+    variant = printable(rules.get("name", "custom") if isinstance(rules, dict) else rules)
     return (
-        f"{record.variant}, {record.num_players} players, {record.episode}, deal "
+        f"{variant}, {record.num_players} players, {record.episode}, deal "
         f"{record.seed}/{record.index}; seats: {seats}; {len(record.actions)} moves; "
         f"recorded result: {record.scores[0]} – {record.scores[1]}, {result}"
     )
@@ -141,7 +132,7 @@ def replay_frames(record: GameRecord, viewer: int | None = None) -> Iterator[tup
         if why is not None:
             raise ValueError(f"move {k}: action {a} is illegal: {why}")
         game.step_one(int(a))
-        name = record.seats[p] if p < len(record.seats) else "?"
+        name = printable(record.seats[p]) if p < len(record.seats) else "?"
         yield (
             f"move {k}/{n}: P{p} ({name}): {describe_action(int(a))}",
             render_table(game, viewer=viewer),

@@ -22,7 +22,8 @@ from burako_env.core.constants import (
     S_TURN,
 )
 from burako_env.core.game import Game
-from burako_env.distributed import game_seeds_range
+from burako_env.distributed import game_seeds_range, slices
+from burako_env.limits import MAX_SEED, MAX_SIMULATE_GAMES, SIMULATE_BATCH_GAMES, check_whole
 from burako_env.variants import Variant, load_variant
 
 
@@ -107,7 +108,7 @@ def simulate_games_task(variant: Variant, seed: int, start: int, count: int, thr
 def _on_ray(variant, seed, games, chunk, address, workers, progress) -> list[dict[str, np.ndarray]]:
     from tqdm.auto import tqdm
 
-    from burako_env.distributed import TASK_CPUS, TASK_RETRIES, RayError, ray_session, slices
+    from burako_env.distributed import TASK_CPUS, TASK_RETRIES, RayError, ray_session
 
     with ray_session(address, num_cpus=workers) as ray:
         remote = ray.remote(num_cpus=TASK_CPUS, max_retries=TASK_RETRIES)(simulate_games_task)
@@ -148,33 +149,55 @@ def simulate(
     default all); the summary is the
     local run's, bit for bit, but for ``seconds``: the kernel's locally, the whole run's
     on Ray (tasks and transfers, from the first task sent; the connection left out).
-    ``progress``: a bar of games done.
+    ``progress``: a bar of games done. Locally the games run in batches of
+    ``SIMULATE_BATCH_GAMES`` (burako_env.limits), so memory stays bounded whatever
+    ``games``; each game is seeded by (seed, its index) alone, so the batches play the
+    games one batch of all of them would.
     """
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
-    if chunk < 1:
-        raise ValueError(f"chunk must be at least 1, got {chunk}")
+    games = check_whole("games", games, 1, MAX_SIMULATE_GAMES, ValueError)
+    chunk = check_whole("chunk", chunk, 1, MAX_SIMULATE_GAMES, ValueError)
+    seed = check_whole("seed", seed, 0, MAX_SEED, ValueError)
     v = load_variant(variant, num_players=num_players, **overrides)
+    totals = dict.fromkeys(_TOTALS, 0)
     if ray:
         parts, dt = _on_ray(v, seed, games, chunk, ray_address, workers, progress)
-    else:
-        parts = [_play_games(v, seed, 0, games)]
-        dt = float(parts[0]["seconds"][0])  # the kernel alone
-    got = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-    end, scores = got["end"], got["scores"]
+        for part in parts:
+            _add_totals(totals, part)
+    else:  # batches of SIMULATE_BATCH_GAMES: memory bounded, the same games (module doc)
+        dt = 0.0
+        for lo, hi in slices(games, SIMULATE_BATCH_GAMES):
+            part = _play_games(v, seed, lo, hi - lo)
+            _add_totals(totals, part)
+            dt += float(part["seconds"][0])  # the kernel alone
     return SimulationSummary(
         variant=v.name,
         players=v.num_players,
         games=games,
         seconds=dt,
-        went_out=int((end == END_WENT_OUT).sum()),
-        stock_end=int((end == END_STOCK).sum()),
-        max_turns=int((end == END_MAX_TURNS).sum()),
-        mean_scores=(float(scores[:, 0].mean()), float(scores[:, 1].mean())),
-        canastas_per_hand=int(got["canastas"].sum()) / games,
-        mean_turns=float(got["turns"].mean()),
-        mean_steps=float(got["steps"].mean()),
+        went_out=totals["went_out"],
+        stock_end=totals["stock_end"],
+        max_turns=totals["max_turns"],
+        # exact integer sums over the games: the same means as numpy's over one batch
+        mean_scores=(totals["score0"] / games, totals["score1"] / games),
+        canastas_per_hand=totals["canastas"] / games,
+        mean_turns=totals["turns"] / games,
+        mean_steps=totals["steps"] / games,
     )
+
+
+_TOTALS = ("went_out", "stock_end", "max_turns", "score0", "score1", "canastas", "turns", "steps")
+
+
+def _add_totals(totals: dict[str, int], part: dict[str, np.ndarray]) -> None:
+    """Add a batch's per-game outcomes to the run's integer totals."""
+    end = part["end"]
+    totals["went_out"] += int((end == END_WENT_OUT).sum())
+    totals["stock_end"] += int((end == END_STOCK).sum())
+    totals["max_turns"] += int((end == END_MAX_TURNS).sum())
+    totals["score0"] += int(part["scores"][:, 0].sum())
+    totals["score1"] += int(part["scores"][:, 1].sum())
+    for key in ("canastas", "turns", "steps"):
+        totals[key] += int(part[key].sum())
 
 
 __all__ = [
