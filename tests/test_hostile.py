@@ -166,8 +166,8 @@ def test_resume_of_a_corrupted_env_state_is_a_checkpoint_error():
     code = """
         import torch
         from burako_env.envs.vector import VectorEnv
-        from training.checkpoint import CheckpointError
-        from training.ppo import env_state, load_env_state
+        from burako_env.training.checkpoint import CheckpointError
+        from burako_env.training.ppo import env_state, load_env_state
         env = VectorEnv("argentine", num_envs=4, seed=0)
         state = env_state(env)
         state["num_melds"][0, 1] = 100
@@ -407,7 +407,7 @@ def test_simulate_refuses_a_game_count_with_no_end():
 def test_a_policy_with_corrupted_weights_is_a_checkpoint_error(tmp_path, value):
     import torch
 
-    from agents.policy_file import CheckpointError, load_network
+    from burako_env.agents.policy_file import CheckpointError, load_network
 
     data = torch.load(ROOT / "burako_env/data/ppo_argentine_4p.pt", weights_only=True)
     name = next(k for k, t in data["model"].items() if t.is_floating_point())
@@ -471,8 +471,8 @@ def test_cli_values_with_no_end_are_errors(args, words):
 
 # ------------------------------------------------------------------ 8. stale temporaries
 def test_resume_removes_only_the_temporaries_a_killed_run_left(tmp_path):
-    from training.checkpoint import CheckpointError, remove_stale_temporaries
-    from training.ppo import resume_checkpoint
+    from burako_env.training.checkpoint import CheckpointError, remove_stale_temporaries
+    from burako_env.training.ppo import resume_checkpoint
 
     run = tmp_path / "run"
     ck = run / "checkpoints"
