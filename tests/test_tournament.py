@@ -11,7 +11,7 @@ import pytest
 
 from agents import make_agent
 from agents.base import Agent
-from agents.tournament import TournamentResult, bradley_terry, run_tournament, wilson
+from agents.tournament import TournamentResult, _labels, bradley_terry, run_tournament, wilson
 from burako_env.records import GameRecord, deal_game, read_records, replay, write_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,6 +114,11 @@ def test_the_kernel_stops_for_python_agents_and_plays_the_stepped_games(tmp_path
         assert not a.compiled and (a.wins, a.mean_margin) == (b.wins, b.mean_margin)
         (tmp_path / "k.jsonl").unlink()
         (tmp_path / "s.jsonl").unlink()
+
+
+def test_copies_of_an_agent_are_numbered_from_two():
+    agents = [make_agent("greedy", seed=s) for s in range(3)] + [FirstLegal()]
+    assert _labels(agents) == ["greedy", "greedy#2", "greedy#3", "first_legal"]
 
 
 def test_a_python_agent_is_routed_by_seat(tmp_path):
