@@ -11,7 +11,7 @@ import pytest
 
 from agents import make_agent
 from agents.base import Agent
-from agents.tournament import TournamentResult, _labels, bradley_terry, run_tournament, wilson
+from agents.tournament import TournamentResult, bradley_terry, run_tournament, wilson
 from burako_env.records import GameRecord, deal_game, read_records, replay, write_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,6 +117,8 @@ def test_the_kernel_stops_for_python_agents_and_plays_the_stepped_games(tmp_path
 
 
 def test_copies_of_an_agent_are_numbered_from_two():
+    from agents.tournament import _labels
+
     agents = [make_agent("greedy", seed=s) for s in range(3)] + [FirstLegal()]
     assert _labels(agents) == ["greedy", "greedy#2", "greedy#3", "first_legal"]
 
