@@ -38,6 +38,7 @@ from burako_env.core.constants import (
     MF_LO,
     MF_SIZE,
     MF_WILD,
+    NUM_MELD_FIELDS,
     OPEN_WILD_GROUP_BASE,
 )
 from burako_env.core.scenario import build_game
@@ -99,6 +100,15 @@ def test_suited_two_in_the_gap_at_position_2_is_natural(variant):
     game = build_game(variant, hands={0: "Ah 2h 3h Kd Qs"}, melds={0: ["Kh Ks Kc"]})
     do(game, open_action("Ah 2h 3h", gap=True))
     assert run_fields(game, 1) == (1, 3, 0, -1, 3)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_run_with_the_wild_in_the_gap_opens_without_the_middle_card(variant):
+    # the legal list offers the gapped opening from the two ends and a wild alone
+    # (docs/TESTING.md: the enumeration read the wrong positions and no test saw it)
+    game = build_game(variant, hands={0: "5h 7h * Kd Qs"}, melds={0: ["Kh Ks Kc"]})
+    do(game, open_action("5h * 7h", gap=True))
+    assert run_fields(game, 1) == (5, 7, 6, JOKER, 3)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -184,6 +194,18 @@ def test_both_aces_make_the_longest_run(variant):
     do_add(game, "*", 0)  # the joker stands as the high ace
     assert run_fields(game, 0) == (1, 13, 0, JOKER, 14)
     refused(game, add_action(card("Ah"), 0), ERR_DOES_NOT_FIT)
+
+
+@pytest.mark.parametrize("variant", NOT_COLOMBIAN)
+def test_the_gap_of_a_run_of_fourteen_cannot_be_filled(variant):
+    # the natural would send the joker to an end, and the run already spans A to A
+    game = build_game(
+        variant,
+        hands={0: "7h Kd Qs"},
+        melds={0: ["Ah 2h 3h 4h 5h 6h * 8h 9h Th Jh Qh Kh Ah"]},
+    )
+    assert run_fields(game, 0) == (1, 14, 7, JOKER, 14)
+    refused(game, add_action(card("7h"), 0), ERR_DOES_NOT_FIT)
 
 
 # ====================================================================== one wild
@@ -286,6 +308,8 @@ def test_max_meld_size_closes_a_meld(variant, overrides, closed):
     )
     assert [len(m) for m in melds(game, 0)] == [6, 7]
     do_add(game, "8d", 0)  # the group reaches 7
+    # the observation's closed flag of the own team's first meld
+    assert game.observe_one(0)[game.layout.melds + NUM_MELD_FIELDS + 2] == closed
     if closed:
         refused(game, add_action(JOKER, 0), ERR_MELD_CLOSED)
         refused(game, add_action(card("Th"), 1), ERR_MELD_CLOSED)

@@ -246,6 +246,24 @@ def test_going_out_requires_a_canasta(variant, overrides, needs, table, how):
         refused(game, action, ERR_CANNOT_GO_OUT)
 
 
+@pytest.mark.parametrize(("table", "allowed"), [("2c 2c 2d 2d 2h 2h *", False), (CLEAN, True)])
+def test_a_wild_canasta_is_not_clean(table, allowed):
+    # a wild group is never clean (RULES.md 2.4): with close_requires clean_canasta its
+    # canasta does not let the team go out
+    game = build_game(
+        "colombian",
+        hands={0: "Kh", 1: "Jd"},
+        melds={0: [table, "Qs Qd Qh"]},
+        muertos_taken={0: 1},
+        close_requires="clean_canasta",
+    )
+    if allowed:
+        do(game, discard_action(card("Kh")))
+        assert sc(game, S_END_REASON) == END_WENT_OUT
+    else:
+        refused(game, discard_action(card("Kh")), ERR_CANNOT_GO_OUT)
+
+
 @pytest.mark.parametrize("variant", ["argentine", "brazilian"])
 def test_the_going_out_meld_may_complete_the_canasta(variant):
     game = build_game(

@@ -74,6 +74,13 @@ def test_scoring_stock_end(variant):
     assert_scores(stock_end_game(variant, **overrides), None, STOCK_END_EXPECTED[variant])
 
 
+def test_a_wild_in_the_gap_of_a_run_scores_as_the_wild():
+    # 5h 2c 7h: the 2c stands for the 6h, which is not on the table and scores nothing
+    game = stock_end_game("argentine", melds={0: [CLEAN, "Qs Qd Qh", "5h 2c 7h"], 1: ["5h 6h 7h"]})
+    # team 0's table: 55 + 30 + (5 + 20 + 5)
+    assert_scores(game, None, [[115, 200, 0, 0, -100, -10], [15, 0, 0, 0, -100, -10]])
+
+
 # ====================================================================== colombian specials
 @pytest.mark.parametrize(
     ("meld_text", "bonus"),
@@ -83,6 +90,8 @@ def test_scoring_stock_end(variant):
         ("2c 2c 2d 2d 2h 2h *", 700),  # wild canasta
         (CLEAN, 200),
         ("8h 9h Th Jh Qh Kh 2s", 100),
+        # a run of clubs: suit 0, whose key equals the aces' rank 0; no canasta of aces
+        ("5c 6c 7c 8c 9c Tc Jc", 200),
     ],
 )
 def test_colombian_canasta_bonuses(meld_text, bonus):

@@ -321,6 +321,8 @@ def test_render_modes(capsys):
     assert "Stock" in capsys.readouterr().out
     with pytest.raises(ValueError, match="render_mode"):
         raw_env(render_mode="rgb_array")
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert raw_env(num_players=2).render() is None
 
 
 def test_render_finished_hand():
@@ -448,6 +450,7 @@ def test_vector_env_is_the_core(variant, players, episode):
         np.testing.assert_array_equal(obs, game.observe())
         np.testing.assert_array_equal(mask, game.legal_action_mask())
         np.testing.assert_array_equal(info["seat"], game.current_player)
+        np.testing.assert_array_equal(info["team"], game.current_player % 2)
         picks = (rng.random(b) * info["num_legal"]).astype(np.int64)
         actions = info["legal"][np.arange(b), picks].astype(np.int64)
         assert mask[np.arange(b), actions].all()
@@ -483,6 +486,37 @@ def test_vector_env_rewards():
         if ended.any():
             f = info["final_scores"][ended]
             np.testing.assert_array_equal(info["team_rewards"][ended, 0], f[:, 0] - f[:, 1])
+            seen += int(ended.sum())
+    assert seen > 0
+
+
+def test_gym_env_final_info_has_the_hand_result_whoever_ends_it():
+    # most hands end on an opponent's move, inside the learner's step
+    env = BurakoGymEnv(num_players=4, seat=0)
+    rng = np.random.default_rng(0)
+    for seed in range(8):
+        obs, info = env.reset(seed=seed)
+        terminated = False
+        while not terminated:
+            legal = env.legal_actions()
+            obs, _, terminated, _, info = env.step(int(legal[rng.integers(len(legal))]))
+        assert info["hand_scores"] == tuple(int(x) for x in env.game.hand_scores[0])
+
+
+def test_vector_env_match_win_rewards_come_at_the_match_end():
+    # reward "win" in a match: +1 / -1 / 0 by the match totals, only when the match ends
+    env = VectorEnv("italian", 2, num_envs=12, seed=7, episode="match", reward="win", target=300)
+    obs, mask, info = env.reset()
+    rng = np.random.default_rng(0)
+    seen = 0
+    for _ in range(400):
+        picks = (rng.random(12) * info["num_legal"]).astype(np.int64)
+        obs, mask, info = env.step(info["legal"][np.arange(12), picks])
+        ended, r = info["ended"], info["team_rewards"]
+        assert not r[~ended].any()
+        if ended.any():
+            m = info["final_match"][ended]
+            np.testing.assert_array_equal(r[ended, 0], np.sign(m[:, 0] - m[:, 1]))
             seen += int(ended.sum())
     assert seen > 0
 

@@ -124,6 +124,13 @@ def test_the_kernel_stops_for_python_agents_and_plays_the_stepped_games(tmp_path
         (tmp_path / "s.jsonl").unlink()
 
 
+def test_copies_of_an_agent_are_numbered_from_two():
+    from agents.tournament import _labels
+
+    agents = [make_agent("greedy", seed=s) for s in range(3)] + [FirstLegal()]
+    assert _labels(agents) == ["greedy", "greedy#2", "greedy#3", "first_legal"]
+
+
 def test_a_python_agent_is_routed_by_seat(tmp_path):
     res = run_tournament(
         [FirstLegal(), make_agent("greedy", seed=1)],

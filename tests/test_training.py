@@ -18,11 +18,12 @@ from burako_env.agents.policies import POLICY_DISCARD_TABLE, act_batch, default_
 from burako_env.agents.ppo_agent import PPOAgent, pretrained_path
 from burako_env.core.constants import ADD_BASE, DISCARD_BASE, OPEN_GROUP_BASE
 from burako_env.envs.vector import VectorEnv
-from burako_env.training.checkpoint import CheckpointError, load_file, save_file
-from burako_env.training.config import ConfigError, load_config
-from burako_env.training.imitation import _returns, behaviour_clone, collect_demonstrations
-from burako_env.training.network import HINT_RNG_STATE, MASKED_LOGIT, BurakoNet, legal_lists, padded
-from burako_env.training.ppo import compute_gae, train
+from training.checkpoint import CheckpointError, load_file, save_file
+from training.config import ConfigError, load_config
+from training.evaluate import plot_run, read_scalars
+from training.imitation import _returns, behaviour_clone, collect_demonstrations
+from training.network import HINT_RNG_STATE, MASKED_LOGIT, BurakoNet, legal_lists, padded
+from training.ppo import compute_gae, train
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "train" / "tiny.yaml"
 # the tiny config, evaluated only at the end (fewer tournament games)
@@ -71,6 +72,12 @@ def test_tiny_run_writes_a_run_folder(runs):
     assert (run / "config.yaml").is_file() and (run / "policy.pt").is_file()
     assert (run / "checkpoints" / "last.pt").is_file()
     assert (run / "checkpoints" / "best.pt").is_file()
+    # the policy file says where it comes from (docs/TESTING.md: a save without it passed)
+    meta = load_file(run / "policy.pt")["meta"]
+    assert (meta["update"], meta["global_step"]) == (full["update"], full["global_step"])
+    assert meta["run"]
+    best = load_file(run / "best_policy.pt")["meta"]
+    assert best["run"] == meta["run"] and 0 <= best["update"] <= meta["update"]
     assert list((run / "tb").glob("events.out.tfevents.*"))
     assert set(full["eval"]) == {"greedy"}
     r = full["eval"]["greedy"]
@@ -208,6 +215,27 @@ def test_bad_config_keys_and_values_name_the_key():
     with pytest.raises(ConfigError, match="bogus"):
         load_config({"bogus": {"x": 1}})
     assert load_config(TINY, ["ppo.lr=1e-4"]).ppo.lr == pytest.approx(1e-4)
+
+
+def test_the_run_log_reads_back_and_plots(runs, tmp_path):
+    # the TensorBoard scalars of the tiny run, and the PNG of its curves (no test read
+    # them: docs/TESTING.md)
+    root, full, _ = runs
+    scalars = read_scalars(root / "full")
+    assert scalars
+    for rows in scalars.values():
+        steps = [step for step, _, _ in rows]
+        assert steps == sorted(steps) and 0 <= steps[-1] <= full["global_step"]
+    plot_run(root / "full", tmp_path / "curves.png")
+    assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_config_bounds_name_the_key_and_admit_the_bound():
+    with pytest.raises(ConfigError, match="ppo.clip_coef"):
+        load_config(TINY, ["ppo.clip_coef=0"])
+    with pytest.raises(ConfigError, match="checkpoint_every"):
+        load_config(TINY, ["checkpoint_every=0"])
+    assert load_config(TINY, ["checkpoint_every=1"]).checkpoint_every == 1
 
 
 def test_corrupted_or_mismatched_checkpoints_give_clear_errors(runs, tmp_path):

@@ -142,6 +142,7 @@ def test_card_faces_match_the_notation():
     for c in range(52):
         assert parse_cards(faces[c]["text"]) == [c]
         assert faces[c]["suit"] == ("clubs", "diamonds", "hearts", "spades")[c // NUM_RANKS]
+    assert faces[52] == {"id": 52, "rank": "★", "suit": "joker", "symbol": "", "text": "*"}
 
 
 # ---------------------------------------------------------------- the table as JSON
@@ -189,6 +190,7 @@ def test_view_hides_other_hands_and_shows_public_things():
     view = table_view(game, viewer=viewer)
     for seat in view["seats"]:
         assert ("hand" in seat) == (seat["seat"] == viewer)
+        assert seat["team"] == seat["seat"] % 2
         assert seat["cards"] == int(game.state.hands[0, seat["seat"]].sum())
     mine = view["seats"][viewer]["hand"]
     assert sorted(mine) == [c for c in range(53) for _ in range(game.state.hands[0, viewer, c])]
@@ -337,6 +339,7 @@ def test_tabs_play_separate_games(client):
     a = new_game(client, seed=1)
     b = new_game(client, seed=1)
     assert a["id"] != b["id"]
+    assert a["names"][a["seat"]] == "you" and a["names"].count("greedy") == len(a["names"]) - 1
     a = my_turn(client, a)
     first = a["moves"][0]["action"]
     after = client.post(f"/api/games/{a['id']}/move", json={"action": first}).json()

@@ -1,0 +1,340 @@
+"""Mutation testing of the Python layers with mutmut, one layer at a time (docs/TESTING.md).
+
+    python scripts/mutation.py                       # every layer, 40 mutants each (seed 0)
+    python scripts/mutation.py --layer agents --sample 100 --seed 3
+    python scripts/mutation.py --layer envs --full   # every mutant of the layer
+    python scripts/mutation.py --report              # the last results, no run
+
+Each layer runs in ``.mutation/<layer>/`` (git-ignored): links to the sources and tests
+and a ``pyproject.toml`` whose ``[tool.mutmut]`` names the layer's files
+(``only_mutate``) and the tests that cover them, so the stats run (the layer's tests
+once, recording which test reaches which function) and each mutant's run (only the
+tests that reached its function, in a child forked from that one pytest session: the
+numba kernels compile once per layer) stay short. mutmut keeps its results there, so a
+second run only runs the mutants that have none (``--rerun`` runs the sample again).
+
+mutmut skips decorated functions, so the numba kernels (``nb.njit``, ``njit_kernel``,
+``njit_parallel``) are never mutated; ``burako_env/core`` is not in any layer (the
+compiled rules have hand-written mutants: ``scripts/rule_mutants.py``).
+
+The sample: mutmut writes every mutant of the layer (cheap), the script lists their
+names, sorts them and draws ``--sample`` of them with ``random.Random(seed)``; mutmut
+runs only those. Runs one test process at a time (``--max-children 1``, no xdist) under
+``nice``; ``--max-minutes`` stops a layer's run (results so far are kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / ".mutation"
+#: what a layer's folder links to (mutmut copies the sources and tests into mutants/)
+LINKS = ("burako_env", "agents", "training", "tests", "configs", "scripts", "notebooks")
+
+
+@dataclass(frozen=True)
+class Layer:
+    only_mutate: tuple[str, ...]
+    tests: tuple[str, ...]
+    #: tests left out of the layer's runs: slow ones whose code other tests cover
+    deselect: tuple[str, ...] = ()
+    #: mutmut's process_isolation: "forkserver" where the tests run torch in the parent
+    #: (a child forked after torch's thread pool started hangs: every mutant a timeout)
+    isolation: str = "fork"
+
+
+LAYERS = {
+    "agents": Layer(
+        only_mutate=("agents/*",),
+        tests=(
+            "tests/test_agents.py",
+            "tests/test_agent_layers.py",
+            "tests/test_tournament.py",
+            "tests/test_weighted_heuristics.py",
+            "tests/test_pimc.py",
+        ),
+        # 20 s: a notebook run end to end
+        deselect=("tests/test_tournament.py::test_notebook_runs",),
+        isolation="forkserver",
+    ),
+    "training": Layer(only_mutate=("training/*",), tests=("tests/test_training.py",)),
+    "envs": Layer(
+        only_mutate=("burako_env/envs/*",),
+        tests=(
+            "tests/test_envs.py",
+            # the envs' argument checks (the rest of test_hardening builds a wheel, forks)
+            "tests/test_hardening.py::test_raw_env_refuses_non_integer_actions",
+            "tests/test_hardening.py::test_wrapped_env_refuses_non_integer_actions",
+            "tests/test_hardening.py::test_gym_env_refuses_non_integer_actions",
+            "tests/test_hardening.py::test_integer_actions_of_numpy_types_are_accepted",
+            "tests/test_hardening.py::test_vector_env_refuses_coercion",
+            "tests/test_hardening.py::test_gym_opponents_by_name",
+        ),
+    ),
+    "frontends": Layer(
+        only_mutate=("burako_env/frontends/*", "burako_env/records.py"),
+        tests=(
+            "tests/test_cli.py",
+            "tests/test_sweep.py",
+            "tests/test_warmup.py",
+            "tests/test_web_server.py",
+            "tests/test_tournament.py",
+        ),
+        deselect=("tests/test_tournament.py::test_notebook_runs",),
+    ),
+}
+
+#: mutmut's exit codes, grouped as the report counts them (mutmut.stats.status_by_exit_code)
+KILLED = {1, 3}
+TIMEOUT = {36, -24, 24, 152, 255}
+SURVIVED = {0}
+NO_TESTS = {5, 33}
+
+
+def status_of(code: int | None) -> str:
+    if code is None:
+        return "not run"
+    if code in KILLED:
+        return "killed"
+    if code in TIMEOUT:
+        return "timeout"
+    if code in SURVIVED:
+        return "survived"
+    if code in NO_TESTS:
+        return "no tests"
+    return "other"
+
+
+def layer_pyproject(layer: Layer) -> str:
+    """The project's pyproject.toml with the layer's own [tool.mutmut] section."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    kept, skipping = [], False
+    for line in text.splitlines():
+        if re.match(r"^\[[A-Za-z]", line):
+            skipping = line.strip() == "[tool.mutmut]"
+        if not skipping:
+            kept.append(line)
+    pytest_args = ["-p", "no:xdist", "-p", "no:cacheprovider"]
+    for test in layer.deselect:
+        pytest_args += ["--deselect", test]
+    section = [
+        "[tool.mutmut]",
+        'source_paths = ["burako_env", "agents", "training"]',
+        f"only_mutate = {json.dumps(list(layer.only_mutate))}",
+        'also_copy = ["configs", "scripts", "notebooks"]',
+        f"pytest_add_cli_args = {json.dumps(pytest_args)}",
+        f"pytest_add_cli_args_test_selection = {json.dumps(list(layer.tests))}",
+        # a mutant that loops is stopped after 2 x 4 x its tests' time in CPU seconds
+        # (mutmut's 2 x 15 spent most of a bounded run on two timeouts)
+        "timeout_multiplier = 4.0",
+        f'process_isolation = "{layer.isolation}"',
+    ]
+    return "\n".join(kept + [""] + section) + "\n"
+
+
+def stage(name: str) -> Path:
+    folder = WORK / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for entry in LINKS:
+        link = folder / entry
+        if not link.is_symlink():
+            link.symlink_to(ROOT / entry)
+    (folder / "pyproject.toml").write_text(layer_pyproject(LAYERS[name]), encoding="utf-8")
+    return folder
+
+
+def mutmut_command() -> list[str]:
+    exe = Path(sys.executable).with_name("mutmut")
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("mutmut")
+    if found is None:
+        sys.exit("mutmut is not installed: pip install -e '.[dev]'")
+    return [found]
+
+
+GENERATE = """
+from mutmut.__main__ import create_mutants
+from mutmut.mutation.trampoline import set_mutant_under_test
+from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir
+set_mutant_under_test("mutant_generation")
+copy_src_dir()
+copy_also_copy_files()
+create_mutants(1)
+"""
+
+
+def generate(folder: Path) -> None:
+    """Write every mutant of the layer (what ``mutmut run`` does first)."""
+    subprocess.run(
+        [sys.executable, "-c", GENERATE], cwd=folder, check=True, stdout=subprocess.DEVNULL
+    )
+
+
+def results(folder: Path) -> dict[str, int | None]:
+    """Every mutant of the layer and its exit code (None: not run)."""
+    out: dict[str, int | None] = {}
+    for meta in sorted((folder / "mutants").rglob("*.py.meta")):
+        out.update(json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"])
+    return out
+
+
+def durations(folder: Path) -> dict[str, float]:
+    """Seconds each mutant's run took, of those run."""
+    out: dict[str, float] = {}
+    for meta in sorted((folder / "mutants").rglob("*.py.meta")):
+        out.update(json.loads(meta.read_text(encoding="utf-8"))["durations_by_key"])
+    return out
+
+
+def sample(names: list[str], n: int | None, seed: int) -> list[str]:
+    names = sorted(names)
+    if n is None or n >= len(names):
+        return names
+    return sorted(random.Random(seed).sample(names, n))
+
+
+def run_mutmut(folder: Path, names: list[str], max_minutes: float | None) -> int:
+    cmd = ["nice", "-n", "10", *mutmut_command(), "run", "--max-children", "1", *names]
+    env = dict(os.environ)
+    env.pop("PYTEST_ADDOPTS", None)
+    proc = subprocess.Popen(cmd, cwd=folder, env=env, start_new_session=True)
+    try:
+        return proc.wait(timeout=None if max_minutes is None else max_minutes * 60)
+    except subprocess.TimeoutExpired:
+        print(f"--max-minutes {max_minutes} reached: stopping (results so far are kept)")
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            return proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            return proc.wait()
+
+
+def show(folder: Path, name: str) -> str:
+    done = subprocess.run(
+        [*mutmut_command(), "show", name], cwd=folder, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def summarize(name: str, folder: Path, meta: dict) -> dict:
+    """Counts over the chosen mutants. A verdict mutmut no longer holds (a change of the
+    layer's tests resets them all) is kept from the previous summary: a mutant killed by
+    a selection of tests is killed by any selection that contains it."""
+    current = results(folder)
+    chosen = meta.get("chosen_names") or sorted(current)
+    earlier = meta.get("codes", {})
+    codes = {k: current.get(k) if current.get(k) is not None else earlier.get(k) for k in chosen}
+    counts: dict[str, int] = {}
+    for key in chosen:
+        status = status_of(codes.get(key))
+        counts[status] = counts.get(status, 0) + 1
+    run = sum(v for k, v in counts.items() if k != "not run")
+    # (mutmut records no duration for a mutant run through its fork server)
+    took = [v for k, v in durations(folder).items() if k in set(chosen) and v > 0]
+    # a full run: every mutant at the sample's mean time (mutants with no tests take none)
+    full_minutes = len(current) * sum(took) / len(took) / 60 if took else None
+    caught = counts.get("killed", 0) + counts.get("timeout", 0)
+    summary = {
+        "layer": name,
+        "mutants": len(current),
+        "chosen": len(chosen),
+        "run": run,
+        "counts": counts,
+        "kill_rate": round(caught / run, 4) if run else None,
+        "mean_seconds": round(sum(took) / len(took), 1) if took else None,
+        "timed": len(took),
+        "full_run_minutes_estimate": round(full_minutes) if full_minutes else None,
+        "not_killed": sorted(
+            k for k in chosen if status_of(codes.get(k)) not in ("killed", "timeout", "not run")
+        ),
+        "codes": codes,
+    }
+    return {**meta, **summary}
+
+
+def print_summary(s: dict, folder: Path, diffs: bool) -> None:
+    rate = "-" if s["kill_rate"] is None else f"{100 * s['kill_rate']:.1f}%"
+    mode = "full" if s.get("full") else f"sample {s['chosen']} (seed {s.get('seed')})"
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(s["counts"].items()))
+    print(f"{s['layer']:10s} {mode}: of {s['mutants']} mutants, run {s['run']}: {counts}; ", end="")
+    print(f"killed {rate} ({s.get('date')}, {s.get('minutes', '?')} min)")
+    if s.get("full_run_minutes_estimate"):
+        print(
+            f"  {s['mean_seconds']} s a mutant ({s.get('timed')} timed): a full run of the "
+            f"layer would take about {s['full_run_minutes_estimate']} min"
+        )
+    for key in s["not_killed"]:
+        print(f"  not killed: {key}")
+        if diffs:
+            print("    " + show(folder, key).replace("\n", "\n    "))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--layer", action="append", choices=sorted(LAYERS), help="default: all")
+    ap.add_argument("--sample", type=int, default=40, help="mutants per layer (default 40)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--full", action="store_true", help="every mutant of the layer")
+    ap.add_argument("--names", nargs="+", help="run these mutants (mutmut names or globs)")
+    ap.add_argument("--rerun", action="store_true", help="run chosen mutants that have a result")
+    ap.add_argument("--max-minutes", type=float, help="stop a layer's run after this long")
+    ap.add_argument("--report", action="store_true", help="print the last results, run nothing")
+    ap.add_argument("--diffs", action="store_true", help="print each survivor's diff")
+    args = ap.parse_args(argv)
+
+    for name in args.layer or list(LAYERS):
+        folder = stage(name)
+        summary_path = folder / "summary.json"
+        earlier = {}
+        if summary_path.exists():
+            earlier = json.loads(summary_path.read_text(encoding="utf-8"))
+        if args.report:
+            if earlier:
+                s = summarize(name, folder, earlier)
+                summary_path.write_text(json.dumps(s, indent=1), encoding="utf-8")
+                print_summary(s, folder, args.diffs)
+            continue
+        start = time.monotonic()
+        generate(folder)
+        names = sorted(results(folder))
+        if args.names:
+            # re-run these (e.g. survivors after a new test) within the earlier sample
+            todo = sorted(set(args.names))
+            chosen = earlier.get("chosen_names") or todo
+            meta = {**earlier, "rerun": sorted(set(earlier.get("rerun", [])) | set(todo))}
+        else:
+            chosen = sample(names, None if args.full else args.sample, args.seed)
+            codes = results(folder)
+            todo = chosen if args.rerun else [k for k in chosen if codes.get(k) is None]
+            meta = {"full": args.full, "seed": None if args.full else args.seed}
+        print(f"== {name}: {len(names)} mutants, {len(chosen)} chosen, {len(todo)} to run")
+        if todo:
+            run_mutmut(folder, todo, args.max_minutes)
+        meta |= {
+            "date": date.today().isoformat(),
+            "minutes": round((time.monotonic() - start) / 60, 1),
+            "chosen_names": chosen,
+        }
+        s = summarize(name, folder, meta)
+        summary_path.write_text(json.dumps(s, indent=1), encoding="utf-8")
+        print_summary(s, folder, args.diffs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
