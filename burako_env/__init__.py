@@ -12,6 +12,10 @@ Importing the package registers ``Burako-v1`` with Gymnasium when Gymnasium is i
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
+import sys
+from pathlib import Path
 
 __version__ = "0.3.0"
 
@@ -45,6 +49,40 @@ def __getattr__(name: str):
         globals()[name] = value
         return value
     raise AttributeError(f"module 'burako_env' has no attribute {name!r}")
+
+
+class _SourceTreeFinder(importlib.abc.MetaPathFinder):
+    """Finds ``burako_env.agents`` and ``burako_env.training`` in a source tree: the
+    repository keeps them at its top level, and pyproject's ``package-dir`` maps them
+    into the package for an install. Without this, a checkout imported without its own
+    install (``PYTHONPATH=.``, a git worktree, mutmut's copy of the sources) took them
+    from whichever checkout was installed, or failed."""
+
+    def __init__(self, locations: dict[str, Path]) -> None:
+        self.locations = locations
+
+    def find_spec(self, fullname, path=None, target=None):
+        location = self.locations.get(fullname)
+        if location is None:
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname, location / "__init__.py", submodule_search_locations=[str(location)]
+        )
+
+
+def _map_source_tree() -> None:
+    here = Path(__file__).absolute().parent  # not resolved: a tree of links is a tree
+    locations = {
+        f"{__name__}.{name}": here.parent / name
+        for name in ("agents", "training")
+        # an installed wheel has them inside the package; a source tree beside it
+        if not (here / name).exists() and (here.parent / name / "__init__.py").is_file()
+    }
+    if locations:
+        sys.meta_path.insert(0, _SourceTreeFinder(locations))
+
+
+_map_source_tree()
 
 
 def _register_gymnasium() -> None:

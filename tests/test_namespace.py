@@ -78,6 +78,30 @@ def test_the_build_maps_agents_and_training_into_burako_env():
     assert "py.typed" in setuptools["package-data"]["burako_env"]
 
 
+def test_a_source_tree_imports_its_own_agents_and_training(tmp_path):
+    """A copy of the sources on PYTHONPATH (a git worktree, mutmut's mutated copy) takes
+    ``burako_env.agents`` and ``burako_env.training`` from itself, not from the checkout
+    that is installed."""
+    for name in ("burako_env", "agents", "training"):
+        (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
+    code = (
+        "import burako_env.agents.base as a, burako_env.training as t\n"
+        "print(a.__file__); print(t.__file__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(tmp_path)),
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == [
+        str(tmp_path / "agents" / "base.py"),
+        str(tmp_path / "training" / "__init__.py"),
+    ]
+
+
 def test_the_core_dependencies_leave_out_the_extras():
     project = _pyproject()["project"]
     names = {

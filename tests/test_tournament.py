@@ -125,7 +125,7 @@ def test_the_kernel_stops_for_python_agents_and_plays_the_stepped_games(tmp_path
 
 
 def test_copies_of_an_agent_are_numbered_from_two():
-    from agents.tournament import _labels
+    from burako_env.agents.tournament import _labels
 
     agents = [make_agent("greedy", seed=s) for s in range(3)] + [FirstLegal()]
     assert _labels(agents) == ["greedy", "greedy#2", "greedy#3", "first_legal"]

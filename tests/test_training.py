@@ -18,12 +18,12 @@ from burako_env.agents.policies import POLICY_DISCARD_TABLE, act_batch, default_
 from burako_env.agents.ppo_agent import PPOAgent, pretrained_path
 from burako_env.core.constants import ADD_BASE, DISCARD_BASE, OPEN_GROUP_BASE
 from burako_env.envs.vector import VectorEnv
-from training.checkpoint import CheckpointError, load_file, save_file
-from training.config import ConfigError, load_config
-from training.evaluate import plot_run, read_scalars
-from training.imitation import _returns, behaviour_clone, collect_demonstrations
-from training.network import HINT_RNG_STATE, MASKED_LOGIT, BurakoNet, legal_lists, padded
-from training.ppo import compute_gae, train
+from burako_env.training.checkpoint import CheckpointError, load_file, save_file
+from burako_env.training.config import ConfigError, load_config
+from burako_env.training.evaluate import plot_run, read_scalars
+from burako_env.training.imitation import _returns, behaviour_clone, collect_demonstrations
+from burako_env.training.network import HINT_RNG_STATE, MASKED_LOGIT, BurakoNet, legal_lists, padded
+from burako_env.training.ppo import compute_gae, train
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "train" / "tiny.yaml"
 # the tiny config, evaluated only at the end (fewer tournament games)
