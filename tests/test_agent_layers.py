@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from burako_env.agents import make_agent
 from burako_env.agents.ppo_agent import PPOAgent, pretrained_path, shipped_policies, shipped_policy
-from burako_env.cli import app
 from burako_env.core.constants import NUM_ACTIONS, obs_layout
 from burako_env.core.game import Game
 from burako_env.envs.vector import VectorEnv
+from burako_env.frontends.cli import app
 from burako_env.variants import load_variant
 
 ROOT = Path(__file__).resolve().parents[1]

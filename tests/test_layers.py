@@ -1,10 +1,10 @@
 """The layers (docs/ARCHITECTURE.md): front ends on top, the library below, calls go down.
 
-* The front ends moved to :mod:`burako_env.frontends`; their old import paths
-  (``burako_env.cli``, ``burako_env.play``, ...) are shims that must hand out the very same
-  objects, so user code and the ``burako`` entry point of an old install keep working.
+* The front ends live in :mod:`burako_env.frontends`; their old import paths
+  (``burako_env.cli``, ``burako_env.play``, ...) were removed in 0.3.0 (CHANGELOG.md) and
+  stay gone, and the ``burako`` entry point names the new path.
 * Nothing in the library (``burako_env`` outside ``frontends/``, ``burako_env.agents``,
-  ``burako_env.training``) imports a front end, by its new path or through a shim: the
+  ``burako_env.training``) imports a front end (by its path, or by an old one): the
   scan reads every module with :mod:`ast` and names the file and line of an offending
   import.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.machinery
 import re
 import subprocess
 import sys
@@ -22,9 +23,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: the modules that moved from burako_env/ to burako_env/frontends/, each left a shim
+#: the modules that moved from burako_env/ to burako_env/frontends/; their shims are gone
 MOVED = ("cli", "play", "playback", "bench", "simulate", "rules_text", "sweep")
-SHIMS = {ROOT / "burako_env" / f"{name}.py" for name in MOVED}
 LIBRARY = ("burako_env", "agents", "training")
 #: the package each folder of the repository installs as (pyproject's package-dir):
 #: ``agents/`` and ``training/`` are ``burako_env.agents`` and ``burako_env.training``
@@ -34,7 +34,8 @@ PACKAGES = {
     "training": "burako_env.training",
 }
 
-#: a module path that belongs to the front-end layer: the folder itself or an old shim path
+#: a module path that belongs to the front-end layer: the folder itself, or an old path
+#: (removed, but an import of it in the library is still a front end wanted)
 FRONT_END_MODULE = re.compile(r"burako_env\.(frontends|" + "|".join(MOVED) + r")(\.|:|$)")
 IMPORTERS = {"import_module", "__import__"}
 
@@ -92,7 +93,7 @@ def library_files() -> list[Path]:
     files = []
     for top in LIBRARY:
         for path in sorted((ROOT / top).rglob("*.py")):
-            if "frontends" in path.relative_to(ROOT).parts or path in SHIMS:
+            if "frontends" in path.relative_to(ROOT).parts:
                 continue
             files.append(path)
     return files
@@ -100,53 +101,32 @@ def library_files() -> list[Path]:
 
 # ----------------------------------------------------------------------- the old paths
 @pytest.mark.parametrize("name", MOVED)
-def test_old_path_exposes_the_new_modules_objects(name):
-    old = importlib.import_module(f"burako_env.{name}")
-    new = importlib.import_module(f"burako_env.frontends.{name}")
-    assert old is not new and old.__file__ != new.__file__
-    assert sorted(old.__all__) == sorted(new.__all__)
-    for attr in new.__all__:
-        assert getattr(old, attr) is getattr(new, attr), f"burako_env.{name}.{attr}"
-    # every public function and class of the new module is in __all__, so the shim has it
-    tree = ast.parse(Path(new.__file__).read_text(encoding="utf-8"))
-    defined = {
-        n.name
-        for n in tree.body
-        if isinstance(n, ast.FunctionDef | ast.ClassDef) and not n.name.startswith("_")
-    }
-    assert defined - set(new.__all__) == set(), f"burako_env.frontends.{name}.__all__"
+def test_the_old_paths_are_gone(name):
+    import burako_env
+
+    assert not (ROOT / "burako_env" / f"{name}.py").exists()
+    # looked up in this tree's package only: an editable install of another checkout
+    # (setuptools' finder, last on sys.meta_path) would find its own copy of an old file
+    assert (
+        importlib.machinery.PathFinder.find_spec(f"burako_env.{name}", burako_env.__path__) is None
+    )
 
 
-def test_shims_import_only_their_new_module():
-    for path in sorted(SHIMS):
-        new = f"burako_env.frontends.{path.stem}"
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
-        assert imports, path
-        for node in imports:
-            assert isinstance(node, ast.ImportFrom) and node.module == new, (
-                f"{path.relative_to(ROOT)}:{node.lineno}"
-            )
-
-
-def test_the_entry_point_and_python_m_still_run():
+def test_the_entry_point_and_python_m_run():
     tomllib = pytest.importorskip("tomllib")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     target, func = project["project"]["scripts"]["burako"].split(":")
-    assert (
-        getattr(importlib.import_module(target), func)
-        is importlib.import_module("burako_env.cli").main
+    assert target == "burako_env.frontends.cli"
+    assert callable(getattr(importlib.import_module(target), func))
+    done = subprocess.run(
+        [sys.executable, "-m", target, "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
-    for module in ("burako_env.cli", "burako_env.frontends.cli"):
-        done = subprocess.run(
-            [sys.executable, "-m", module, "--help"],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        assert "serve" in done.stdout and "replay" in done.stdout
+    assert done.returncode == 0, done.stderr
+    assert "serve" in done.stdout and "replay" in done.stdout
 
 
 # ------------------------------------------------------------------------- the layering

@@ -408,7 +408,7 @@ def test_version_prints_the_installed_version():
     assert res.output.strip() == f"burako {version('burako')}"
     assert version("burako") == burako_env.__version__ == "0.3.0"
     done = subprocess.run(
-        [sys.executable, "-m", "burako_env.cli", "--version"],
+        [sys.executable, "-m", "burako_env.frontends.cli", "--version"],
         cwd=ROOT,
         capture_output=True,
         text=True,

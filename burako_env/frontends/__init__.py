@@ -15,6 +15,6 @@ A layer of its own: front ends call down into :mod:`burako_env` (core, envs, rec
 * :mod:`burako_env.frontends.web`: ``burako serve``, the table in a browser (play against
   the bots, watch recorded games).
 
-The old paths (``burako_env.cli``, ``burako_env.play``, ...) are shims that re-export these
-modules' public names.
+The old paths (``burako_env.cli``, ``burako_env.play``, ...) were removed in 0.3.0
+(CHANGELOG.md).
 """
