@@ -175,3 +175,19 @@ def weighted_discard_table(spec: str, seed: int = 0) -> DiscardTableAgent:
     agent = DiscardTableAgent(seed=seed, weights=parse_weight_spec(spec))
     agent.name = f"discard_table:{spec}"
     return agent
+
+
+def compiled_heuristic(name: str, seed: int = 0) -> CompiledPolicyAgent:
+    """The compiled heuristic ``name`` (``greedy``, ``discard_table``,
+    ``discard_table:<weights>``), by the registry's names for them. The network reads one
+    as its hint and resolves the name here, not through the registry
+    (:func:`burako_env.agents.make_agent`), which imports the network back through the
+    ``ppo`` agent; a ValueError for any other name."""
+    kind, _, spec = name.partition(":")
+    if kind == "greedy" and not spec:
+        return GreedyAgent(seed=seed)
+    if kind == "discard_table":
+        return weighted_discard_table(spec, seed=seed) if spec else DiscardTableAgent(seed=seed)
+    raise ValueError(
+        f"{name!r} is not a compiled heuristic (greedy, discard_table, discard_table:<weights>)"
+    )

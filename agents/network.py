@@ -39,6 +39,7 @@ except ImportError as exc:
 
     raise MissingExtra("the PPO network (burako_env.agents.network)", "torch") from exc
 
+from burako_env.agents.heuristic import compiled_heuristic
 from burako_env.agents.policies import act_batch, legal_lists_kernel
 from burako_env.core.constants import (
     ADD_BASE,
@@ -591,12 +592,7 @@ def hint_policy(name: str | None) -> tuple[int, np.ndarray] | None:
     reads as a hint (None: no hint); a ValueError for an agent that is not compiled."""
     if name is None:
         return None
-    from burako_env.agents import make_agent
-
-    compiled = make_agent(name).compiled_policy()
-    if compiled is None:
-        raise ValueError(f"hint agent {name!r} is not a compiled policy (greedy, discard_table)")
-    return compiled
+    return compiled_heuristic(name).compiled_policy()
 
 
 def read_blocks(num_players: int, total_cards: int) -> dict[str, int]:

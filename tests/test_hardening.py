@@ -657,7 +657,8 @@ def test_cli_failed_resume_keeps_config_yaml(tmp_path):
 
 
 def test_resume_falls_back_from_a_corrupt_last_checkpoint(tmp_path, capsys):
-    from burako_env.training.ppo import Trainer, resume_checkpoint
+    from burako_env.training.ppo import Trainer
+    from burako_env.training.run import resume_checkpoint
 
     run = tmp_path / "run"
     trainer = _tiny_run(run, updates=2)

@@ -167,7 +167,7 @@ def test_resume_of_a_corrupted_env_state_is_a_checkpoint_error():
         import torch
         from burako_env.envs.vector import VectorEnv
         from burako_env.training.checkpoint import CheckpointError
-        from burako_env.training.ppo import env_state, load_env_state
+        from burako_env.training.checkpoint import env_state, load_env_state
         env = VectorEnv("argentine", num_envs=4, seed=0)
         state = env_state(env)
         state["num_melds"][0, 1] = 100
@@ -472,7 +472,7 @@ def test_cli_values_with_no_end_are_errors(args, words):
 # ------------------------------------------------------------------ 8. stale temporaries
 def test_resume_removes_only_the_temporaries_a_killed_run_left(tmp_path):
     from burako_env.training.checkpoint import CheckpointError, remove_stale_temporaries
-    from burako_env.training.ppo import resume_checkpoint
+    from burako_env.training.run import resume_checkpoint
 
     run = tmp_path / "run"
     ck = run / "checkpoints"

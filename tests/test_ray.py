@@ -27,7 +27,7 @@ from burako_env.distributed import RayError, game_seeds_range, init_ray  # noqa:
 from burako_env.frontends.cli import app  # noqa: E402
 from burako_env.frontends.simulate import simulate  # noqa: E402
 from burako_env.training.checkpoint import CheckpointError, load_file  # noqa: E402
-from burako_env.training.ppo import train  # noqa: E402
+from burako_env.training.run import train  # noqa: E402
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "train" / "tiny.yaml"
 NODE_STORE = 100 * 1024 * 1024

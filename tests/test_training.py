@@ -23,7 +23,8 @@ from burako_env.training.config import ConfigError, load_config
 from burako_env.training.evaluate import plot_run, read_scalars
 from burako_env.training.imitation import _returns, behaviour_clone, collect_demonstrations
 from burako_env.training.network import HINT_RNG_STATE, MASKED_LOGIT, BurakoNet, legal_lists, padded
-from burako_env.training.ppo import compute_gae, train
+from burako_env.training.ppo import compute_gae
+from burako_env.training.run import train
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "train" / "tiny.yaml"
 # the tiny config, evaluated only at the end (fewer tournament games)

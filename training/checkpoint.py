@@ -9,7 +9,8 @@ policy is an agent's, training builds on it); the names are re-exported here
 A training checkpoint is a policy file (``kind`` "train") that adds ``config``,
 ``optimizer``, ``progress``, ``league``, ``rng`` (torch, numpy, python and the sampling
 generator), ``env`` (the games' state arrays) and ``trainer`` (the pending transitions
-and per-game counters), enough to continue the run exactly (see :mod:`burako_env.training.ppo`).
+and per-game counters), enough to continue the run exactly (see :mod:`burako_env.training.ppo`);
+:func:`env_state` and :func:`load_env_state` convert the games' arrays.
 
 Files are written to a temporary name and renamed, so a crash never leaves half a file
 under the real name.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 try:  # the train extra: torch is not a core dependency (burako_env.extras)
     import torch
@@ -38,6 +40,23 @@ from burako_env.agents.policy_file import (
     load_network,
     variant_info,
 )
+
+if TYPE_CHECKING:
+    from burako_env.envs.vector import VectorEnv
+
+
+def env_state(env: VectorEnv) -> dict:
+    """The games' state arrays of ``env`` as tensors, for a training checkpoint."""
+    return {name: torch.from_numpy(arr) for name, arr in env.get_state().items()}
+
+
+def load_env_state(env: VectorEnv, state: dict):
+    """Set ``env``'s games from a checkpoint's ``env`` section (returns what
+    ``env.set_state`` does); games that do not fit this run are a :class:`CheckpointError`."""
+    try:
+        return env.set_state({name: t.numpy() for name, t in state.items()})
+    except ValueError as exc:
+        raise CheckpointError(f"the checkpoint's games do not fit this run: {exc}") from exc
 
 
 def save_file(data: dict, path: str | Path) -> None:

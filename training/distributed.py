@@ -1,6 +1,6 @@
 """PPO self-play with the rollouts on Ray: ``burako train --ray`` (docs/SCALING.md).
 
-    from burako_env.training.ppo import train
+    from burako_env.training.run import train
     train("configs/train/tiny.yaml", ["distributed.workers=2"], ray=True)
 
 ``distributed.workers`` rollout actors (:class:`RolloutWorker`) each play their share of
@@ -43,10 +43,11 @@ except ImportError as exc:
 
 from burako_env.agents.network import BurakoNet
 from burako_env.envs.vector import VectorEnv
-from burako_env.training.checkpoint import CheckpointError
+from burako_env.training.checkpoint import CheckpointError, env_state, load_env_state
 from burako_env.training.config import TrainConfig, load_config
 from burako_env.training.league import League
-from burako_env.training.ppo import Trainer, Transitions, env_state, load_env_state
+from burako_env.training.ppo import Trainer
+from burako_env.training.transitions import Transitions
 
 #: times the learner replaces a dead rollout actor for one call before giving up
 ACTOR_RETRIES = 3

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,16 +38,15 @@ except ImportError as exc:
 from burako_env.agents import make_agent
 from burako_env.agents.network import BurakoNet, legal_lists
 from burako_env.envs.vector import VectorEnv
-
-if TYPE_CHECKING:  # burako_env.training.ppo imports this module
-    from burako_env.training.ppo import Transitions
+from burako_env.training.transitions import Transitions
 
 
 @dataclass
 class Demonstrations:
-    """A teacher's decisions: ``store`` (a :class:`burako_env.training.ppo.Transitions` whose
-    ``pick`` is the teacher's position in each legal list), the returns and which
-    decisions have one (their episode ended during the collection)."""
+    """A teacher's decisions: ``store`` (a
+    :class:`~burako_env.training.transitions.Transitions` whose ``pick`` is the teacher's
+    position in each legal list), the returns and which decisions have one (their episode
+    ended during the collection)."""
 
     store: Transitions
     returns: np.ndarray
@@ -64,8 +62,6 @@ def collect_demonstrations(
 ) -> Demonstrations:
     """``steps`` env steps of ``env`` with ``teacher`` (a registry agent name) playing
     every seat; every decision is recorded (``steps * env.num_envs`` of them)."""
-    from burako_env.training.ppo import Transitions
-
     agent = make_agent(teacher, seed=seed)
     num_envs, num_players = env.num_envs, env.num_players
     store = Transitions(steps * num_envs, env.observation_size)

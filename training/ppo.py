@@ -1,8 +1,11 @@
 """PPO self-play for Burako, in the CleanRL manner: read it top to bottom.
 
-    from burako_env.training.ppo import train
+    from burako_env.training.run import train
     train("configs/train/tiny.yaml", ["ppo.lr=1e-4"])          # runs/<name>-<timestamp>
     train(run_dir="runs/ppo-...", resume=True)                 # continue a run exactly
+
+This module is the algorithm (:class:`Trainer`); :mod:`burako_env.training.run` starts,
+resumes and stops a run, :mod:`burako_env.training.transitions` stores the rollouts.
 
 **Self-play.** ``env.num_envs`` games run in lockstep in a
 :class:`~burako_env.envs.vector.VectorEnv`. When a game's episode begins, the league
@@ -60,7 +63,7 @@ except ImportError as exc:
 
     raise MissingExtra("burako_env.training", "torch") from exc
 
-from burako_env.agents.network import BurakoNet, legal_lists, num_parameters, padded
+from burako_env.agents.network import BurakoNet, legal_lists, padded
 from burako_env.agents.ppo_agent import PPOAgent
 from burako_env.agents.tournament import run_tournament
 from burako_env.envs.vector import VectorEnv
@@ -70,16 +73,18 @@ from burako_env.training.checkpoint import (
     CheckpointError,
     check_compatible,
     check_policy_table,
+    env_state,
+    load_env_state,
     load_file,
     load_network,
     policy_dict,
-    remove_stale_temporaries,
     save_file,
     variant_info,
 )
-from burako_env.training.config import TrainConfig, load_config, save_config
+from burako_env.training.config import TrainConfig
 from burako_env.training.imitation import behaviour_clone, collect_demonstrations
 from burako_env.training.league import League
+from burako_env.training.transitions import Transitions
 
 
 # ---------------------------------------------------------------- compiled helpers
@@ -100,128 +105,7 @@ def compute_gae(value, reward, done, nxt, gamma, lam, adv, trainable):
             trainable[i] = False
 
 
-@njit(cache=True)
-def gather_lists(flat, offsets, rows, out, counts):
-    """Padded legal lists of ``rows`` from the CSR store (padding: the row's first id)."""
-    for r in range(rows.shape[0]):
-        i = rows[r]
-        a, b = offsets[i], offsets[i + 1]
-        counts[r] = b - a
-        for k in range(out.shape[1]):
-            out[r, k] = flat[a + k] if k < b - a else flat[a]
-
-
-# ---------------------------------------------------------------- the transition store
-class Transitions:
-    """The learner's transitions of a rollout, flat, in the order they happened.
-
-    Legal lists are stored CSR (``flat`` ids, ``offsets``); ``next`` links a transition
-    to the same seat's next decision in the same game (-1: none yet or episode over).
-    """
-
-    FIELDS = ("pick", "hint", "logp", "value", "reward", "done", "next")
-
-    def __init__(self, capacity: int, obs_size: int) -> None:
-        self.capacity = capacity
-        self.obs = np.zeros((capacity, obs_size), np.int16)
-        self.pick = np.zeros(capacity, np.int64)
-        self.hint = np.full(capacity, -1, np.int64)  # the hint policy's position, -1: none
-        self.logp = np.zeros(capacity, np.float32)
-        self.value = np.zeros(capacity, np.float32)
-        self.reward = np.zeros(capacity, np.float32)
-        self.done = np.zeros(capacity, np.bool_)
-        self.next = np.full(capacity, -1, np.int64)
-        self.offsets = np.zeros(capacity + 1, np.int64)
-        self.flat = np.zeros(capacity * 16, np.int16)
-        self.n = 0
-
-    def add(self, obs, ids, counts, pick, logp, value, hint=None) -> np.ndarray:
-        k = len(counts)
-        idx = np.arange(self.n, self.n + k)
-        if self.n + k > self.capacity:
-            raise RuntimeError("transition store full (a bug: capacity covers a rollout)")
-        self.obs[idx] = obs
-        self.pick[idx] = pick
-        self.hint[idx] = -1 if hint is None else hint
-        self.logp[idx] = logp
-        self.value[idx] = value
-        self.reward[idx] = 0.0
-        self.done[idx] = False
-        self.next[idx] = -1
-        ends = self.offsets[self.n] + np.cumsum(counts)
-        need = int(ends[-1]) if k else 0
-        if need > len(self.flat):
-            self.flat = np.resize(self.flat, max(need, 2 * len(self.flat)))
-        valid = np.arange(ids.shape[1])[None, :] < counts[:, None]
-        self.flat[self.offsets[self.n] : need] = ids[valid]
-        self.offsets[self.n + 1 : self.n + k + 1] = ends
-        self.n += k
-        return idx
-
-    def lists(self, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-        counts = self.offsets[rows + 1] - self.offsets[rows]
-        out = np.empty((len(rows), max(1, int(counts.max()))), np.int64)
-        cnt = np.empty(len(rows), np.int64)
-        gather_lists(self.flat, self.offsets, rows, out, cnt)
-        return padded(out, cnt)
-
-    def keep_only(self, rows: np.ndarray) -> None:
-        """Move transitions ``rows`` (ascending) to the front; drop the rest."""
-        k = len(rows)
-        counts = self.offsets[rows + 1] - self.offsets[rows]
-        pieces = [self.flat[self.offsets[r] : self.offsets[r + 1]] for r in rows]
-        flat = np.concatenate(pieces) if k else np.zeros(0, np.int16)
-        self.obs[:k] = self.obs[rows]
-        for name in self.FIELDS:
-            arr = getattr(self, name)
-            arr[:k] = arr[rows]
-        self.next[:k] = -1
-        self.offsets[0] = 0
-        self.offsets[1 : k + 1] = np.cumsum(counts)
-        self.flat[: len(flat)] = flat
-        self.n = k
-
-    def state_dict(self) -> dict:
-        n = self.n
-        end = int(self.offsets[n])
-        out = {
-            "n": n,
-            "obs": torch.from_numpy(self.obs[:n].copy()),
-            "offsets": torch.from_numpy(self.offsets[: n + 1].copy()),
-            "flat": torch.from_numpy(self.flat[:end].copy()),
-        }
-        for name in self.FIELDS:
-            out[name] = torch.from_numpy(getattr(self, name)[:n].copy())
-        return out
-
-    def load_state_dict(self, state: dict) -> None:
-        n = int(state["n"])
-        self.obs[:n] = state["obs"].numpy()
-        for name in self.FIELDS:
-            if name == "hint" and name not in state:  # a checkpoint from before hints
-                self.hint[:n] = -1
-                continue
-            getattr(self, name)[:n] = state[name].numpy()
-        self.offsets[: n + 1] = state["offsets"].numpy()
-        flat = state["flat"].numpy()
-        if len(flat) > len(self.flat):
-            self.flat = np.resize(self.flat, 2 * len(flat))
-        self.flat[: len(flat)] = flat
-        self.n = n
-
-
-# ---------------------------------------------------------------- env state (checkpoints)
-def env_state(env: VectorEnv) -> dict:
-    return {name: torch.from_numpy(arr) for name, arr in env.get_state().items()}
-
-
-def load_env_state(env: VectorEnv, state: dict):
-    try:
-        return env.set_state({name: t.numpy() for name, t in state.items()})
-    except ValueError as exc:
-        raise CheckpointError(f"the checkpoint's games do not fit this run: {exc}") from exc
-
-
+# ---------------------------------------------------------------- RNG state (checkpoints)
 def rng_state(rng: np.random.Generator, generator: torch.Generator) -> dict:
     return {
         "torch": torch.get_rng_state(),
@@ -813,162 +697,3 @@ class Trainer:
             "eval": last_eval,
             "best_score": self.best_score,
         }
-
-
-# ---------------------------------------------------------------- entry point
-class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C during :func:`train`: says what was saved and how to continue.
-
-    ``run_dir`` is the run folder; ``saved_update`` the update of its last checkpoint
-    (None: none was written, and a fresh run's folder was removed).
-    """
-
-    def __init__(self, run_dir: Path, update: int, saved_update: int | None, removed: bool):
-        self.run_dir = run_dir
-        self.update = update
-        self.saved_update = saved_update
-        if saved_update is None:
-            where = (
-                f"no checkpoint had been written yet, so the run folder {str(run_dir)!r} "
-                "was removed; start the run again"
-                if removed
-                else f"no checkpoint had been written yet in {str(run_dir)!r}"
-            )
-            message = f"interrupted during update {update}: {where}"
-        else:
-            message = (
-                f"interrupted during update {update}: the last checkpoint is update "
-                f"{saved_update} in {str(run_dir / 'checkpoints' / 'last.pt')!r}; continue "
-                f"with: burako train --resume {run_dir}"
-            )
-        super().__init__(message)
-        self.message = message
-
-
-def resume_checkpoint(run_dir: Path, say=print) -> Path:
-    """The checkpoint to resume ``run_dir`` from: ``checkpoints/last.pt``, or, when that
-    file cannot be read (a crash while the disk filled, a copy cut short), the newest
-    numbered checkpoint that can, with a line through ``say`` naming it."""
-    ck = Path(run_dir) / "checkpoints"
-    last = ck / "last.pt"
-    remove_stale_temporaries(run_dir)  # a copy killed midway left its .tmp behind
-    try:
-        load_file(last, kind="train")
-        return last
-    except CheckpointError as exc:
-        if last.is_file() and "truncated or corrupted" not in str(exc):
-            raise  # readable, but not a training checkpoint: not a case for the fallback
-        problem = exc
-    for numbered in sorted(ck.glob("update_*.pt"), reverse=True):
-        try:
-            load_file(numbered, kind="train")
-        except CheckpointError:
-            continue
-        say(f"warning: {problem}; resuming from the newest intact checkpoint, {numbered}")
-        return numbered
-    if last.is_file():
-        raise CheckpointError(f"{problem}, and no intact numbered checkpoint is left in {ck}")
-    raise problem
-
-
-def _write_config(cfg: TrainConfig, run_dir: Path) -> None:
-    """config.yaml, atomically (a failure never leaves half a file)."""
-    tmp = run_dir / "config.yaml.tmp"
-    save_config(cfg, tmp)
-    tmp.replace(run_dir / "config.yaml")
-
-
-def train(
-    config: str | Path | dict | TrainConfig | None = None,
-    overrides: list[str] | None = None,
-    run_dir: str | Path | None = None,
-    resume: bool = False,
-    stop_after: int | None = None,
-    verbose: bool = True,
-    ray: bool = False,
-    ray_address: str | None = None,
-) -> dict:
-    """Train (or, with ``resume``, continue) a run; returns a summary dict.
-
-    ``config``: a YAML path, a shipped config's name (``default``, ``tiny``), a mapping or
-    a TrainConfig (on resume the run folder's ``config.yaml`` is used and ``config`` is
-    ignored). ``overrides``: ``key=value`` strings. ``run_dir``: the run folder (default
-    ``runs/<name>-<timestamp>``). ``stop_after``: stop after this many updates in this
-    call (a checkpoint is written), e.g. to split a run into chunks; the run's schedule
-    does not change.
-    ``ray``: the rollouts run on ``distributed.workers`` Ray actors
-    (:mod:`burako_env.training.distributed`) on the cluster at ``ray_address`` (else
-    ``RAY_ADDRESS``, else a local Ray instance); a run on Ray resumes on Ray.
-
-    Nothing is written until the config, the variant and (on resume) the checkpoint have
-    been checked: a failure leaves no new run folder, and a resume that fails leaves the
-    run's ``config.yaml`` as it was. A resume whose ``checkpoints/last.pt`` is unreadable
-    continues from the newest intact numbered checkpoint. Ctrl-C raises
-    :class:`TrainingInterrupted` (a KeyboardInterrupt) saying what was saved.
-    """
-    if resume:
-        if run_dir is None:
-            raise ValueError("resume needs the run folder (run_dir)")
-        run_dir = Path(run_dir)
-        if not (run_dir / "config.yaml").is_file():
-            raise CheckpointError(f"{str(run_dir)!r} is not a run folder (no config.yaml)")
-        cfg = load_config(run_dir / "config.yaml", overrides)
-    else:
-        cfg = load_config(config, overrides)
-        if run_dir is None:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            run_dir = Path(cfg.runs_dir) / f"{cfg.name}-{stamp}"
-        run_dir = Path(run_dir)
-        if (run_dir / "checkpoints" / "last.pt").exists():
-            raise FileExistsError(f"{str(run_dir)!r} already holds a run: pass resume=True")
-        if run_dir.exists() and not run_dir.is_dir():
-            raise FileExistsError(f"the run folder {str(run_dir)!r} is a file")
-    if not ray:
-        return _run_trainer(Trainer, cfg, run_dir, resume, stop_after, verbose, "")
-
-    from burako_env.distributed import ray_session
-    from burako_env.training.distributed import DistributedTrainer
-
-    with ray_session(ray_address):  # connect first: an unreachable cluster writes nothing
-        where = f" on Ray ({cfg.distributed.workers} rollout workers)"
-        return _run_trainer(DistributedTrainer, cfg, run_dir, resume, stop_after, verbose, where)
-
-
-def _run_trainer(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: bool, where: str):
-    """Build the trainer, load the checkpoint, write the config, run; nothing is written
-    before the checkpoint loads, and a run interrupted before its first checkpoint leaves
-    no folder behind (:class:`TrainingInterrupted` says what was saved)."""
-    created = not run_dir.exists()
-    trainer = None
-    try:
-        trainer = make(cfg, run_dir)
-        if resume:
-            trainer.load(resume_checkpoint(run_dir, say=print if verbose else lambda _: None))
-        elif cfg.init_policy is not None:
-            trainer.start_from_policy(cfg.init_policy)
-        run_dir.mkdir(parents=True, exist_ok=True)
-        _write_config(cfg, run_dir)
-    except BaseException:
-        if trainer is not None and hasattr(trainer, "close"):
-            trainer.close()
-        if created:
-            shutil.rmtree(run_dir, ignore_errors=True)
-        raise
-    if verbose:
-        print(
-            f"run {run_dir}{where}: {num_parameters(trainer.net):,} parameters, "
-            f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps",
-            flush=True,
-        )
-    trainer.saved_update = trainer.update if resume else None
-    try:
-        return trainer.run(stop_after=stop_after, verbose=verbose)
-    except KeyboardInterrupt:
-        removed = False
-        if trainer.saved_update is None and created:
-            shutil.rmtree(run_dir, ignore_errors=True)
-            removed = True
-        raise TrainingInterrupted(run_dir, trainer.update, trainer.saved_update, removed) from None
-    finally:
-        if hasattr(trainer, "close"):
-            trainer.close()

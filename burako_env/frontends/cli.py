@@ -853,8 +853,8 @@ def train(
     with cli_errors():  # the train extra: error: ... names it
         for module in ("torch", "tensorboard"):
             require(module, "burako train")
-    from burako_env.training.ppo import TrainingInterrupted
-    from burako_env.training.ppo import train as run
+    from burako_env.training.run import TrainingInterrupted
+    from burako_env.training.run import train as run
 
     _announce_compile("train")
     try:
