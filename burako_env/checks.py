@@ -121,7 +121,6 @@ from burako_env.core.constants import (
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.nb import njit_kernel
 from burako_env.core.rules import action_error as _core_action_error
-from burako_env.core.scenario import meld_cards
 from burako_env.core.state import (
     GameState,
     copy_state,
@@ -131,6 +130,7 @@ from burako_env.core.state import (
     untaken_packets,
 )
 from burako_env.referee import TeamResult, classify_meld, score_hand
+from burako_env.scenario import meld_cards
 from burako_env.variants import Variant, load_variant
 
 KIND_NAMES = {MELD_GROUP: "group", MELD_RUN: "run", MELD_WILD_GROUP: "wild_group"}

@@ -13,7 +13,9 @@ Tests, agents' unit tests and docs draw a table in card notation and get a :clas
     )
 
 Cards not placed anywhere fill the muertos (unless given) and then the stock, in a fixed
-order, so every card of the variant's decks is somewhere. Uses the referee to read melds.
+order, so every card of the variant's decks is somewhere. Uses the referee to read melds,
+which is why it sits above the core rather than in it: the core never imports the referee,
+the oracle the tests hold it to (docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations

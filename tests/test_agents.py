@@ -27,7 +27,7 @@ from burako_env.core.constants import (
     TAKE_PILE,
 )
 from burako_env.core.game import Game
-from burako_env.core.scenario import build_game
+from burako_env.scenario import build_game
 
 # ---------------------------------------------------------------- helpers
 # Four players: seat 0 (team 0) acts, seat 1 is the next opponent, seat 2 the partner.

@@ -156,7 +156,7 @@ def test_checks_catch_a_known_card_not_held():
 
 
 def test_checks_catch_a_wrong_meld():
-    from burako_env.core.scenario import build_game
+    from burako_env.scenario import build_game
 
     game = build_game("argentine", hands={0: "Kd Kc"}, melds={0: ["5s 6s 7s"]}, phase="play")
     check_melds(game.state, 0, game.variant)
@@ -359,7 +359,7 @@ def test_thread_count_does_not_change_playouts():
 def _known_after_discard(hand1: str) -> np.ndarray:
     from burako_env.cards import parse_card
     from burako_env.core.actions import discard_action
-    from burako_env.core.scenario import build_game
+    from burako_env.scenario import build_game
 
     game = build_game("argentine", hands={0: "3c 4c 5c", 1: hand1}, player=1, phase="play")
     seven = parse_card("7h")
@@ -380,7 +380,7 @@ def test_rediscard_bar_is_private():
     taker held one before, so only the taker sees it."""
     from burako_env.cards import parse_card
     from burako_env.core.constants import TAKE_PILE
-    from burako_env.core.scenario import build_game
+    from burako_env.scenario import build_game
 
     others, own = [], []
     for hand in ("7h 8c 9d Kd", "6d 8c 9d Kd"):

@@ -54,10 +54,10 @@ from burako_env.core.constants import (
     TAKE_PILE,
 )
 from burako_env.core.game import Game, IllegalActionError
-from burako_env.core.scenario import build_game, meld_cards
 from burako_env.core.state import copy_state, states_equal
 from burako_env.referee import TeamResult
 from burako_env.referee import score_hand as referee_score_hand
+from burako_env.scenario import build_game, meld_cards
 
 VARIANTS = ("argentine", "italian", "brazilian", "colombian")
 

@@ -41,7 +41,7 @@ from burako_env.core.constants import (
     S_TURN,
     S_WENT_OUT,
 )
-from burako_env.core.scenario import build_game
+from burako_env.scenario import build_game
 
 CLEAN = "5s 6s 7s 8s 9s Ts Js"
 

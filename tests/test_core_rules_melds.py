@@ -41,7 +41,7 @@ from burako_env.core.constants import (
     NUM_MELD_FIELDS,
     OPEN_WILD_GROUP_BASE,
 )
-from burako_env.core.scenario import build_game
+from burako_env.scenario import build_game
 
 NOT_COLOMBIAN = ("argentine", "italian", "brazilian")
 

@@ -53,7 +53,7 @@ from burako_env.core.constants import (
     TAKE_MUERTO_KEEP_WILDS,
     TAKE_PILE,
 )
-from burako_env.core.scenario import build_game
+from burako_env.scenario import build_game
 
 MUERTO0 = "3d 4d 6d Qs Qs Jd Jd Ts Td Th Ah"
 CLEAN = "5s 6s 7s 8s 9s Ts Js"

@@ -10,7 +10,7 @@ import pytest
 from test_core_rules import assert_scores, do, do_discard, referee_items, sc
 
 from burako_env.core.constants import DRAW_STOCK, END_STOCK, END_WENT_OUT, S_END_REASON
-from burako_env.core.scenario import build_game
+from burako_env.scenario import build_game
 
 CLEAN = "5s 6s 7s 8s 9s Ts Js"  # 5 5 5 10 10 10 10 = 55
 DIRTY = "8h 9h Th Jh Qh Kh 2c"  # 60 + 20 = 80

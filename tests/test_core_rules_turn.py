@@ -51,7 +51,7 @@ from burako_env.core.constants import (
     TAKE_MUERTO_KEEP_WILDS,
     TAKE_PILE,
 )
-from burako_env.core.scenario import build_game
+from burako_env.scenario import build_game
 
 
 # ====================================================================== the draw

@@ -46,8 +46,8 @@ from burako_env.core.constants import (
     SCORE_ITEMS,
     TAKE_PILE,
 )
-from burako_env.core.scenario import build_game, meld_cards
 from burako_env.referee import classify_meld
+from burako_env.scenario import build_game, meld_cards
 from burako_env.variants import load_variant
 
 MUERTO0 = "3d 4d 6d Qs Qs Jd Jd Ts Td Th Ah"

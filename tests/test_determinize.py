@@ -143,7 +143,7 @@ def test_determinization_depends_only_on_what_the_viewer_knows():
 def test_side_information_is_cleaned():
     """A packet that became the stock, or was taken and played, no longer lists the real
     cards; a pending packet is rewritten from its taker's new hand."""
-    from burako_env.core.scenario import build_game
+    from burako_env.scenario import build_game
 
     game = build_game(
         "argentine",
@@ -189,7 +189,7 @@ def _small_position(hands: dict[int, str], unknown: dict[int, str], stock: str):
     ``unknown``, the cards ``unknown[q]`` of their hand ``hands[q]`` (the rest known);
     every other card is in the viewer's (P0's) hand, every muerto taken."""
     from burako_env.cards import parse_cards
-    from burako_env.core.scenario import build_game
+    from burako_env.scenario import build_game
 
     probe = build_game("argentine", hands=hands, stock=stock, muertos_taken={0: 2, 1: 2})
     st = probe.state

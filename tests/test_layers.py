@@ -7,6 +7,9 @@
   ``burako_env.training``) imports a front end (by its path, or by an old one): the
   scan reads every module with :mod:`ast` and names the file and line of an offending
   import.
+* The core (``burako_env/core/``) imports only itself and the modules below it (cards,
+  variants, limits, extras): never the referee, the oracle it is tested against, nor
+  anything above it.
 """
 
 from __future__ import annotations
@@ -38,6 +41,14 @@ PACKAGES = {
 #: (removed, but an import of it in the library is still a front end wanted)
 FRONT_END_MODULE = re.compile(r"burako_env\.(frontends|" + "|".join(MOVED) + r")(\.|:|$)")
 IMPORTERS = {"import_module", "__import__"}
+#: what the core may import besides itself: the layer below it (docs/ARCHITECTURE.md). The
+#: referee is at that level too but written apart from the core, so it is not here
+BELOW_THE_CORE = (
+    "burako_env.cards",
+    "burako_env.variants",
+    "burako_env.limits",
+    "burako_env.extras",
+)
 
 
 def module_name(path: Path) -> str:
@@ -87,6 +98,33 @@ def layer_violations(files: list[Path]) -> list[str]:
         f"{rel}:{line}: imports {', '.join(sorted(found[rel, line]))}"
         for rel, line in sorted(found)
     ]
+
+
+def core_violations(files: list[Path]) -> list[str]:
+    """``file:line: module`` for every import in ``files`` (the core's) of a module of the
+    package outside the core and the layer below it, at any depth (a lazy import too)."""
+
+    def allowed(name: str) -> bool:
+        inside = ("burako_env.core", *BELOW_THE_CORE)
+        return not (name == "burako_env" or name.startswith("burako_env.")) or any(
+            name == top or name.startswith(top + ".") for top in inside
+        )
+
+    found = []
+    for path in files:
+        module = module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant):
+                continue  # data, not an import (test_the_library_never_imports... reads it)
+            names = imported_modules(node, module, path.name == "__init__.py")
+            if isinstance(node, ast.ImportFrom):
+                # `from burako_env import cards` imports cards; `from X import name`, X
+                names = names[1:] if names[0] == "burako_env" else names[:1]
+            bad = sorted(n for n in names if not allowed(n))
+            if bad:
+                found.append((str(path.relative_to(ROOT)), node.lineno, ", ".join(bad)))
+    return [f"{rel}:{line}: imports {bad}" for rel, line, bad in sorted(found)]
 
 
 def library_files() -> list[Path]:
@@ -172,3 +210,38 @@ def test_the_scan_catches_each_way_of_importing_a_front_end(tmp_path, monkeypatc
     reported = sorted(int(f.split(":")[1]) for f in found)
     assert reported == [1, 2, 3, 4, 5, 6, 7, 8], found
     assert all(f.startswith("burako_env/envs/aec_like.py:") for f in found)
+
+
+# ----------------------------------------------------------------------------- the core
+def test_the_core_imports_nothing_above_it():
+    files = sorted((ROOT / "burako_env" / "core").rglob("*.py"))
+    assert {"game.py", "rules.py", "nb.py"} <= {p.name for p in files}
+    violations = core_violations(files)
+    assert not violations, "the core imports outside itself:\n" + "\n".join(violations)
+
+
+def test_the_core_scan_catches_the_referee_and_the_layers_above(tmp_path, monkeypatch):
+    core = tmp_path / "burako_env" / "core"
+    core.mkdir(parents=True)
+    lines = [
+        "from burako_env.referee import classify_meld",  # 1
+        "def build():",  # 2
+        "    from burako_env.envs.vector import VectorEnv",  # 3: lazy, still an import
+        "from .. import referee, cards",  # 4: referee named
+        "import burako_env.agents.policies",  # 5
+        "importlib.import_module('burako_env.records')",  # 6
+        "from burako_env import __version__",  # 7: the package itself is above the core
+        "from burako_env.cards import JOKER",  # 8: below the core
+        "from burako_env.variants import Variant",  # 9
+        "from . import nb",  # 10: the core
+        "from burako_env.core.constants import NUM_ACTIONS",  # 11
+        "import numpy as np",  # 12
+        "NOTE = 'burako_env.referee reads melds'",  # 13: prose
+    ]
+    bad = core / "kernel_like.py"
+    bad.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    found = core_violations([bad])
+    assert [int(f.split(":")[1]) for f in found] == [1, 3, 4, 5, 6, 7], found
+    assert "imports burako_env.referee" in found[2]
+    assert "burako_env.cards" not in found[2]

@@ -15,9 +15,9 @@ from burako_env.core.constants import (
     S_MUERTOS_LEFT,
     S_WENT_OUT,
 )
-from burako_env.core.scenario import build_game
 from burako_env.core.sweep import _cards_by_type_ok, _cards_on_table, _went_out_ok
 from burako_env.frontends.sweep import player_counts, sweep
+from burako_env.scenario import build_game
 
 VARIANTS = ("argentine", "italian", "brazilian", "colombian")
 
