@@ -45,6 +45,8 @@ from burako_env.frontends.web.table import card_faces, meld_cards, table_view
 from burako_env.records import GameRecord, read_records, write_records
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the content type a JSON body must be sent with
+JSON = {"content-type": "application/json"}
 
 
 # ---------------------------------------------------------------- helpers
@@ -239,14 +241,14 @@ def test_new_game_options_are_checked(client):
         ({"bots": "shark"}, "unknown bot 'shark'"),
         ({"bots": ["greedy"]}, "a list of 3 names"),
         ({"episode": "forever"}, "episode must be one of"),
-        ({"seed": -1}, "seed must be 0 or more"),
+        ({"seed": -1}, "seed must be 0..18446744073709551615"),
         ({"colour": "red"}, "unknown game options: colour"),
     ]
     for options, message in bad:
         r = client.post("/api/games", json=options)
         assert r.status_code == 400, (options, r.text)
         assert message in r.json()["error"], (options, r.json())
-    r = client.post("/api/games", content=b"{not json")
+    r = client.post("/api/games", content=b"{not json", headers=JSON)
     assert r.status_code == 400 and "not JSON" in r.json()["error"]
     r = client.post("/api/games", json=[1, 2])
     assert r.status_code == 400 and "JSON object" in r.json()["error"]
@@ -302,7 +304,7 @@ def test_bad_and_illegal_moves_leave_the_game_as_it_was(client):
     refused = client.post(f"/api/games/{gid}/move", json={"action": held_not_legal}).json()
     assert refused["reason"] == "it is not the phase for this kind of action"
     assert refused["action"] == held_not_legal
-    r = client.post(f"/api/games/{gid}/move", content=b"\xff\xfe")
+    r = client.post(f"/api/games/{gid}/move", content=b"\xff\xfe", headers=JSON)
     assert r.status_code == 400 and "not JSON" in r.json()["error"]
     r = client.post(f"/api/games/{gid}/bot")
     assert r.status_code == 409 and "your turn" in r.json()["error"]
@@ -648,7 +650,7 @@ def test_serve_command_errors(tmp_path):
     for args, message in (
         (["--records", str(a_file)], "--records"),
         (["--port", "70000"], "--port must be 0..65535"),
-        (["--bot-delay", "-1"], "--bot-delay must be 0 or more"),
+        (["--bot-delay", "-1"], "--bot-delay must be 0..60 seconds"),
     ):
         r = runner.invoke(cli_app, ["serve", *args])
         assert r.exit_code == 2, (args, r.output)
