@@ -450,7 +450,7 @@ def create_app(
     # holds up only its own game. The store is touched only on the event loop, one
     # handler step at a time, and a game only under its lock: two tabs or a bot step
     # racing a click never touch a game at once
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=middleware,
         exception_handlers={
@@ -460,6 +460,9 @@ def create_app(
             HTTPException: http_error,
         },
     )
+    app.state.store = store  # the games and the shared policies, for tests and tools
+    app.state.policies = policies
+    return app
 
 
 def serve_app(
