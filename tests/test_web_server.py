@@ -672,8 +672,7 @@ def test_another_browser_cannot_drop_my_game(folders):
     me, other = TestClient(app), TestClient(app)
     r = me.post("/api/games", json={"seed": 1, "bots": "random", "players": 2})
     assert r.status_code == 201
-    cookie = r.headers["set-cookie"].lower()
-    assert "burako_client=" in cookie and "httponly" in cookie and "samesite=strict" in cookie
+    cookie = r.headers.get("set-cookie", "").lower()
     mine = r.json()["id"]
     for seed in range(10):  # one browser: it keeps its own games (up to 8)
         r = other.post("/api/games", json={"seed": seed, "bots": "random", "players": 2})
@@ -683,6 +682,7 @@ def test_another_browser_cannot_drop_my_game(folders):
         r = TestClient(app).post("/api/games", json={"seed": seed, "players": 2})
         assert r.status_code == 503, r.text
     assert me.get(f"/api/games/{mine}").status_code == 200
+    assert "burako_client=" in cookie and "httponly" in cookie and "samesite=strict" in cookie
 
 
 # ---------------------------------------------------------------- hostile clients
@@ -874,20 +874,34 @@ def test_bots_move_off_the_event_loop_one_request_per_game(monkeypatch):
     assert answers[0][0] == 200 and answers[1][0] in (200, 409)
 
 
-def test_ppo_bots_share_one_loaded_policy():
+def test_ppo_bots_share_one_loaded_policy(monkeypatch):
     """Each new game used to load the policy again (RSS 251 -> 731 MB over a few games):
     the bots of every game now read one network per policy file, in eval mode."""
     pytest.importorskip("torch")
+    from burako_env.agents import ppo_agent
+
+    loads = []
+    real_load = ppo_agent.load_network
+
+    def counted_load(path):
+        loads.append(str(path))
+        return real_load(path)
+
+    monkeypatch.setattr(ppo_agent, "load_network", counted_load)
     app = create_app(records_dir=None, bot_delay=0)
     client = TestClient(app)
-    for seed in (1, 2):
+    for seed in (1, 2, 3):
         r = client.post("/api/games", json={"seed": seed, "bots": "ppo"})
         assert r.status_code == 201, r.text
-    store, nets = app.state.store, []
-    for session, _, _ in store._games.values():  # every game's bots
-        nets.extend(agent.net for agent in session.bots.values())
-    assert len(nets) == 6 and all(net is nets[0] for net in nets)
-    assert not nets[0].training
+        view = my_turn(client, r.json())  # the bots play
+    assert len(loads) == 1, f"the policy was loaded {len(loads)} times for 3 games"
+    nets = [
+        agent.net
+        for session, _, _ in app.state.store._games.values()
+        for agent in session.bots.values()
+    ]
+    assert len(nets) == 9 and all(net is nets[0] for net in nets)
+    assert not nets[0].training and view["id"]
 
 
 def test_load_script_smoke():
