@@ -167,15 +167,18 @@ class PPOAgent(Agent):
         network=None,
         label: str | None = None,
         shipped: bool = False,
+        policies: dict | None = None,
     ) -> None:
         self._generator = torch.Generator()
         super().__init__(seed)
         self.greedy = bool(greedy)
         self._live = network is not None
         self._shipped = bool(shipped)
-        #: shipped mode: the files loaded so far by path, and the table bound now (its
-        #: Variant and variant block, as observations carry it)
-        self._loaded: dict[str, tuple] = {}
+        #: the files loaded so far by path (``policies``: a dict shared with other agents,
+        #: so that a server with many games holds one copy of each file: the networks in
+        #: it are in eval mode and only read, so threads may act with them at once), and
+        #: in shipped mode the table bound now (its Variant and variant block)
+        self._loaded: dict[str, tuple] = {} if policies is None else policies
         self._table_variant = None
         self._table_block: np.ndarray | None = None
         self.net = network
@@ -212,12 +215,13 @@ class PPOAgent(Agent):
         return cls(path, greedy=greedy, seed=seed, label="ppo")
 
     @classmethod
-    def shipped(cls, greedy: bool = True, seed: int = 0) -> PPOAgent:
+    def shipped(cls, greedy: bool = True, seed: int = 0, policies: dict | None = None) -> PPOAgent:
         """``make_agent("ppo")``: the shipped policy of the table it plays, chosen when
         it learns the table (:meth:`check_table`, :meth:`act_game`, or the variant block
         of the first observations); a table with no shipped policy raises the ValueError
-        of :func:`shipped_policy`."""
-        return cls(greedy=greedy, seed=seed, label="ppo", shipped=True)
+        of :func:`shipped_policy`. ``policies``: a cache of loaded files shared between
+        agents (see ``__init__``)."""
+        return cls(greedy=greedy, seed=seed, label="ppo", shipped=True, policies=policies)
 
     @classmethod
     def from_network(cls, net, greedy: bool = False, seed: int = 0, label: str = "ppo"):
@@ -230,7 +234,8 @@ class PPOAgent(Agent):
         if key not in self._loaded:
             net, data = load_network(path)
             net.eval()
-            self._loaded[key] = (net, data)
+            # setdefault: of two threads loading one file at once, both keep the first
+            self._loaded.setdefault(key, (net, data))
         return key, *self._loaded[key]
 
     def _use(self, path: str, net, data: dict) -> None:

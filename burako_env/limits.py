@@ -47,6 +47,19 @@ MAX_BATCH_GAMES = 2**16
 MAX_BENCH_SECONDS = 7 * 24 * 3600
 
 
+#: the web table (``burako serve``, burako_env/frontends/web): the largest request body
+#: read, counted as it streams in (a move or a new game's options is a few dozen bytes)
+MAX_WEB_BODY_BYTES = 16 * 1024
+#: the longest ``--bot-delay`` (seconds the page waits before each bot move)
+MAX_BOT_DELAY = 60.0
+#: games kept in memory, all browsers together; past it a new game replaces a finished
+#: or long-idle one, or is refused (503): never another browser's game in play
+MAX_WEB_GAMES = 200
+#: games kept per browser (its tabs); its next one replaces its own least recently used
+MAX_WEB_GAMES_PER_CLIENT = 8
+#: a game untouched this long may make room for another browser's new game
+WEB_GAME_IDLE_SECONDS = 30 * 60
+
 #: rule parameters (house rules, overrides, records' inline rules) lie in these ranges:
 #: with them a hand's score stays under 2.5e6 points (216 cards and 30 canastas at most,
 #: each worth at most MAX_RULE_POINTS) and a match's under 2**31 (MAX_HANDS hands), the

@@ -6,8 +6,10 @@ the game exactly as it was; the records folder is the only place files are read 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
+import time
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +47,8 @@ from burako_env.frontends.web.table import card_faces, meld_cards, table_view
 from burako_env.records import GameRecord, read_records, write_records
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the content type a JSON body must be sent with
+JSON = {"content-type": "application/json"}
 
 
 # ---------------------------------------------------------------- helpers
@@ -239,14 +243,14 @@ def test_new_game_options_are_checked(client):
         ({"bots": "shark"}, "unknown bot 'shark'"),
         ({"bots": ["greedy"]}, "a list of 3 names"),
         ({"episode": "forever"}, "episode must be one of"),
-        ({"seed": -1}, "seed must be 0 or more"),
+        ({"seed": -1}, "seed must be 0..18446744073709551615"),
         ({"colour": "red"}, "unknown game options: colour"),
     ]
     for options, message in bad:
         r = client.post("/api/games", json=options)
         assert r.status_code == 400, (options, r.text)
         assert message in r.json()["error"], (options, r.json())
-    r = client.post("/api/games", content=b"{not json")
+    r = client.post("/api/games", content=b"{not json", headers=JSON)
     assert r.status_code == 400 and "not JSON" in r.json()["error"]
     r = client.post("/api/games", json=[1, 2])
     assert r.status_code == 400 and "JSON object" in r.json()["error"]
@@ -302,7 +306,7 @@ def test_bad_and_illegal_moves_leave_the_game_as_it_was(client):
     refused = client.post(f"/api/games/{gid}/move", json={"action": held_not_legal}).json()
     assert refused["reason"] == "it is not the phase for this kind of action"
     assert refused["action"] == held_not_legal
-    r = client.post(f"/api/games/{gid}/move", content=b"\xff\xfe")
+    r = client.post(f"/api/games/{gid}/move", content=b"\xff\xfe", headers=JSON)
     assert r.status_code == 400 and "not JSON" in r.json()["error"]
     r = client.post(f"/api/games/{gid}/bot")
     assert r.status_code == 409 and "your turn" in r.json()["error"]
@@ -628,16 +632,290 @@ def test_serve_command_checks_the_host_header(host, tmp_path, monkeypatch):
     assert_only_local_names(apps[0], host)
 
 
-def test_store_drops_the_oldest_games():
-    store = SessionStore(max_games=2)
-    sessions = [PlaySession.new({"seed": s, "bots": "random", "players": 2}) for s in range(3)]
-    for s in sessions:
-        store.add(s)
-    assert len(store) == 2
+def test_store_drops_only_a_clients_own_games():
+    """A browser's new game drops its own oldest past per_client, never another's; past
+    max_games a new game takes a finished or idle game's place, else it is a 503."""
+    now = [0.0]
+    store = SessionStore(max_games=3, per_client=2, idle_seconds=60, clock=lambda: now[0])
+    games = [PlaySession.new({"seed": s, "bots": "random", "players": 2}) for s in range(6)]
+    store.add(games[0], "alice")
+    store.add(games[1], "bob")
+    store.add(games[2], "bob")
+    store.add(games[3], "bob")  # bob's own oldest goes
     with pytest.raises(SessionError, match="no game") as err:
-        store.get(sessions[0].id)
+        store.get(games[1].id)
     assert err.value.status == 404
-    assert store.get(sessions[2].id) is sessions[2]
+    assert store.get(games[0].id) is games[0]
+    with pytest.raises(SessionError, match="most games") as err:  # all 3 in play
+        store.add(games[4], "carol")
+    assert err.value.status == 503
+    assert len(store) == 3 and store.get(games[2].id) is games[2]
+    now[0] = 30.0
+    store.get(games[2].id)  # bob plays on; alice's game and bob's other wait
+    store.get(games[3].id)
+    now[0] = 75.0  # alice's game idle 75 s: carol's takes its place
+    store.add(games[4], "carol")
+    with pytest.raises(SessionError, match="no game"):
+        store.get(games[0].id)
+    assert store.get(games[2].id) is games[2] and store.get(games[3].id) is games[3]
+    play_out(games[2].game)  # a finished game makes room at once
+    store.add(games[5], "dave")
+    with pytest.raises(SessionError, match="no game"):
+        store.get(games[2].id)
+
+
+def test_another_browser_cannot_drop_my_game(folders):
+    """Over the app: each browser gets an HttpOnly SameSite=Strict cookie; a flood of new
+    games from other browsers is refused (503) instead of ending my game in play."""
+    records, _ = folders
+    app = create_app(records_dir=records, bot_delay=0, max_games=3)
+    me, other = TestClient(app), TestClient(app)
+    r = me.post("/api/games", json={"seed": 1, "bots": "random", "players": 2})
+    assert r.status_code == 201
+    cookie = r.headers.get("set-cookie", "").lower()
+    mine = r.json()["id"]
+    for seed in range(10):  # one browser: it keeps its own games (up to 8)
+        r = other.post("/api/games", json={"seed": seed, "bots": "random", "players": 2})
+        assert r.status_code in (201, 503), r.text
+    assert r.status_code == 503 and "most games" in r.json()["error"]
+    for seed in range(3):  # cookieless clients, each a new browser
+        r = TestClient(app).post("/api/games", json={"seed": seed, "players": 2})
+        assert r.status_code == 503, r.text
+    assert me.get(f"/api/games/{mine}").status_code == 200
+    assert "burako_client=" in cookie and "httponly" in cookie and "samesite=strict" in cookie
+
+
+# ---------------------------------------------------------------- hostile clients
+def test_a_page_of_another_site_cannot_post(client):
+    """A cross-site "simple" POST (text/plain, no preflight) used to start games; now a
+    foreign Origin or Sec-Fetch-Site is a 403 and a body not sent as JSON a 415."""
+    view = new_game(client, players=2, bots="random")
+    body = json.dumps({"seed": 1}).encode()
+    for headers in (
+        {"origin": "http://evil.example", "content-type": "text/plain"},
+        {"origin": "http://evil.example", **JSON},
+        {"origin": "null", **JSON},  # a sandboxed frame, a file:// page
+        {"origin": "http://testserver:8080", **JSON},  # another port: another origin
+        {"origin": "https://testserver", **JSON},
+        {"sec-fetch-site": "cross-site", **JSON},
+        {"sec-fetch-site": "same-site", **JSON},
+    ):
+        for path in ("/api/games", f"/api/games/{view['id']}/bot"):
+            r = client.post(path, content=body, headers=headers)
+            assert r.status_code == 403, (headers, path, r.text)
+            assert "another site" in r.json()["error"]
+    assert client.get(f"/api/games/{view['id']}").json() == view  # nothing moved
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+        r = client.post("/api/games", content=body, headers={"content-type": kind})
+        assert r.status_code == 415 and "application/json" in r.json()["error"], kind
+    for headers in (  # the page itself: its own origin, same-origin fetch metadata
+        {"origin": "http://testserver", **JSON},
+        {"origin": "http://TestServer:80", "sec-fetch-site": "same-origin", **JSON},
+        {"content-type": "application/json; charset=utf-8"},
+    ):
+        r = client.post("/api/games", content=body, headers=headers)
+        assert r.status_code == 201, (headers, r.text)
+    # the page's script sends its bodies as JSON, and reads only same-origin URLs
+    script = (ROOT / "burako_env/frontends/web/static/app.js").read_text()
+    assert 'init.headers["Content-Type"] = "application/json"' in script
+    assert "init.body = JSON.stringify(body)" in script
+
+
+async def asgi_call(app, method: str, path: str, chunks=(), headers=None) -> tuple:
+    """One request straight through the ASGI app, its body sent in ``chunks``; returns
+    ``(status, JSON answer, how many chunks the app read)``."""
+    sent = []
+    pending = list(chunks)
+    read = 0
+
+    async def receive():
+        nonlocal read
+        if pending:
+            read += 1
+            return {"type": "http.request", "body": pending.pop(0), "more_body": bool(pending)}
+        if read == 0:
+            read = -1
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.sleep(3600)  # the client waits for the answer
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"testserver")]
+        + [(k.encode(), v.encode()) for k, v in (headers or {}).items()],
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
+    await app(scope, receive, send)
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return status, json.loads(body) if body else None, max(read, 0)
+
+
+def test_a_body_is_read_only_up_to_the_limit():
+    """A big body used to be read whole before the 16 KiB check (200 MB: +380 MB RSS):
+    now reading stops past the limit, whether Content-Length is absent (chunked), lies
+    or tells the truth."""
+    app = create_app(records_dir=None, bot_delay=0)
+    chunk = b" " * 4096
+    for headers in (
+        JSON,  # chunked: no length
+        {**JSON, "content-length": "20"},  # a lie
+        {**JSON, "transfer-encoding": "chunked"},
+    ):
+        status, answer, read = asyncio.run(
+            asgi_call(app, "POST", "/api/games", [chunk] * 1000, headers)
+        )
+        assert status == 413 and "over 16384 bytes" in answer["error"], headers
+        assert read <= 16384 // 4096 + 1, (headers, read)
+    status, answer, read = asyncio.run(  # an honest large length: nothing read at all
+        asgi_call(app, "POST", "/api/games", [chunk] * 1000, {**JSON, "content-length": "4096000"})
+    )
+    assert status == 413 and read == 0
+
+
+def test_hostile_json_gets_a_400_not_a_500(client):
+    """Deep nesting, numbers of thousands of digits, a seed past 64 bits: each a 400
+    with a message (they were 500s with tracebacks)."""
+    client = TestClient(client.app, raise_server_exceptions=False)
+    view = new_game(client, players=2, bots="random")
+    move = f"/api/games/{view['id']}/move"
+    for path, body in (
+        ("/api/games", b"[" * 10_000),
+        ("/api/games", b'{"seed": ' + b"[" * 5000 + b"]" * 5000 + b"}"),
+        ("/api/games", b'{"seed": 1' + b"0" * 5000 + b"}"),
+        ("/api/games", b'{"seed": 1' + b"0" * 4000 + b"}"),
+        ("/api/games", b'{"seed": 18446744073709551616}'),
+        (move, b"[" * 10_000),
+        (move, b'{"action": 1' + b"0" * 5000 + b"}"),
+        (move, b'{"kind": "open", "cards": ' + b"[" * 1000 + b"]" * 1000 + b"}"),
+    ):
+        r = client.post(path, content=body, headers=JSON)
+        assert r.status_code == 400, (path, body[:40], r.status_code, r.text[:200])
+        assert r.json()["error"], body[:40]
+    assert client.get(f"/api/games/{view['id']}").json() == view
+
+
+@pytest.mark.parametrize("delay", [float("nan"), float("inf"), -1.0, 61.0, "1"])
+def test_bot_delay_must_be_finite_and_bounded(delay):
+    """--bot-delay nan made every page's options a 500; now it is refused at once."""
+    with pytest.raises(ValueError, match="bot delay must be"):
+        create_app(records_dir=None, bot_delay=delay)
+    if isinstance(delay, float):
+        r = CliRunner().invoke(cli_app, ["serve", "--bot-delay", str(delay)])
+        assert r.exit_code == 2 and "--bot-delay must be 0..60 seconds" in r.output, r.output
+
+
+def test_bots_move_off_the_event_loop_one_request_per_game(monkeypatch):
+    """A slow bot (ppo, pimc) used to run on the event loop and stall every page: now
+    bot moves of two games run at once in worker threads, and two requests on one game
+    still never overlap (its lock)."""
+    import threading
+
+    app = create_app(records_dir=None, bot_delay=0)
+    loop_thread = threading.get_ident()
+    threads, inside, most = set(), [0], [0]
+    both_started = threading.Barrier(2, timeout=5)
+    met = []
+    guard = threading.Lock()
+    real_bot_move = PlaySession.bot_move
+
+    def slow_bot_move(self):
+        threads.add(threading.get_ident())
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        try:
+            if self.seed in (1, 2):  # games 1 and 2 wait for each other: only threads meet
+                try:
+                    both_started.wait()
+                    met.append(self.seed)
+                except threading.BrokenBarrierError:
+                    pass
+            else:
+                time.sleep(0.2)
+            real_bot_move(self)
+        finally:
+            with guard:
+                inside[0] -= 1
+
+    monkeypatch.setattr(PlaySession, "bot_move", slow_bot_move)
+
+    async def scenario():
+        ids = {}
+        for seed in (1, 2, 3):
+            body = json.dumps({"seed": seed, "bots": "random", "players": 2, "seat": 1})
+            status, view, _ = await asgi_call(app, "POST", "/api/games", [body.encode()], JSON)
+            assert status == 201 and view["to_act"] == 0, view
+            ids[seed] = view["id"]
+        await asyncio.gather(*(asgi_call(app, "POST", f"/api/games/{ids[s]}/bot") for s in (1, 2)))
+        most[0] = 0  # now the same game twice, and a read while its bot moves
+        answers = await asyncio.gather(
+            asgi_call(app, "POST", f"/api/games/{ids[3]}/bot"),
+            asgi_call(app, "POST", f"/api/games/{ids[3]}/bot"),
+            asgi_call(app, "GET", f"/api/games/{ids[3]}"),
+        )
+        return answers
+
+    answers = asyncio.run(scenario())
+    assert sorted(met) == [1, 2], "the two games' bots did not run at the same time"
+    assert loop_thread not in threads
+    assert most[0] == 1, "two requests moved one game at once"
+    assert answers[0][0] == 200 and answers[1][0] in (200, 409)
+
+
+def test_ppo_bots_share_one_loaded_policy(monkeypatch):
+    """Each new game used to load the policy again (RSS 251 -> 731 MB over a few games):
+    the bots of every game now read one network per policy file, in eval mode."""
+    pytest.importorskip("torch")
+    from burako_env.agents import ppo_agent
+
+    loads = []
+    real_load = ppo_agent.load_network
+
+    def counted_load(path):
+        loads.append(str(path))
+        return real_load(path)
+
+    monkeypatch.setattr(ppo_agent, "load_network", counted_load)
+    app = create_app(records_dir=None, bot_delay=0)
+    client = TestClient(app)
+    for seed in (1, 2, 3):
+        r = client.post("/api/games", json={"seed": seed, "bots": "ppo"})
+        assert r.status_code == 201, r.text
+        view = my_turn(client, r.json())  # the bots play
+    assert len(loads) == 1, f"the policy was loaded {len(loads)} times for 3 games"
+    nets = [
+        agent.net
+        for session, _, _ in app.state.store._games.values()
+        for agent in session.bots.values()
+    ]
+    assert len(nets) == 9 and all(net is nets[0] for net in nets)
+    assert not nets[0].training and view["id"]
+
+
+def test_load_script_smoke():
+    """scripts/web_load.py: a few clients for 2 seconds against a real server."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("web_load", ROOT / "scripts" / "web_load.py")
+    web_load = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(web_load)
+    figures = web_load.run_load(clients=3, seconds=2, bots="random", players=2)
+    assert figures["requests"] > 0 and figures["requests_per_s"] > 0
+    assert set(figures["statuses"]) <= {200, 201}, figures
+    assert 0 < figures["p50_ms"] <= figures["p99_ms"] <= figures["max_ms"]
+    assert figures["rss_peak_mb"] >= figures["rss_before_mb"] > 0
 
 
 # ----------------------------------------------------------------------------- the command
@@ -648,7 +926,7 @@ def test_serve_command_errors(tmp_path):
     for args, message in (
         (["--records", str(a_file)], "--records"),
         (["--port", "70000"], "--port must be 0..65535"),
-        (["--bot-delay", "-1"], "--bot-delay must be 0 or more"),
+        (["--bot-delay", "-1"], "--bot-delay must be 0..60 seconds"),
     ):
         r = runner.invoke(cli_app, ["serve", *args])
         assert r.exit_code == 2, (args, r.output)

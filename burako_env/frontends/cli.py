@@ -22,6 +22,7 @@ leaves every output path as it was.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -33,6 +34,7 @@ import typer
 from burako_env.limits import (
     MAX_BATCH_GAMES,
     MAX_BENCH_SECONDS,
+    MAX_BOT_DELAY,
     MAX_SEED,
     MAX_SIMULATE_GAMES,
     MAX_TOURNAMENT_HANDS,
@@ -780,8 +782,8 @@ def serve(
 
     if not 0 <= port <= 65535:
         _fail(f"--port must be 0..65535, got {port}")
-    if bot_delay < 0:
-        _fail(f"--bot-delay must be 0 or more seconds, got {bot_delay}")
+    if not (math.isfinite(bot_delay) and 0 <= bot_delay <= MAX_BOT_DELAY):  # nan, inf
+        _fail(f"--bot-delay must be 0..{MAX_BOT_DELAY:g} seconds, got {bot_delay}")
     for name, folder in (("--records", records), ("--save-dir", save_dir)):
         if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
             _fail(f"{name} {folder!r} is a file; give a folder")

@@ -320,12 +320,19 @@ def play_game(
 
 
 def make_bots(
-    game: Game, seat: int, names: list[str], seed: int = 0, greedy: bool | None = None
+    game: Game,
+    seat: int,
+    names: list[str],
+    seed: int = 0,
+    greedy: bool | None = None,
+    policies: dict | None = None,
 ) -> dict:
     """The agents of every seat but ``seat`` (``names`` in seat order), agent p seeded
     ``seed + 1 + p``. Raises ValueError naming a bot that cannot be built or that cannot
     read this table (a policy trained for another variant or player count). ``greedy``
-    (None: each agent's default) picks most-likely or sampled play for learned agents."""
+    (None: each agent's default) picks most-likely or sampled play for learned agents;
+    ``policies``: a dict of loaded policy files the learned agents share (the web server:
+    one copy of a policy however many games play it)."""
     from burako_env.agents import is_learned, make_agent
     from burako_env.extras import MissingExtra
 
@@ -335,6 +342,8 @@ def make_bots(
     bots = {}
     for p, name in zip(others, names, strict=True):
         kw = {"greedy": greedy} if greedy is not None and is_learned(name) else {}
+        if policies is not None and is_learned(name):
+            kw["policies"] = policies
         try:
             agent = make_agent(name, seed=seed + 1 + p, **kw)
         except (ValueError, OSError, MissingExtra) as exc:  # MissingExtra: ppo without torch

@@ -16,18 +16,29 @@ status, and the game it names is left as it was)::
     GET  /api/records/games?file=F  the games of file F
     GET  /api/records/view?file=F&game=G&step=K&viewer=all|SEAT
                                     recorded game G after K moves
+
+Against other pages and clients (docs in the README's ``burako serve``): a POST whose
+``Origin`` is not this server's or whose ``Sec-Fetch-Site`` says another site is refused
+(403), a JSON body must say ``Content-Type: application/json`` (415) and is read as it
+streams, up to ``MAX_WEB_BODY_BYTES`` (413), parsed with bounded depth and numbers (400);
+the browser is named by an HttpOnly SameSite=Strict cookie so that its games are dropped
+only for its own new games (:class:`~burako_env.frontends.web.sessions.SessionStore`).
 """
 
 from __future__ import annotations
 
 import ipaddress
-import json
+import math
+import re
+import secrets
 import socket
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 try:  # the web extra: starlette is not a core dependency (burako_env.extras)
     from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
     from starlette.datastructures import Headers
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
@@ -52,6 +63,7 @@ from burako_env.frontends.web.sessions import (
     watch_view,
 )
 from burako_env.frontends.web.table import card_faces
+from burako_env.limits import MAX_BOT_DELAY, MAX_WEB_BODY_BYTES, load_json
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 CONTENT_TYPES = {
@@ -59,8 +71,13 @@ CONTENT_TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".css": "text/css; charset=utf-8",
 }
-#: the largest request body read (a move or a new game's options is a few dozen bytes)
-MAX_BODY = 16_384
+#: the largest request body read (burako_env.limits)
+MAX_BODY = MAX_WEB_BODY_BYTES
+#: the cookie naming a browser (its games are kept apart from other browsers')
+CLIENT_COOKIE = "burako_client"
+CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+#: requests that change nothing: the same-origin check lets them through
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot moves, so a person can follow them
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -79,16 +96,39 @@ def _error(message: str, status: int, **extra) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status)
 
 
+def check_bot_delay(seconds) -> float:
+    """``seconds`` as a bot delay: a finite number 0..MAX_BOT_DELAY; else ValueError (a
+    NaN once made every page's options a 500)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise ValueError(f"the bot delay must be a number of seconds, got {seconds!r}")
+    if not (math.isfinite(seconds) and 0 <= seconds <= MAX_BOT_DELAY):
+        raise ValueError(f"the bot delay must be 0..{MAX_BOT_DELAY:g} seconds, got {seconds}")
+    return float(seconds)
+
+
 async def _body(request: Request):
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
+    """The request's JSON body: ``Content-Type: application/json`` (415 else: a form or
+    text/plain is what a page elsewhere can send without asking), read as it streams and
+    stopped past MAX_BODY bytes (413, whatever Content-Length says), parsed with bounded
+    depth and number size (400)."""
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise SessionError("the request body must be JSON, sent as application/json", 415)
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
         raise SessionError(f"the request body is over {MAX_BODY} bytes", 413)
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise SessionError(f"the request body is over {MAX_BODY} bytes", 413)
     if not raw.strip():
         return {}
     try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SessionError(f"the request body is not JSON: {exc}") from exc
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SessionError(f"the request body is not JSON: {exc}") from None
+    return load_json(text, lambda why: SessionError(f"the request body is not JSON: {why}"))
 
 
 def _int_param(request: Request, name: str, default: int | None = None) -> int:
@@ -170,6 +210,61 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
+def _origin_of(scheme: str, host: str | None) -> tuple[str, str, int] | None:
+    """``(scheme, host name, port)`` of this server as a Host header names it."""
+    if host is None:
+        return None
+    name = host_header_name(host)
+    port = host.rsplit("]", 1)[-1].rpartition(":")[2]
+    if name is None:
+        return None
+    default = 443 if scheme in ("https", "wss") else 80
+    return scheme.replace("ws", "http"), name, int(port) if port.isdigit() else default
+
+
+def _origin_header(origin: str) -> tuple[str, str, int] | None:
+    """``(scheme, host name, port)`` of an Origin header; None for ``null`` or garbage."""
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    default = 443 if parts.scheme == "https" else 80
+    return parts.scheme, _host_name(parts.hostname), port if port is not None else default
+
+
+class SameOriginCheck:
+    """Refuses (403, JSON) a request that can change something (any method but GET,
+    HEAD, OPTIONS) sent by a page of another site: its ``Origin`` is present and not
+    this server's (scheme, host and port of the Host header), or its ``Sec-Fetch-Site``
+    is ``cross-site`` or ``same-site``. Browsers send both with a cross-site POST, so a
+    page elsewhere cannot start or move games in the player's name (a "simple" POST
+    needs no preflight); a client that sends neither (curl, a script) is not a page."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in SAFE_METHODS:
+            headers = Headers(scope=scope)
+            why = None
+            site = headers.get("sec-fetch-site", "").strip().lower()
+            origin = headers.get("origin")
+            if site in ("cross-site", "same-site"):
+                why = f"Sec-Fetch-Site: {site}"
+            elif origin is not None:
+                own = _origin_of(scope.get("scheme", "http"), headers.get("host"))
+                if own is None or _origin_header(origin) != own:
+                    why = f"Origin {origin!r} is not this server's"
+            if why is not None:
+                response = _error(f"refused: a request from another site ({why})", 403)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(
     records_dir: str | Path | None = None,
     save_dir: str | Path | None = None,
@@ -182,13 +277,30 @@ def create_app(
     both: saving is off); ``bot_delay``: seconds the page waits before each bot move;
     ``allowed_hosts``: the Host names answered, with any port (None: any; ``burako serve``
     sets them with :func:`allowed_hosts_for`)."""
-    if bot_delay < 0:
-        raise ValueError(f"bot_delay must be 0 or more seconds, got {bot_delay}")
+    bot_delay = check_bot_delay(bot_delay)
     library = RecordLibrary(records_dir)
     save_folder = Path(save_dir if save_dir is not None else records_dir or "").resolve()
     can_save = save_dir is not None or records_dir is not None
     store = SessionStore(max_games)
     static = _static_files()
+    #: the policy files the ppo bots of every game share: loaded once, read by many
+    policies: dict = {}
+
+    def client_of(request: Request) -> tuple[str, bool]:
+        """The browser's id from its cookie, or a new one (True: set the cookie)."""
+        known = request.cookies.get(CLIENT_COOKIE, "")
+        if CLIENT_ID.match(known):
+            return known, False
+        return secrets.token_urlsafe(16), True
+
+    async def in_game(request: Request, work):
+        """``work(session)`` in a worker thread (a ppo or pimc move takes long and would
+        hold up every other page) under the game's lock (no two requests touch one game
+        at once). The thread is waited for even when the client goes away (run_in_threadpool
+        does not abandon it), so the lock is never released while the game moves."""
+        session = store.get(request.path_params["game_id"])
+        async with session.lock:
+            return await run_in_threadpool(work, session)
 
     async def index(request: Request) -> Response:
         body, kind = static["index.html"]
@@ -213,54 +325,76 @@ def create_app(
         )
 
     async def new_game(request: Request) -> Response:
-        session = store.add(PlaySession.new(await _body(request)))
-        return JSONResponse(session.view(), status_code=201)
+        options = await _body(request)
+        client, fresh = client_of(request)
+
+        def start():  # loads a policy and compiles on first use: off the loop
+            session = PlaySession.new(options, policies)
+            return session, session.view()
+
+        session, view = await run_in_threadpool(start)
+        store.add(session, client)  # on the loop: the store is never touched by threads
+        response = JSONResponse(view, status_code=201)
+        if fresh:
+            response.set_cookie(CLIENT_COOKIE, client, path="/", httponly=True, samesite="strict")
+        return response
 
     async def get_game(request: Request) -> Response:
-        return JSONResponse(store.get(request.path_params["game_id"]).view())
+        return JSONResponse(await in_game(request, PlaySession.view))
 
     async def move(request: Request) -> Response:
-        session = store.get(request.path_params["game_id"])
-        session.move(await _body(request))
-        return JSONResponse(session.view())
+        body = await _body(request)
+
+        def play(session):
+            session.move(body)
+            return session.view()
+
+        return JSONResponse(await in_game(request, play))
 
     async def bot(request: Request) -> Response:
-        session = store.get(request.path_params["game_id"])
-        session.bot_move()
-        return JSONResponse(session.view())
+        def play(session):
+            session.bot_move()
+            return session.view()
+
+        return JSONResponse(await in_game(request, play))
 
     async def save(request: Request) -> Response:
-        session = store.get(request.path_params["game_id"])
         if not can_save:
+            store.get(request.path_params["game_id"])  # 404 first for a game not here
             raise SessionError("this server was started without a folder to save games in", 409)
-        try:
-            name = session.save(save_folder)
-        except OSError as exc:
-            raise SessionError(
-                f"cannot write to {save_folder}: {exc.strerror or exc}", 500
-            ) from exc
-        return JSONResponse({"file": name, "folder": str(save_folder), "view": session.view()})
+
+        def write(session):
+            try:
+                name = session.save(save_folder)
+            except OSError as exc:
+                raise SessionError(
+                    f"cannot write to {save_folder}: {exc.strerror or exc}", 500
+                ) from exc
+            return {"file": name, "folder": str(save_folder), "view": session.view()}
+
+        return JSONResponse(await in_game(request, write))
 
     async def record(request: Request) -> Response:
-        session = store.get(request.path_params["game_id"])
-        text = session.record().to_json() + "\n"
+        session, text = await in_game(request, lambda s: (s, s.record().to_json() + "\n"))
         return Response(
             text,
             media_type="application/x-ndjson",
             headers={"Content-Disposition": f'attachment; filename="game-{session.id}.jsonl"'},
         )
 
+    # the records folder is read and a record replayed in worker threads (a long match
+    # takes a while); nothing there is shared state
     async def records(request: Request) -> Response:
-        return JSONResponse({"files": library.listing(), "folder": library.folder is not None})
+        listing = await run_in_threadpool(library.listing)
+        return JSONResponse({"files": listing, "folder": library.folder is not None})
 
     async def record_games(request: Request) -> Response:
         name = request.query_params.get("file")
-        return JSONResponse({"file": name, "games": library.games(name)})
+        return JSONResponse({"file": name, "games": await run_in_threadpool(library.games, name)})
 
     async def record_view(request: Request) -> Response:
         name = request.query_params.get("file")
         game = _int_param(request, "game", 0)
-        rec, _ = library.record(name, game)
         step = _int_param(request, "step", 0)
         seat = request.query_params.get("viewer", "all")
         if seat == "all":
@@ -270,7 +404,12 @@ def create_app(
                 viewer = int(seat)
             except ValueError:
                 raise SessionError(f"viewer must be 'all' or a seat number, got {seat!r}") from None
-        view = watch_view(rec, step, viewer)
+
+        def replay():
+            rec, _ = library.record(name, game)
+            return watch_view(rec, step, viewer)
+
+        view = await run_in_threadpool(replay)
         view["file"] = name
         view["game"] = game
         return JSONResponse(view)
@@ -306,9 +445,12 @@ def create_app(
     middleware = []
     if allowed_hosts is not None:
         middleware.append(Middleware(HostCheck, allowed=allowed_hosts))
-    # handlers are async and call the engine directly: one request at a time, so two
-    # tabs or a bot step racing a click never touch a game at once
-    return Starlette(
+    middleware.append(Middleware(SameOriginCheck))
+    # the engine runs in worker threads (in_game, new_game, the records): a slow bot
+    # holds up only its own game. The store is touched only on the event loop, one
+    # handler step at a time, and a game only under its lock: two tabs or a bot step
+    # racing a click never touch a game at once
+    app = Starlette(
         routes=routes,
         middleware=middleware,
         exception_handlers={
@@ -318,6 +460,9 @@ def create_app(
             HTTPException: http_error,
         },
     )
+    app.state.store = store  # the games and the shared policies, for tests and tools
+    app.state.policies = policies
+    return app
 
 
 def serve_app(

@@ -3,7 +3,10 @@
 * :class:`PlaySession`: one person's game against bots (one per browser tab): the
   :class:`~burako_env.core.game.Game`, the seat, the bots and the moves so far. A move is
   checked before anything changes, so a refused one leaves the game as it was.
-* :class:`SessionStore`: the games by id, the oldest dropped past ``max_games``.
+* :class:`SessionStore`: the games by id and the browser (client) that started each: a
+  browser keeps its last ``per_client`` games; past ``max_games`` in all a new game takes
+  the place of a finished or long-idle one, else it is refused (503): one browser's
+  requests never drop another's game in play.
 * :class:`RecordLibrary`: the record files of one folder. A file is asked for by its name
   as the listing gives it and looked up in that listing, never joined to a path, so nothing
   outside the folder can be read.
@@ -11,7 +14,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,11 +28,17 @@ from burako_env.core.state import copy_state
 from burako_env.frontends.playback import check_record, header, load_lines, start
 from burako_env.frontends.web.moves import apply_move, legal_moves, resolve_move
 from burako_env.frontends.web.table import table_view
+from burako_env.limits import (
+    MAX_SEED,
+    MAX_WEB_GAMES,
+    MAX_WEB_GAMES_PER_CLIENT,
+    WEB_GAME_IDLE_SECONDS,
+)
 from burako_env.records import GameRecord, write_records
 from burako_env.variants import VARIANT_NAMES, VariantError, load_variant
 
-#: the games kept in memory at once; past it the least recently used is dropped
-MAX_GAMES = 200
+#: the games kept in memory at once, all browsers together (burako_env.limits)
+MAX_GAMES = MAX_WEB_GAMES
 #: the agents the page offers as bots
 BOT_NAMES = ("discard_table", "greedy", "random", "ppo")
 #: where a game's moves come from in its log
@@ -65,10 +76,14 @@ class PlaySession:
     log: list[dict] = field(default_factory=list)
     actions: list[int] = field(default_factory=list)
     saved_as: str | None = None
+    #: held by every request that reads or moves this game: the engine runs in worker
+    #: threads, and two tabs or a bot step racing a click must not touch one game at once
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
 
     @classmethod
-    def new(cls, options) -> PlaySession:
-        """A fresh game from the set-up form's JSON; SessionError says what to fix."""
+    def new(cls, options, policies: dict | None = None) -> PlaySession:
+        """A fresh game from the set-up form's JSON; SessionError says what to fix.
+        ``policies``: loaded policy files shared with other games (ppo bots)."""
         from burako_env.frontends.play import make_bots
 
         if not isinstance(options, dict):
@@ -88,8 +103,8 @@ class PlaySession:
         for name, value in (("players", players), ("seat", seat), ("seed", seed)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise SessionError(f"{name} must be a whole number, got {value!r}")
-        if seed is None or seed < 0:
-            raise SessionError(f"seed must be 0 or more, got {seed!r}")
+        if seed is None or not 0 <= seed <= MAX_SEED:
+            raise SessionError(f"seed must be 0..{MAX_SEED}, got {seed!r}")
         if episode not in EPISODES:
             raise SessionError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
         try:
@@ -109,7 +124,7 @@ class PlaySession:
             if name not in BOT_NAMES:
                 raise SessionError(f"unknown bot {name!r}: use one of {', '.join(BOT_NAMES)}")
         try:
-            agents = make_bots(game, seat, list(bots), seed)
+            agents = make_bots(game, seat, list(bots), seed, policies=policies)
         except ValueError as exc:
             raise SessionError(str(exc)) from exc
         names = [HUMAN if p == seat else bots[others.index(p)] for p in range(n)]
@@ -204,26 +219,64 @@ class PlaySession:
 
 
 class SessionStore:
-    """The games in play, by id; the least recently used go past ``max_games``."""
+    """The games in play by id, each with the client (browser) that started it.
 
-    def __init__(self, max_games: int = MAX_GAMES) -> None:
+    A client keeps at most ``per_client`` games: its next one drops its own least recently
+    used. Past ``max_games`` in all, a new game takes the place of the least recently used
+    game that is over or was left untouched ``idle_seconds``; when every game is in play
+    it is refused (SessionError 503) rather than ending someone's game."""
+
+    def __init__(
+        self,
+        max_games: int = MAX_GAMES,
+        per_client: int = MAX_WEB_GAMES_PER_CLIENT,
+        idle_seconds: float = WEB_GAME_IDLE_SECONDS,
+        clock=time.monotonic,
+    ) -> None:
         self.max_games = max_games
-        self._games: OrderedDict[str, PlaySession] = OrderedDict()
+        self.per_client = per_client
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        #: id -> (game, its client, when last used), least recently used first
+        self._games: OrderedDict[str, tuple[PlaySession, str, float]] = OrderedDict()
 
-    def add(self, session: PlaySession) -> PlaySession:
-        self._games[session.id] = session
-        while len(self._games) > self.max_games:
-            self._games.popitem(last=False)
+    def add(self, session: PlaySession, client: str = "") -> PlaySession:
+        """Keep ``session`` for ``client``, making room as the class says."""
+        own = [gid for gid, (_, owner, _) in self._games.items() if owner == client]
+        if len(own) >= self.per_client:
+            del self._games[own[0]]
+        elif len(self._games) >= self.max_games:
+            victim = self._replaceable()
+            if victim is None:
+                raise SessionError(
+                    f"the server holds its most games ({self.max_games}) and all are in "
+                    "play: try again in a few minutes",
+                    503,
+                )
+            del self._games[victim]
+        self._games[session.id] = (session, client, self.clock())
         return session
 
+    def _replaceable(self) -> str | None:
+        """The least recently used game that is over or idle; None when all are in play."""
+        now = self.clock()
+        for gid, (session, _, used) in self._games.items():
+            if session.lock.locked():  # a request is on it now: in play, and not ours to read
+                continue
+            if session.game.is_over() or now - used >= self.idle_seconds:
+                return gid
+        return None
+
     def get(self, game_id: str) -> PlaySession:
-        session = self._games.get(game_id)
-        if session is None:
+        found = self._games.get(game_id)
+        if found is None:
             raise SessionError(
                 f"no game {game_id!r} here: it may be from before the server restarted; "
                 "start a new game",
                 404,
             )
+        session, client, _ = found
+        self._games[game_id] = (session, client, self.clock())
         self._games.move_to_end(game_id)
         return session
 
