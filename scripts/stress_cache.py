@@ -13,7 +13,8 @@ single cold process's, computed first).
 
 ``--pytest`` runs instead, each on an empty cache folder, the cold ``pytest -n 2`` (xdist's
 default distribution) over the core's test files, where two workers compile the same
-kernels at once: it passes or fails as pytest does.
+kernels at once, then a warm single process (``-n 0``) on the cache they left: a run
+fails when either pytest fails, crashes or hangs.
 """
 
 from __future__ import annotations
@@ -98,21 +99,32 @@ def concurrent_run(reference: str, processes: int, timeout: float) -> list[str]:
 
 
 def pytest_run(timeout: float) -> list[str]:
+    """The cold ``pytest -n 2`` over the core's tests, then one warm single process
+    (``-n 0``) on the cache the workers left; the failures, described."""
+    failures = []
     with tempfile.TemporaryDirectory(prefix="burako-cache-") as tmp:
-        cmd = [sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider"]
-        try:
-            out = subprocess.run(
-                [*cmd, *PYTEST_FILES],
-                cwd=ROOT,
-                env=_env(Path(tmp)),
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return [f"hang: pytest gave no result in {timeout:.0f} s"]
-    last = (out.stdout.strip().splitlines() or ["(no output)"])[-1]
-    return [] if out.returncode == 0 else [f"pytest exit {out.returncode}: {last}"]
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        for what, workers, files in (
+            ("cold pytest -n 2", "2", PYTEST_FILES),
+            ("warm pytest -n 0", "0", PYTEST_FILES[:1]),
+        ):
+            try:
+                out = subprocess.run(
+                    [*cmd, "-n", workers, *files],
+                    cwd=ROOT,
+                    env=_env(Path(tmp)),
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                )
+            except subprocess.TimeoutExpired:
+                failures.append(f"{what}: no result in {timeout:.0f} s (a hang)")
+                break
+            last = (out.stdout.strip().splitlines() or ["(no output)"])[-1]
+            if out.returncode:
+                failures.append(f"{what}: exit {out.returncode}: {last}")
+                break
+    return failures
 
 
 def main() -> int:
