@@ -16,26 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from test_hardening import assert_cli_error, cli
 
 from burako_env.envs.vector import VectorEnv
-from burako_env.frontends.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
-runner = CliRunner()
 MEMORY_CAP = 3 * 2**30  # bytes: the interpreter, numpy and numba fit with room to spare
-
-
-def cli(*args, input: str | None = None):
-    return runner.invoke(app, [str(a) for a in args], input=input)
-
-
-def assert_cli_error(result, *words: str) -> None:
-    assert result.exit_code == 2, result.output
-    assert "error:" in result.output
-    assert "Traceback" not in result.output
-    for word in words:
-        assert word in result.output, result.output
 
 
 def _cap_memory() -> None:
