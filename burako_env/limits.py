@@ -45,6 +45,8 @@ MAX_TOURNAMENT_HANDS = 10**9
 MAX_BATCH_GAMES = 2**16
 #: the longest ``burako bench --seconds``
 MAX_BENCH_SECONDS = 7 * 24 * 3600
+#: the most iterations ``burako bench --api train --rounds`` measures
+MAX_BENCH_ROUNDS = 10**4
 
 
 #: the web table (``burako serve``, burako_env/frontends/web): the largest request body

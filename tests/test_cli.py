@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -102,6 +103,60 @@ def test_bench_vector_and_bad_api():
     assert "| vector |" in res.output and "legal" in res.output and "mask" in res.output
     bad = run("bench", "--api", "gpu")
     assert bad.exit_code == 2 and "unknown --api" in bad.output
+
+
+TRAIN_BENCH = ["--config", "tiny", "--num-envs", "8", "--rounds", "1", "--set", "ppo.num_steps=8"]
+
+
+def test_bench_train_figures_and_engine_share():
+    pytest.importorskip("torch")
+    from burako_env.frontends.bench import TRAIN_PARTS, bench_train, format_train
+
+    res = bench_train("tiny", ["ppo.num_steps=8"], num_envs=8, rounds=1)
+    assert (res["num_envs"], res["num_steps"], res["rollout_steps"]) == (8, 8, 64)
+    rollout, update, whole = (res[f"{k}_steps_per_s"] for k in ("rollout", "update", "iteration"))
+    assert 0 < whole < min(rollout, update)  # the iteration is the rollout and the update
+    assert 0 < res["engine_share"] < 1
+    shares = res["shares"]
+    assert set(shares) == set(TRAIN_PARTS) and abs(sum(shares.values()) - 1) < 1e-9
+    assert min(shares.values()) > -1e-9
+    assert res["engine_share"] == shares["env"] + shares["heuristics"]
+    for part in ("env", "heuristics", "learner", "update"):  # each one measured
+        assert shares[part] > 0, part
+    assert res["snapshots_kept"] == 1  # the league mix of a run past its first snapshot
+    assert res["torch_threads"] == res["update_threads"] == 1 and res["numba_threads"] >= 1
+    table = format_train(res)
+    assert "| rollout (league mix) |" in table and "**game engine**" in table
+
+
+def test_bench_train_cli():
+    pytest.importorskip("torch")
+    res = run("bench", "--api", "train", *TRAIN_BENCH)
+    assert res.exit_code == 0, res.output
+    for words in (
+        "config tiny",
+        "num_envs 8 x num_steps 8 = 64 env steps per rollout",
+        "torch threads 1 (rollout), update threads 1; numba threads",
+        "| rollout (league mix) |",
+        "| PPO update |",
+        "| **whole iteration** (rollout + GAE + update) |",
+        "| **game engine** (the env and the heuristic opponents) |",
+        "| **PPO update** (ppo_update, keep_pending) |",
+    ):
+        assert words in res.output, (words, res.output)
+    share = re.search(r"\| \*\*game engine\*\* [^|]* \| \*\*([\d.]+)%\*\* \|", res.output)
+    assert share and 0 < float(share.group(1)) < 100, res.output
+    bad = run("bench", "--api", "train", "--config", "no-such-config")
+    assert bad.exit_code == 2 and "does not exist" in bad.output
+
+
+def test_bench_train_without_torch_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
+    res = run("bench", "--api", "train", *TRAIN_BENCH)
+    assert res.exit_code == 2
+    assert "error: burako bench --api train needs torch: pip install 'burako[train]'" in (
+        res.output
+    )
 
 
 # ------------------------------------------------------------------ tournament and replay

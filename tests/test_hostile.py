@@ -446,6 +446,8 @@ def test_env_reset_seeds_are_whole_numbers(seed):
     "args, words",
     [
         (("bench", "--api", "aec", "--seconds", "nan"), "--seconds must lie in"),
+        (("bench", "--api", "train", "--rounds", "0"), "--rounds must lie in"),
+        (("bench", "--api", "train", "--num-envs", "99999999"), "--num-envs must lie in"),
         (("simulate", "--ray-address", ""), "--ray-address is empty"),
         (("tournament", "random", "random", "--hands", "99999999999999999999"), "--hands"),
         (("simulate", "--seed", str(2**70)), "--seed must lie in"),

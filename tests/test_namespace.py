@@ -338,6 +338,10 @@ def test_without_torch_the_core_works_and_ppo_and_train_name_the_extra():
         res = runner.invoke(cli.app, ["train", "--config", "tiny"])
         assert res.exit_code == 2, res.output
         assert "error: burako train needs torch: pip install 'burako[train]'" in res.output
+        res = runner.invoke(cli.app, ["bench", "--api", "train", "--config", "tiny"])
+        assert res.exit_code == 2, res.output
+        want = "error: burako bench --api train needs torch: pip install 'burako[train]'"
+        assert want in res.output, res.output
         res = runner.invoke(cli.app, ["play", "--bots", "ppo"], input="quit\\n")
         assert res.exit_code == 2 and "error: bot 'ppo': " + msg in res.output, res.output
         assert "torch" not in sys.modules

@@ -1,8 +1,8 @@
-"""Benchmarks: the core (uniformly random legal play run entirely inside numba) and the
-environment adapters (the PettingZoo AEC env and the batched VectorEnv).
+"""Benchmarks: the core (uniformly random legal play run entirely inside numba), the
+environment adapters (the PettingZoo AEC env and the batched VectorEnv) and PPO training.
 
-Used by ``scripts/bench_core.py``, ``scripts/bench_envs.py`` and ``burako bench``; figures
-go to docs/BENCHMARKS.md.
+Used by ``scripts/bench_core.py``, ``scripts/bench_envs.py``,
+``scripts/bench_training.py`` and ``burako bench``; figures go to docs/BENCHMARKS.md.
 
 * :func:`bench_core`: random playouts of whole hands in one compiled kernel.
 * :func:`bench_aec`: uniformly random legal play through ``burako_v1.env()`` (all of
@@ -12,6 +12,9 @@ go to docs/BENCHMARKS.md.
   step returns. ``picker="legal"`` draws from the legal-id lists in ``info`` (a gather),
   ``picker="mask"`` from the boolean masks themselves (every True of a [B, 2541] mask
   found by numpy). Goal: 300,000 steps/s at B = 1024.
+* :func:`bench_train`: PPO training iterations of any training config (the train extra):
+  env steps/s of the rollout, of the update and of the whole iteration, and the share of
+  the iteration spent in the game engine (the env and the heuristic opponents).
 
 Every function returns a dict (figures and settings); the numba kernels are compiled (or
 loaded from the cache) before the clock starts. ``steps_per_cpu_s`` divides by the
@@ -324,9 +327,224 @@ def format_env_rows(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- training
+class _Clocks:
+    """Seconds spent inside the calls of the functions wrapped with :meth:`wrap`, one
+    clock per name, each exclusive: a wrapped call made inside another (a snapshot's
+    network inside ``League.act``) counts on its own clock only."""
+
+    def __init__(self, names) -> None:
+        self.seconds = dict.fromkeys(names, 0.0)
+        self._inner: list[float] = []  # per open call: the seconds of the calls inside it
+
+    def wrap(self, name: str, fn):
+        def timed(*args, **kwargs):
+            self._inner.append(0.0)
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                dt = time.perf_counter() - t0
+                self.seconds[name] += dt - self._inner.pop()
+                if self._inner:
+                    self._inner[-1] += dt
+
+        return timed
+
+
+#: the parts of a training iteration :func:`bench_train` times, in the order of its table
+TRAIN_PARTS = (
+    "env",  # VectorEnv.step and reset (engine)
+    "heuristics",  # the league's agents: League.act less the snapshots' networks (engine)
+    "learner",  # the learner's network in the rollout: net.act (forward and sampling)
+    "hint",  # net.hints: the hint heuristic's choice, an input of the network
+    "snapshots",  # the frozen snapshots' networks playing the opponents' seats
+    "rollout_rest",  # the rest of collect(): legal lists, transitions, rewards, the league
+    "gae",  # advantages(): GAE along the streams
+    "update",  # the rest of learn(): ppo_update() and keep_pending()
+)
+
+
+def bench_train(
+    config: str | os.PathLike = "default",
+    overrides: list[str] | None = None,
+    num_envs: int | None = None,
+    rounds: int = 3,
+    snapshot: bool = True,
+) -> dict:
+    """Training throughput of a training config (a shipped name or a YAML path, with
+    ``burako train``'s ``--set`` overrides): env steps/s and where the time goes.
+
+    Builds the config's :class:`~burako_env.training.ppo.Trainer` (``num_envs`` games in
+    flight when given), runs one warm-up iteration (compiles, fills caches), then
+    ``rounds`` iterations of ``collect()`` and ``learn()``, as ``Trainer.run`` does
+    (without its logging, evaluations and checkpoints). With ``snapshot`` and a config
+    that weights snapshots, a snapshot of the learner is added and every game's opponent
+    drawn again before the first rollout, so the league mix is that of a run past its
+    first ``snapshot_every`` updates (a new trainer has none, and gives their weight to
+    self-play).
+
+    Figures, each the env steps of a rollout over the median seconds of the ``rounds``:
+    ``rollout_steps_per_s`` (``collect()``, the config's league mix),
+    ``update_steps_per_s`` (``learn()`` less GAE: the PPO epochs and ``keep_pending``) and
+    ``iteration_steps_per_s`` (rollout + GAE + update). ``shares`` splits the iteration's
+    wall time (all rounds together) into :data:`TRAIN_PARTS`, each measured by wrapping
+    the trainer's calls with clocks (``env.step``/``reset``, ``league.act``, the networks'
+    ``act`` and ``hints``, ``advantages``); ``engine_share`` is the fraction spent inside
+    the game engine: the env and the heuristic opponents. Raises
+    :class:`~burako_env.extras.MissingExtra` without torch (the train extra).
+    """
+    import statistics
+    from pathlib import Path
+
+    from burako_env.extras import require
+
+    torch = require("torch", "burako bench --api train")
+    from burako_env.training.config import load_config
+    from burako_env.training.ppo import Trainer
+
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    overrides = list(overrides or [])
+    if num_envs is not None:
+        overrides.append(f"env.num_envs={int(num_envs)}")
+    cfg = load_config(config, overrides)
+    threads_before = torch.get_num_threads()
+    clocks = _Clocks(("env", "heuristics", "learner", "hint", "snapshots", "gae"))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            trainer = Trainer(cfg, Path(tmp))
+            trainer.update = 1  # the learning rate of a run's first update
+            env, league, net = trainer.env, trainer.league, trainer.net
+            if snapshot and cfg.league.snapshots > 0:
+                # a run's league past its first snapshot_every updates: the games drawn
+                # again (no rollout yet, so no stream is cut) with a snapshot to draw
+                trainer.add_snapshot()
+                league.assign(np.arange(cfg.env.num_envs), trainer.rng)
+            env.step = clocks.wrap("env", env.step)
+            env.reset = clocks.wrap("env", env.reset)
+            league.act = clocks.wrap("heuristics", league.act)  # less the snapshots' nets
+            net.act = clocks.wrap("learner", net.act)
+            net.hints = clocks.wrap("hint", net.hints)
+            trainer.advantages = clocks.wrap("gae", trainer.advantages)
+            trainer.collect()  # warm-up: compiles (or loads) the kernels, fills caches
+            trainer.learn()
+            for _, frozen in league.snapshots:
+                frozen.act = clocks.wrap("snapshots", frozen.act)
+
+            times: dict[str, list[float]] = {k: [] for k in ("rollout", "update", "iteration")}
+            parts = dict.fromkeys(TRAIN_PARTS, 0.0)
+            for _ in range(rounds):
+                c0 = dict(clocks.seconds)
+                t0 = time.perf_counter()
+                trainer.collect()
+                t1 = time.perf_counter()
+                c1 = dict(clocks.seconds)
+                trainer.learn()
+                t2 = time.perf_counter()
+                gae = clocks.seconds["gae"] - c1["gae"]
+                times["rollout"].append(t1 - t0)
+                times["update"].append(t2 - t1 - gae)
+                times["iteration"].append(t2 - t0)
+                inside = 0.0  # the calls collect() made, each on its clock
+                for name in ("env", "heuristics", "learner", "hint", "snapshots"):
+                    parts[name] += c1[name] - c0[name]
+                    inside += c1[name] - c0[name]
+                parts["rollout_rest"] += (t1 - t0) - inside
+                parts["gae"] += gae
+                parts["update"] += t2 - t1 - gae
+            snapshots = len(league.snapshots)
+    finally:
+        torch.set_num_threads(threads_before)
+    steps = cfg.rollout_steps
+    median = {k: statistics.median(v) for k, v in times.items()}
+    total = sum(times["iteration"])
+    shares = {k: v / total for k, v in parts.items()}
+    return {
+        "api": "train",
+        "config": str(config),
+        "name": cfg.name,
+        "variant": env.variant.name,
+        "players": env.num_players,
+        "num_envs": cfg.env.num_envs,
+        "num_steps": cfg.ppo.num_steps,
+        "rollout_steps": steps,
+        "rounds": rounds,
+        "torch_threads": cfg.torch_threads,
+        "update_threads": cfg.update_threads,
+        "numba_threads": numba.get_num_threads(),
+        "torch": torch.__version__,
+        "machine": machine(),
+        "league": {
+            "self_play": cfg.league.self_play,
+            "snapshots": cfg.league.snapshots,
+            **{name: w for name, w in cfg.league.heuristics.items() if w > 0},
+        },
+        "snapshots_kept": snapshots,
+        "rollout_seconds": median["rollout"],
+        "update_seconds": median["update"],
+        "iteration_seconds": median["iteration"],
+        "rollout_steps_per_s": steps / median["rollout"],
+        "update_steps_per_s": steps / median["update"],
+        "iteration_steps_per_s": steps / median["iteration"],
+        "shares": shares,
+        "engine_share": shares["env"] + shares["heuristics"],
+    }
+
+
+#: the rows of :func:`format_train`'s second table: (part or parts, label)
+_TRAIN_ROWS = (
+    (("env", "heuristics"), "**game engine** (the env and the heuristic opponents)"),
+    (("env",), "- VectorEnv.step / reset"),
+    (("heuristics",), "- heuristic opponents (League.act, snapshots' networks apart)"),
+    (
+        ("learner", "hint", "snapshots", "rollout_rest"),
+        "**rollout outside the engine** (policy inference, bookkeeping)",
+    ),
+    (("learner",), "- learner's network (net.act: forward and sampling)"),
+    (("hint",), "- hint (net.hints: the hint heuristic's choice, an input)"),
+    (("snapshots",), "- snapshot opponents' networks"),
+    (("rollout_rest",), "- the rest of collect() (legal lists, transitions, rewards)"),
+    (("gae",), "**GAE** (advantages)"),
+    (("update",), "**PPO update** (ppo_update, keep_pending)"),
+)
+
+
+def format_train(res: dict) -> str:
+    """:func:`bench_train`'s result as a settings line and two tables: the figures, and
+    where the iteration's time goes."""
+    league = ", ".join(f"{k} {v:g}" for k, v in res["league"].items())
+    lines = [
+        f"config {res['config']} (name {res['name']}): {res['variant']}, {res['players']} "
+        f"players; num_envs {res['num_envs']:,} x num_steps {res['num_steps']} = "
+        f"{res['rollout_steps']:,} env steps per rollout; median of {res['rounds']} "
+        "iteration(s) after a warm-up",
+        f"torch {res['torch']}: torch threads {res['torch_threads']} (rollout), update "
+        f"threads {res['update_threads']}; numba threads {res['numba_threads']}",
+        f"league: {league}; snapshots kept {res['snapshots_kept']}",
+        "",
+        "| measure | env steps/s | s per iteration |",
+        "|---|---|---|",
+        f"| rollout (league mix) | {res['rollout_steps_per_s']:,.0f} "
+        f"| {res['rollout_seconds']:.3f} |",
+        f"| PPO update | {res['update_steps_per_s']:,.0f} | {res['update_seconds']:.3f} |",
+        f"| **whole iteration** (rollout + GAE + update) | "
+        f"**{res['iteration_steps_per_s']:,.0f}** | {res['iteration_seconds']:.3f} |",
+        "",
+        "| share of the iteration's wall time | share |",
+        "|---|---|",
+    ]
+    for keys, label in _TRAIN_ROWS:
+        share = sum(res["shares"][k] for k in keys)
+        text = f"{share:.1%}"
+        lines.append(f"| {label} | {'**' + text + '**' if label.startswith('**') else text} |")
+    return "\n".join(lines)
+
+
 __all__ = [
     "bench_aec",
     "bench_core",
+    "bench_train",
     "bench_vector",
     "COMPILE_JOBS",
     "cold_compile",
@@ -335,6 +553,8 @@ __all__ = [
     "format_compile_rows",
     "format_env_rows",
     "format_rows",
+    "format_train",
     "machine",
     "pick_from_mask",
+    "TRAIN_PARTS",
 ]

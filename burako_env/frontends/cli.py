@@ -2,7 +2,7 @@
 
     burako simulate --variant argentine --players 4 --games 10000
     burako sweep --variant brazilian --hands 1000000
-    burako bench --api core            # or --api aec, --api vector
+    burako bench --api core            # or --api aec, --api vector, --api train
     burako rules colombian --players 6
     burako tournament random greedy discard_table --hands 200 --out results/
     burako play --bots greedy --seat 1 --save game.jsonl
@@ -33,6 +33,7 @@ import typer
 
 from burako_env.limits import (
     MAX_BATCH_GAMES,
+    MAX_BENCH_ROUNDS,
     MAX_BENCH_SECONDS,
     MAX_BOT_DELAY,
     MAX_SEED,
@@ -287,7 +288,9 @@ def sweep(
 
 @app.command()
 def bench(
-    api: Annotated[str, typer.Option(help="core, aec, vector or all")] = "core",
+    api: Annotated[
+        str, typer.Option(help="core, aec, vector, train or all (all: core, aec and vector)")
+    ] = "core",
     variant: VariantOpt = "argentine",
     players: PlayersOpt = None,
     min_games: Annotated[int, typer.Option(help="games per core measurement")] = 2000,
@@ -306,15 +309,31 @@ def bench(
     threads: Annotated[
         list[int] | None, typer.Option(help="vector: numba threads (repeatable)")
     ] = None,
+    config: Annotated[
+        str,
+        typer.Option(help="train: training config, a YAML path or a shipped name"),
+    ] = "default",
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="train: override a config key, e.g. --set ppo.num_steps=16"),
+    ] = None,
+    rounds: Annotated[
+        int, typer.Option(help="train: iterations measured after a warm-up (median)")
+    ] = 3,
+    num_envs: Annotated[
+        int | None, typer.Option(help="train: games in flight (default: the config's)")
+    ] = None,
 ) -> None:
-    """Measure speed: the core, the PettingZoo AEC env or the VectorEnv.
+    """Measure speed: the core, the PettingZoo AEC env, the VectorEnv or PPO training.
 
     core: random playouts inside one compiled kernel; aec: random legal play through
-    burako_v1.env(); vector: VectorEnv with actions picked in Python. Figures for
-    docs/BENCHMARKS.md.
+    burako_v1.env(); vector: VectorEnv with actions picked in Python; train: PPO
+    iterations of a training config (the train extra), env steps/s of the rollout, the
+    update and the whole iteration, and the share of the time in the game engine.
+    Figures for docs/BENCHMARKS.md.
     """
-    if api not in ("core", "aec", "vector", "all"):
-        _fail(f"unknown --api {api!r}: use core, aec, vector or all")
+    if api not in ("core", "aec", "vector", "train", "all"):
+        _fail(f"unknown --api {api!r}: use core, aec, vector, train or all")
     if seconds <= 0 or min_games < 1:
         _fail("--seconds must be positive and --min-games at least 1")
     _bound("--seconds", seconds, 0, MAX_BENCH_SECONDS)  # NaN and inf too
@@ -323,18 +342,28 @@ def bench(
         _fail("--batch and --threads must be at least 1")
     for b in batch or []:
         _bound("--batch", b, 1, MAX_BATCH_GAMES)
+    _bound("--rounds", rounds, 1, MAX_BENCH_ROUNDS)
+    if num_envs is not None:
+        _bound("--num-envs", num_envs, 2, MAX_BATCH_GAMES)  # as env.num_envs
+    if api == "train":
+        from burako_env.extras import require
+
+        with cli_errors():  # the train extra: error: ... names it
+            require("torch", "burako bench --api train")
 
     import numba
 
     from burako_env.frontends.bench import (
         COMPILE_JOBS,
         bench_aec,
+        bench_train,
         bench_vector,
         cold_compile,
         core_table,
         format_compile_rows,
         format_env_rows,
         format_rows,
+        format_train,
         machine,
     )
 
@@ -356,6 +385,8 @@ def bench(
                         rows.append(bench_vector(b, seconds, variant, players, t, picker))
         if rows:
             typer.echo(format_env_rows(rows))
+        if api == "train":
+            typer.echo(format_train(bench_train(config, list(set_ or []), num_envs, rounds)))
 
 
 def _announce_compile(command: str) -> None:
