@@ -3,14 +3,20 @@
     .venv/bin/python scripts/bench_training.py [--config default]
         [--num-envs 1024] [--rounds 3] [--set key=value ...]
 
-Three figures, each the median over ``rounds`` rollouts after one warm-up rollout:
+The measuring is :func:`burako_env.frontends.bench.bench_train` (``burako bench --api
+train``, which prints its whole table); this script runs it twice. Figures, each the median
+over ``rounds`` iterations after one warm-up iteration:
 
 * ``rollout_selfplay``: every decision made by the learner's network (sampling over the
   legal actions), the env stepping all games in lockstep: the env + inference path;
 * ``rollout_league``: the config's league mix (some seats played by the compiled
-  heuristics or frozen snapshots);
+  heuristics or a frozen snapshot);
+* ``update``: the PPO update with the league mix (env steps of the rollout divided by the
+  update's time);
 * ``train``: the whole PPO iteration with the league mix: rollout, GAE and the update
-  epochs (env steps of the rollout divided by the iteration's time).
+  epochs (env steps of the rollout divided by the iteration's time);
+* ``engine_share``: the fraction of the league-mix iteration spent inside the game engine
+  (``VectorEnv.step`` and the heuristic opponents).
 
 ``--update-threads 1 2 --busy 1`` adds the PPO update's seconds for each
 ``update_threads``, on an idle machine and with ``busy`` other processes each keeping a
@@ -27,6 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
+#: the self-play rollout: every seat played by the learner's network
+SELF_PLAY = ["league.self_play=1.0", "league.snapshots=0.0", "league.heuristics={}"]
+
 
 def bench_training(
     config: str | Path = "default",
@@ -34,50 +43,26 @@ def bench_training(
     num_envs: int | None = None,
     rounds: int = 3,
 ) -> dict:
-    """Training throughput in env steps per second (see the module doc)."""
-    import numba
-
-    from burako_env.training.config import load_config
-    from burako_env.training.ppo import Trainer
+    """Training throughput in env steps per second (see the module doc); ``league`` holds
+    :func:`~burako_env.frontends.bench.bench_train`'s whole result for the league mix."""
+    from burako_env.frontends.bench import bench_train
 
     overrides = list(overrides or [])
-    if num_envs is not None:
-        overrides.append(f"env.num_envs={num_envs}")
-    out: dict = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for label, extra in (
-            (
-                "rollout_selfplay",
-                ["league.self_play=1.0", "league.snapshots=0.0", "league.heuristics={}"],
-            ),
-            ("rollout_league", []),
-        ):
-            cfg = load_config(config, overrides + extra)
-            trainer = Trainer(cfg, Path(tmp))
-            trainer.update = 1
-            trainer.collect()  # warm-up: compiles, fills caches
-            trainer.learn()
-            times, train_times = [], []
-            for _ in range(rounds):
-                t0 = time.perf_counter()
-                trainer.collect()
-                t1 = time.perf_counter()
-                trainer.learn()
-                t2 = time.perf_counter()
-                times.append(t1 - t0)
-                train_times.append(t2 - t0)
-            steps = cfg.rollout_steps
-            out[label] = steps / statistics.median(times)
-            if label == "rollout_league":
-                out["train"] = steps / statistics.median(train_times)
-        out.update(
-            num_envs=cfg.env.num_envs,
-            num_steps=cfg.ppo.num_steps,
-            torch_threads=cfg.torch_threads,
-            update_threads=cfg.update_threads,
-            numba_threads=numba.get_num_threads(),
-        )
-    return out
+    selfplay = bench_train(config, overrides + SELF_PLAY, num_envs, rounds)
+    league = bench_train(config, overrides, num_envs, rounds)
+    return {
+        "rollout_selfplay": selfplay["rollout_steps_per_s"],
+        "rollout_league": league["rollout_steps_per_s"],
+        "update": league["update_steps_per_s"],
+        "train": league["iteration_steps_per_s"],
+        "engine_share": league["engine_share"],
+        "num_envs": league["num_envs"],
+        "num_steps": league["num_steps"],
+        "torch_threads": league["torch_threads"],
+        "update_threads": league["update_threads"],
+        "numba_threads": league["numba_threads"],
+        "league": league,
+    }
 
 
 def _spin() -> None:
@@ -148,10 +133,12 @@ def main() -> None:
     rows = (
         ("rollout, self-play (all decisions by the network)", res["rollout_selfplay"]),
         ("rollout, league mix", res["rollout_league"]),
-        ("training iteration (rollout + PPO update)", res["train"]),
+        ("PPO update, league mix", res["update"]),
+        ("training iteration (rollout + GAE + PPO update)", res["train"]),
     )
     for label, value in rows:
         print(f"{label + ':':<52} {value:>9,.0f} env steps/s")
+    print(f"{'game engine, share of the iteration:':<52} {res['engine_share']:>9.1%}")
     if args.update_threads:
         upd = bench_update_threads(
             args.config, args.overrides, tuple(args.update_threads), args.busy, args.rounds
