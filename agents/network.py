@@ -28,6 +28,8 @@ reference the legal-list logits are tested against.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 try:  # the train extra: torch is not a core dependency (burako_env.extras)
@@ -39,7 +41,17 @@ except ImportError as exc:
 
     raise MissingExtra("the PPO network (burako_env.agents.network)", "torch") from exc
 
+import numba
+
 from burako_env.agents.heuristic import compiled_heuristic
+from burako_env.agents.network_kernels import (
+    LAYOUT_BLOCKS,
+    card_pool_backward,
+    card_pool_forward,
+    count_meld_rows,
+    env_lists_kernel,
+    featurize,
+)
 from burako_env.agents.policies import act_batch, legal_lists_kernel
 from burako_env.core.constants import (
     ADD_BASE,
@@ -139,6 +151,77 @@ def meld_fits(r: torch.Tensor, team_row: torch.Tensor, fits: torch.Tensor) -> No
         fits.view(-1)[idx.reshape(-1)] = 1.0
 
 
+class NetInputs(NamedTuple):
+    """What the network reads from a batch of N observations (:meth:`BurakoNet.inputs`)."""
+
+    #: [N, 53 + 159 + rest]: the hand, the pile block (counts, top, peeked card) and the
+    #: rest (table counts, known cards, hand sizes, muertos, phase, counters), scaled
+    dense: torch.Tensor
+    #: [U', MELD_ROW_FEATURES]: the meld rows in use, one-hot and scaled fields (each
+    #: distinct row once where ``meld_of`` is given)
+    meld_x: torch.Tensor
+    #: int64 [U]: the rows' ids, ascending (``n * 2 * MAX_MELDS + team * MAX_MELDS + slot``)
+    used: torch.Tensor
+    #: int64 [U]: the row of ``meld_x`` of each row in use, or None: ``meld_x`` has U rows
+    meld_of: torch.Tensor | None
+    #: [N, 53, num_card_features] per-card features, or None without ``card_features``
+    cards: torch.Tensor | None
+
+
+def inputs_kernels_apply(obs: torch.Tensor) -> bool:
+    """Whether the compiled featurizer can read these observations (int16 on the CPU,
+    numba's compiler on)."""
+    return obs.device.type == "cpu" and obs.dtype == torch.int16 and not _JIT_DISABLED
+
+
+def card_kernels_apply(feats: torch.Tensor) -> bool:
+    """Whether :class:`CardPool` can pool these card features: float32 on the CPU, with
+    numba's compiler on (under ``NUMBA_DISABLE_JIT=1`` the kernels would run as Python
+    loops: torch's path is the faster one there)."""
+    return feats.device.type == "cpu" and feats.dtype == torch.float32 and not _JIT_DISABLED
+
+
+_JIT_DISABLED = bool(numba.config.DISABLE_JIT)
+
+
+class CardPool(torch.autograd.Function):
+    """``(sum, max)`` over the card types of ``relu(per_card[c] + feats[:, c] @ wf)``,
+    without the [N, 53, d] tensor in between (:mod:`burako_env.agents.network_kernels`).
+    ``feats`` [N, 53, F] gets no gradient (it is read from the observation); ``wf`` [F, d]
+    and ``per_card`` [53, d] do."""
+
+    @staticmethod
+    def forward(ctx, feats, wf, per_card):
+        f = feats.detach().contiguous()
+        w = wf.detach().contiguous()
+        pc = per_card.detach().contiguous()
+        n, d = f.shape[0], w.shape[1]
+        total = torch.empty(n, d)
+        top = torch.empty(n, d)
+        arg = torch.empty(n, d, dtype=torch.int8)
+        card_pool_forward(f.numpy(), w.numpy(), pc.numpy(), total.numpy(), top.numpy(), arg.numpy())
+        ctx.save_for_backward(f, w, pc, arg)
+        ctx.mark_non_differentiable(arg)
+        return total, top
+
+    @staticmethod
+    def backward(ctx, grad_total, grad_top):
+        f, w, pc, arg = ctx.saved_tensors
+        grad_wf = torch.zeros_like(w)
+        grad_pc = torch.zeros_like(pc)
+        card_pool_backward(
+            f.numpy(),
+            w.numpy(),
+            pc.numpy(),
+            arg.numpy(),
+            grad_total.contiguous().numpy(),
+            grad_top.contiguous().numpy(),
+            grad_wf.numpy(),
+            grad_pc.numpy(),
+        )
+        return None, grad_wf, grad_pc
+
+
 def legal_lists(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The legal action ids of each row of a bool mask [N, A] as a padded int64 array
     [N, K] (K = the largest count; padding repeats the row's first id) and the counts."""
@@ -151,6 +234,23 @@ def legal_lists(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if (counts == 0).any():
         raise ValueError(f"rows without a legal action: {np.flatnonzero(counts == 0)[:10]}")
     ids = np.where(np.arange(width)[None, :] < counts[:, None], ids, ids[:, :1])
+    return ids, counts
+
+
+def env_legal_lists(
+    legal: np.ndarray, num_legal: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`legal_lists` of the games ``rows``, read from the env's legal lists
+    (``info["legal"]``, ``info["num_legal"]`` of :class:`~burako_env.envs.vector.VectorEnv`)
+    instead of their masks: the same ids and counts."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    counts = np.empty(len(rows), np.int64)
+    sel = num_legal[rows]
+    width = max(1, int(sel.max())) if len(rows) else 1
+    if len(rows) and (sel <= 0).any():
+        raise ValueError(f"rows without a legal action: {rows[sel <= 0][:10]}")
+    ids = np.empty((len(rows), width), np.int64)
+    env_lists_kernel(legal, num_legal, rows, ids, counts)
     return ids, counts
 
 
@@ -189,6 +289,9 @@ class BurakoNet(nn.Module):
         }
         if card_context:  # only when set: the files saved before it keep their spec
             self.hparams["card_context"] = True
+        #: the card encoder's pooling by the compiled kernels where they apply (False:
+        #: always torch's, the reference the kernels are tested against)
+        self.card_kernels = True
         self.num_card_features = NUM_CARD_FEATURES + (NUM_CONTEXT_FEATURES if card_context else 0)
         self.hint_policy = hint_policy(hint)
         lay = obs_layout(self.num_players, self.total_cards)
@@ -203,6 +306,8 @@ class BurakoNet(nn.Module):
             + NUM_PHASES
             + NUM_MISC
         )
+        self._offsets = np.array([getattr(lay, k) for k in LAYOUT_BLOCKS], np.int64)
+        self._dense_size = 4 * NUM_CARD_TYPES + self._rest_size
         half = max(2, encoder // 2)
         self.hand_enc = nn.Sequential(layer_init(nn.Linear(NUM_CARD_TYPES, encoder)), nn.ReLU())
         self.pile_enc = nn.Sequential(layer_init(nn.Linear(3 * NUM_CARD_TYPES, half)), nn.ReLU())
@@ -241,75 +346,56 @@ class BurakoNet(nn.Module):
             self.hint_ctx = layer_init(nn.Linear(hidden, 1), std=0.0)
 
     # ------------------------------------------------------------ features
-    def _meld_rows(
-        self, obs: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """The meld rows in use, embedded on their own: ``(embeddings [U, meld_dim],
-        row ids [U], pools [N, 4 * meld_dim], fits)``. A row id is ``n * 2 * MAX_MELDS +
-        team * MAX_MELDS + slot`` (ascending; team 0 is the viewer's); the pools are the
-        sum / 4 and the max of each team's row embeddings (an empty row counts as zero);
-        ``fits`` (with card features) says which card types fit a meld of each team
-        [N, 2, 53]."""
-        n = obs.shape[0]
-        lay = self.layout
-        d = self.hparams["meld_dim"]
-        rows = obs[:, lay.melds : lay.melds + 2 * MAX_MELDS * MELD_OBS_FIELDS]
-        rows = rows.reshape(n, 2 * MAX_MELDS, MELD_OBS_FIELDS)  # a view of obs
-        used = torch.nonzero((rows[:, :, MF_KIND] > 0).reshape(-1)).squeeze(1)
-        r = rows[used // (2 * MAX_MELDS), used % (2 * MAX_MELDS)].long()  # [U, fields]
-        team = used // MAX_MELDS  # the (observation, team) of each row, in [0, 2N)
-        fits = None
-        if self.hparams["card_features"]:
-            fits = torch.zeros(n * 2, NUM_CARD_TYPES, dtype=torch.float32)
-            if used.numel():
-                meld_fits(r, team, fits)
-            fits = fits.reshape(n, 2, NUM_CARD_TYPES)
-        feats = torch.cat(
-            [
-                F.one_hot(r[:, MF_KIND].clamp(0, 3), 4),
-                F.one_hot(r[:, MF_KEY].clamp(0, 12), 13),
-                F.one_hot(r[:, MF_LO].clamp(0, 14), 15),
-                F.one_hot(r[:, MF_HI].clamp(0, 14), 15),
-                F.one_hot(r[:, MF_GAP].clamp(0, 14), 15),
-                F.one_hot(r[:, MF_WILD].clamp(0, NUM_CARD_TYPES), NUM_CARD_TYPES + 1),
-            ],
-            dim=1,
-        ).float()
-        rf = r.float()
-        extra = torch.cat(
-            [
-                rf[:, MF_SIZE : MF_SIZE + 1] / 14.0,
-                rf[:, MF_N0 : MF_N0 + 4] / 2.0,
-                rf[:, MF_NJOKER : MF_NJOKER + 1] / 2.0,
-                rf[:, NUM_MELD_FIELDS : NUM_MELD_FIELDS + 3],
-            ],
-            dim=1,
-        )
-        emb = self.meld_enc(torch.cat([feats, extra], dim=1))  # [U, d], ReLU: >= 0
-        # per team: the sum over its rows, and the max with the empty rows' zero
-        total = emb.new_zeros(2 * n, d).index_add(0, team, emb)
-        top = emb.new_zeros(2 * n, d).scatter_reduce(0, team[:, None].expand(-1, d), emb, "amax")
-        pools = torch.cat([total / 4.0, top], dim=1).reshape(n, 4 * d)
-        return emb, used, pools, fits
+    def inputs(self, obs: torch.Tensor) -> NetInputs:
+        """The network's inputs read from observations ``obs`` int16 [N, O]: by the
+        compiled :func:`~burako_env.agents.network_kernels.featurize` on the CPU, else
+        by torch (:meth:`reference_inputs`, the same values)."""
+        if self.card_kernels and inputs_kernels_apply(obs):
+            return self._compiled_inputs(obs)
+        return self.reference_inputs(obs)
 
-    def _features(self, obs: torch.Tensor):
-        """``(h [N, hidden], meld embeddings [U, d], their row ids [U], card features)``:
-        the trunk's output, the meld rows in use (:meth:`_meld_rows`) and, with card
-        features, :meth:`_card_features` [53, N, num_card_features] (else None)."""
+    def _compiled_inputs(self, obs: torch.Tensor) -> NetInputs:
+        o = np.ascontiguousarray(obs.numpy())
+        n, nf = o.shape[0], self.num_card_features
+        rows = count_meld_rows(o, self.layout.melds, 2 * MAX_MELDS, MELD_OBS_FIELDS)
+        dense = np.empty((n, self._dense_size), np.float32)
+        meld_x = np.empty((rows, MELD_ROW_FEATURES), np.float32)
+        used = np.empty(rows, np.int64)
+        meld_of = np.empty(rows, np.int64)
+        with_cards = self.hparams["card_features"]
+        cards = np.empty((n if with_cards else 0, NUM_CARD_TYPES, nf), np.float32)
+        distinct = featurize(
+            o,
+            self._offsets,
+            self.num_players,
+            bool(self.hparams.get("card_context")),
+            dense,
+            meld_x,
+            used,
+            meld_of,
+            cards,
+        )
+        return NetInputs(
+            torch.from_numpy(dense),
+            torch.from_numpy(meld_x[:distinct]),
+            torch.from_numpy(used),
+            torch.from_numpy(meld_of),
+            torch.from_numpy(cards) if with_cards else None,
+        )
+
+    def reference_inputs(self, obs: torch.Tensor) -> NetInputs:
+        """:meth:`inputs` computed by torch ops (any device; the reference the compiled
+        featurizer is tested against)."""
         lay = self.layout
+        n = obs.shape[0]
         x = obs.float()
-        hand = x[:, lay.hand : lay.hand + NUM_CARD_TYPES] * 0.5
-        pile = torch.cat(
+        n_known = (self.num_players - 1) * NUM_CARD_TYPES
+        dense = torch.cat(
             [
+                x[:, lay.hand : lay.hand + NUM_CARD_TYPES] * 0.5,
                 x[:, lay.pile_counts : lay.pile_counts + NUM_CARD_TYPES] * 0.5,
                 x[:, lay.pile_top : lay.pile_top + NUM_CARD_TYPES],
                 x[:, lay.peek_card : lay.peek_card + NUM_CARD_TYPES],
-            ],
-            dim=1,
-        )
-        n_known = (self.num_players - 1) * NUM_CARD_TYPES
-        rest = torch.cat(
-            [
                 x[:, lay.table_counts : lay.table_counts + 2 * NUM_CARD_TYPES] * 0.5,
                 x[:, lay.known : lay.known + n_known] * 0.5,
                 x[:, lay.hand_sizes : lay.hand_sizes + self.num_players] / 11.0,
@@ -319,26 +405,88 @@ class BurakoNet(nn.Module):
             ],
             dim=1,
         )
-        melds, used, pools, fits = self._meld_rows(obs)
-        parts = [self.hand_enc(hand), self.pile_enc(pile), self.rest_enc(rest), pools]
-        feats = None
-        if fits is not None:
-            feats = self._card_features(x, fits)
-            cards = self._encode_cards(feats)  # [53, N, d]
-            total = cards.sum(0) / 8.0
-            # the same values either way; with autograd, max(dim) for its cheaper backward
-            # (ties, which split amax's gradient, are zeros after the ReLU and get none
-            # either way), else amax, much faster than max(dim)'s forward. After the sum:
-            # its dense gradient then comes first, and the sum's adds to it in place
-            top = cards.max(0).values if cards.requires_grad else cards.amax(0)
-            parts.append(torch.cat([total, top], dim=1))
-        return self.trunk(torch.cat(parts, 1)), melds, used, feats
+        rows = obs[:, lay.melds : lay.melds + 2 * MAX_MELDS * MELD_OBS_FIELDS]
+        rows = rows.reshape(n, 2 * MAX_MELDS, MELD_OBS_FIELDS)  # a view of obs
+        used = torch.nonzero((rows[:, :, MF_KIND] > 0).reshape(-1)).squeeze(1)
+        r = rows[used // (2 * MAX_MELDS), used % (2 * MAX_MELDS)].long()  # [U, fields]
+        rf = r.float()
+        meld_x = torch.cat(
+            [
+                F.one_hot(r[:, MF_KIND].clamp(0, 3), 4).float(),
+                F.one_hot(r[:, MF_KEY].clamp(0, 12), 13).float(),
+                F.one_hot(r[:, MF_LO].clamp(0, 14), 15).float(),
+                F.one_hot(r[:, MF_HI].clamp(0, 14), 15).float(),
+                F.one_hot(r[:, MF_GAP].clamp(0, 14), 15).float(),
+                F.one_hot(r[:, MF_WILD].clamp(0, NUM_CARD_TYPES), NUM_CARD_TYPES + 1).float(),
+                rf[:, MF_SIZE : MF_SIZE + 1] / 14.0,
+                rf[:, MF_N0 : MF_N0 + 4] / 2.0,
+                rf[:, MF_NJOKER : MF_NJOKER + 1] / 2.0,
+                rf[:, NUM_MELD_FIELDS : NUM_MELD_FIELDS + 3],
+            ],
+            dim=1,
+        )
+        cards = None
+        if self.hparams["card_features"]:
+            fits = torch.zeros(n * 2, NUM_CARD_TYPES, dtype=torch.float32, device=obs.device)
+            if used.numel():
+                meld_fits(r, used // MAX_MELDS, fits)
+            cards = self._card_features(x, fits.reshape(n, 2, NUM_CARD_TYPES))
+        return NetInputs(dense, meld_x, used, None, cards)
+
+    def _meld_rows(self, inp: NetInputs, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The meld rows in use (``inp.used``: a row id is ``n * 2 * MAX_MELDS + team *
+        MAX_MELDS + slot``, ascending; team 0 is the viewer's) embedded on their own:
+        ``(embeddings [U, meld_dim], pools [N, 4 * meld_dim])``, the pools being the sum
+        / 4 and the max of each team's row embeddings (an empty row counts as zero)."""
+        d = self.hparams["meld_dim"]
+        team = inp.used // MAX_MELDS  # the (observation, team) of each row, in [0, 2N)
+        emb = self.meld_enc(inp.meld_x)  # [U, d], ReLU: >= 0
+        if inp.meld_of is not None:  # the rows were encoded once per distinct row
+            emb = emb.index_select(0, inp.meld_of)
+        # per team: the sum over its rows, and the max with the empty rows' zero
+        total = emb.new_zeros(2 * n, d).index_add(0, team, emb)
+        top = emb.new_zeros(2 * n, d).scatter_reduce(0, team[:, None].expand(-1, d), emb, "amax")
+        pools = torch.cat([total / 4.0, top], dim=1).reshape(n, 4 * d)
+        return emb, pools
+
+    def _features(self, obs: torch.Tensor):
+        """``(h [N, hidden], meld embeddings [U, d], their row ids [U], card features)``:
+        the trunk's output, the meld rows in use (:meth:`_meld_rows`) and, with card
+        features, :meth:`_card_features` [N, 53, num_card_features] (else None)."""
+        inp = self.inputs(obs)
+        a, b = NUM_CARD_TYPES, 4 * NUM_CARD_TYPES
+        melds, pools = self._meld_rows(inp, obs.shape[0])
+        parts = [
+            self.hand_enc(inp.dense[:, :a]),
+            self.pile_enc(inp.dense[:, a:b]),
+            self.rest_enc(inp.dense[:, b:]),
+            pools,
+        ]
+        if inp.cards is not None:
+            total, top = self._pool_cards(inp.cards)
+            parts.append(torch.cat([total / 8.0, top], dim=1))
+        return self.trunk(torch.cat(parts, 1)), melds, inp.used, inp.cards
+
+    def _pool_cards(self, feats: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The sum and the max over the card types of :meth:`_encode_cards` (each
+        [N, d]), by the compiled kernels on the CPU (:class:`CardPool`), else by torch."""
+        if self.card_kernels and card_kernels_apply(feats):
+            lin = self.card_enc[0]
+            nf = self.num_card_features
+            per_card = F.linear(self.card_embed, lin.weight[:, nf:], lin.bias)  # [53, d]
+            return CardPool.apply(feats, lin.weight[:, :nf].t(), per_card)
+        cards = self._encode_cards(feats)  # [N, 53, d]
+        # the same values either way; with autograd, max(dim) for its cheaper backward
+        # (ties, which split amax's gradient, are zeros after the ReLU and get none
+        # either way), else amax, much faster than max(dim)'s forward
+        top = cards.max(1).values if cards.requires_grad else cards.amax(1)
+        return cards.sum(1), top
 
     def _card_features(self, x: torch.Tensor, fits: torch.Tensor) -> torch.Tensor:
         """Per card type: fits an own / opponents' meld, held, in the pile, on each
         team's table, known in the opponents' / the partner's hands, top of the pile,
         copies seen; with ``card_context`` also its run neighbours in the hand and its
-        rank's copies in view (:data:`NUM_CONTEXT_FEATURES`); card-major [53, N,
+        rank's copies in view (:data:`NUM_CONTEXT_FEATURES`); [N, 53,
         num_card_features]."""
         lay, n, c = self.layout, x.shape[0], NUM_CARD_TYPES
         known = x[:, lay.known : lay.known + (self.num_players - 1) * c].reshape(n, -1, c)
@@ -362,11 +510,11 @@ class BurakoNet(nn.Module):
         ]
         if self.hparams.get("card_context"):
             feats += _rank_context(hand, pile, opp, table[:, 1])
-        return torch.stack([f.t() for f in feats], dim=2)
+        return torch.stack(feats, dim=2)
 
     def _encode_cards(self, feats: torch.Tensor, card: torch.Tensor | None = None):
         """``card_enc`` of card features with the learned embedding of the card: of
-        every card type (``feats`` [53, N, F] -> [53, N, d]), or of rows ``feats`` [E, F]
+        every card type (``feats`` [N, 53, F] -> [N, 53, d]), or of rows ``feats`` [E, F]
         of card types ``card`` [E] (-> [E, d]), F = ``num_card_features``. The
         layer is applied in two parts: the embedding's share (and the bias) once per
         card type, the features' share by a matmul."""
@@ -376,7 +524,7 @@ class BurakoNet(nn.Module):
         per_card = F.linear(self.card_embed, w[:, nf:], lin.bias)  # [53, d]
         wf = w[:, :nf].t()
         if card is None:
-            out = torch.baddbmm(per_card[:, None, :], feats, wf.expand(NUM_CARD_TYPES, -1, -1))
+            out = torch.matmul(feats, wf) + per_card
         else:
             out = torch.addmm(per_card.index_select(0, card), feats, wf)
         return torch.relu_(out)
@@ -445,7 +593,8 @@ class BurakoNet(nn.Module):
             v = head.index_select(0, ri * nh + OPEN_GROUP_BASE + ci)
             if feats is not None:  # the card's own features, encoded again (cheaper
                 # than a gather from the pooled encodings, whose backward is dense)
-                f = feats.reshape(-1, self.num_card_features).index_select(0, ci * n + ri)
+                f = feats.reshape(-1, self.num_card_features)
+                f = f.index_select(0, ri * NUM_CARD_TYPES + ci)
                 z = self._encode_cards(f, ci)
                 z = F.relu(z + self.card_ctx(h).index_select(0, ri))
                 v = v + self.card_discard(z).squeeze(1)
@@ -487,7 +636,7 @@ class BurakoNet(nn.Module):
         n, d = obs.shape[0], self.hparams["meld_dim"]
         other = self.other_head(h)  # [N, NUM_OTHER_ACTIONS], the discards last
         if feats is not None:  # discard logits also from each card's own features
-            cards = self._encode_cards(feats).transpose(0, 1)  # [N, 53, d]
+            cards = self._encode_cards(feats)  # [N, 53, d]
             z = F.relu(cards + self.card_ctx(h)[:, None, :])
             bias = self.card_discard(z).squeeze(2)  # [N, 53]
             other = torch.cat([other[:, :ADD_BASE], other[:, ADD_BASE:] + bias], dim=1)

@@ -101,8 +101,7 @@ class RolloutWorker(Trainer):
         self.store = Transitions(capacity, self.obs_size)
         self.last = np.full((num_envs, self.num_players), -1, np.int64)
         self.ep_len = np.zeros(num_envs, np.int64)
-        self.obs, self.mask, info = self.env.reset()
-        self.seat = info["seat"]
+        self.take_step(*self.env.reset())
         self.league.assign(np.arange(num_envs), self.rng)
         self.global_step = 0
         self.stats: dict[str, list[float]] = {}
@@ -169,8 +168,7 @@ class RolloutWorker(Trainer):
                 f"rollout worker {self.index} plays {len(self.last)} games, its saved state "
                 f"{int(state['games'])} (another env.num_envs or distributed.workers?)"
             )
-        self.obs, self.mask, info = load_env_state(self.env, state["env"])
-        self.seat = info["seat"]
+        self.take_step(*load_env_state(self.env, state["env"]))
         self.last[...] = state["last"].numpy()
         self.ep_len[...] = state["ep_len"].numpy()
         self.store.load_state_dict(state["store"])

@@ -63,7 +63,7 @@ except ImportError as exc:
 
     raise MissingExtra("burako_env.training", "torch") from exc
 
-from burako_env.agents.network import BurakoNet, legal_lists, padded
+from burako_env.agents.network import BurakoNet, env_legal_lists, padded
 from burako_env.agents.ppo_agent import PPOAgent
 from burako_env.agents.tournament import run_tournament
 from burako_env.envs.vector import VectorEnv
@@ -186,8 +186,7 @@ class Trainer:
         self.store = Transitions(capacity, self.obs_size)
         self.last = np.full((e.num_envs, self.num_players), -1, np.int64)  # stream heads
         self.ep_len = np.zeros(e.num_envs, np.int64)
-        self.obs, self.mask, info = self.env.reset()
-        self.seat = info["seat"]
+        self.take_step(*self.env.reset())
         self.league.assign(np.arange(e.num_envs), self.rng)
 
         self.update = 0
@@ -209,6 +208,12 @@ class Trainer:
         self.from_policy = True
 
     # ------------------------------------------------------------ rollout
+    def take_step(self, obs: np.ndarray, mask: np.ndarray, info: dict) -> None:
+        """Keep what the env returned: the observations, masks, acting seats and the
+        legal lists (copied: the env's own arrays change at its next step)."""
+        self.obs, self.mask, self.seat = obs, mask, info["seat"]
+        self.legal, self.num_legal = info["legal"].copy(), info["num_legal"].copy()
+
     def collect(self) -> None:
         """``num_steps`` env steps of every game; the learner's decisions are stored."""
         cfg, env, league, store = self.cfg, self.env, self.league, self.store
@@ -221,7 +226,7 @@ class Trainer:
             learner = league.learner_seat_mask(seat)
             rows = np.flatnonzero(learner)
             if rows.size:
-                ids, counts = legal_lists(mask[rows])
+                ids, counts = env_legal_lists(self.legal, self.num_legal, rows)
                 legal, valid = padded(ids, counts)
                 obs_rows = torch.from_numpy(obs[rows])
                 with torch.inference_mode():
@@ -239,10 +244,10 @@ class Trainer:
                 self.last[rows, seat[rows]] = idx
             others = rows_all[~learner]
             if others.size:
-                league.act(others, obs, mask, actions, self.generator)
+                league.act(others, obs, mask, actions, self.generator, (self.legal, self.num_legal))
 
             obs, mask, info = env.step(actions)
-            self.obs, self.mask, self.seat = obs, mask, info["seat"]
+            self.take_step(obs, mask, info)
             self.global_step += num_envs
             self.ep_len += 1
 
@@ -514,8 +519,7 @@ class Trainer:
                 f"checkpoint {str(path)!r} is of a run on Ray "
                 f"({len(data.get('workers', []))} rollout workers): resume it with --ray"
             )
-        self.obs, self.mask, info = load_env_state(self.env, data["env"])
-        self.seat = info["seat"]
+        self.take_step(*load_env_state(self.env, data["env"]))
         tr = data["trainer"]
         if tuple(tr["last"].shape) != self.last.shape:
             raise CheckpointError(f"checkpoint {str(path)!r}: another number of games")
