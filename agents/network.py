@@ -454,6 +454,9 @@ class BurakoNet(nn.Module):
         the trunk's output, the meld rows in use (:meth:`_meld_rows`) and, with card
         features, :meth:`_card_features` [N, 53, num_card_features] (else None)."""
         inp = self.inputs(obs)
+        device = self.value_head.weight.device
+        if inp.dense.device != device:  # read on the CPU, trained on the GPU
+            inp = NetInputs(*(None if t is None else t.to(device) for t in inp))
         a, b = NUM_CARD_TYPES, 4 * NUM_CARD_TYPES
         melds, pools = self._meld_rows(inp, obs.shape[0])
         parts = [
@@ -574,6 +577,7 @@ class BurakoNet(nn.Module):
         from :meth:`hints`, computed here when None) gets a learned bonus.
         """
         h, melds, used, feats = self._features(obs)
+        legal, valid = legal.to(h.device), valid.to(h.device)
         n, width = legal.shape
         r, k = valid.nonzero(as_tuple=True)
         a = legal[r, k]
@@ -624,6 +628,7 @@ class BurakoNet(nn.Module):
         if self.hint_policy is not None:
             if hint is None:
                 hint = self.hints(obs, legal, valid)
+            hint = hint.to(h.device)
             gain = self.hint_gain + self.hint_ctx(h).squeeze(1)
             bonus = F.one_hot(hint.clamp(min=0), width) * (hint >= 0)[:, None]
             logits = logits + gain[:, None] * bonus
@@ -658,16 +663,18 @@ class BurakoNet(nn.Module):
         """Sample (or argmax) a legal action per row: ``(actions, picks, logprobs,
         values)``, ``picks`` being the chosen positions in the legal lists.
 
-        Sampling is Gumbel-max over the legal logits with noise from ``generator``;
-        padding entries can never be chosen.
+        Sampling is Gumbel-max over the legal logits with noise from ``generator`` (a CPU
+        generator: the same noise on any device); padding entries can never be chosen.
+        The results are on the network's device.
         """
         logits, value = self.forward(obs, legal, valid, hint)
+        legal, valid = legal.to(logits.device), valid.to(logits.device)
         logp = torch.log_softmax(logits, dim=-1)
         if greedy:
             pick = logits.argmax(1)
         else:
             u = torch.rand(logits.shape, generator=generator).clamp_(1e-20, 1.0 - 1e-7)
-            noisy = logits - torch.log(-torch.log(u))
+            noisy = logits - torch.log(-torch.log(u.to(logits.device)))
             pick = torch.where(valid, noisy, torch.full_like(noisy, -torch.inf)).argmax(1)
         action = legal.gather(1, pick[:, None]).squeeze(1)
         return action, pick, logp.gather(1, pick[:, None]).squeeze(1), value
@@ -676,6 +683,7 @@ class BurakoNet(nn.Module):
         """``(logprob, entropy, value)`` of the legal-list positions ``pick`` [N] (PPO
         loss). Entropy counts only the legal actions."""
         logits, value = self.forward(obs, legal, valid, hint)
+        valid, pick = valid.to(logits.device), pick.to(logits.device)
         logp = torch.log_softmax(logits, dim=-1)
         entropy = -torch.where(valid, logp.exp() * logp, torch.zeros_like(logp)).sum(-1)
         return logp.gather(1, pick[:, None]).squeeze(1), entropy, value

@@ -315,4 +315,4 @@ class PPOAgent(Agent):
         obs_t = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.int16))
         hint = self.net.hints(obs_t, legal, valid, mask)
         actions, _, _, _ = self.net.act(obs_t, legal, valid, self._generator, self.greedy, hint)
-        return actions.numpy().astype(np.int64)
+        return actions.cpu().numpy().astype(np.int64)

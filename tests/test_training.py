@@ -611,3 +611,27 @@ def test_init_policy_starts_the_run_from_a_policy_file_and_refuses_a_foreign_one
         assert not (tmp_path / "x").exists()
     with pytest.raises(CheckpointError, match=re.escape("another network (hidden 32 here 48)")):
         train(run_dir=tmp_path / "ft", overrides=["network.hidden=48"], resume=True)
+
+
+def test_device_auto_trains_where_torch_sees_a_gpu_and_a_missing_gpu_is_named(tmp_path):
+    """``device: auto`` is the CPU here (no GPU in CI) and CUDA where torch sees one;
+    asking for a GPU that torch does not see is a ConfigError saying what to set."""
+    from burako_env.training.config import ConfigError, load_config
+    from burako_env.training.ppo import resolve_device
+
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert resolve_device("auto").type == expected
+    assert resolve_device("cpu").type == "cpu"
+    with pytest.raises(ConfigError, match="torch sees"):
+        resolve_device(f"cuda:{torch.cuda.device_count()}")
+    with pytest.raises(ConfigError, match="device"):
+        load_config("tiny", ["device=tpu"])
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_a_run_on_the_gpu_plays_the_games_on_the_cpu_and_saves_cpu_weights(tmp_path):
+    from burako_env.training.run import train
+
+    out = train("tiny", ["device=cuda", "eval.every=0"], run_dir=tmp_path / "gpu", verbose=False)
+    data = torch.load(Path(out["run_dir"]) / "policy.pt", weights_only=True)
+    assert all(t.device.type == "cpu" for t in data["model"].values())

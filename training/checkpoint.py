@@ -119,7 +119,7 @@ def policy_dict(net, variant, obs_size: int, meta: dict | None = None) -> dict:
         "kind": "policy",
         "spec": net.spec(),
         "variant": variant_info(variant, obs_size),
-        "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "model": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "meta": dict(meta or {}),
     }
 

@@ -18,6 +18,7 @@ The shipped configs are package data (``burako_env/configs/train/``; the reposit
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from dataclasses import asdict, dataclass, field
@@ -179,6 +180,11 @@ class TrainConfig:
     but 20x slower (2.2 s to 45-58 s) whenever anything else kept a core busy, as torch's
     threads wait for each other at every operation (scripts/bench_training.py --busy 1
     measures it)."""
+    device: str = "auto"
+    """Where the network trains: ``auto`` (a CUDA GPU when torch sees one, else the
+    CPU), ``cpu``, ``cuda`` or ``cuda:N``. The games always run on the CPU (numba), and
+    so does the network's input featurizer; rollouts batch every waiting game into one
+    call. Results on a GPU differ from the CPU's in the last float bits."""
     init_policy: str | None = None
     """A policy file (or a run's checkpoint) whose network starts the run instead of a
     fresh one, to fine-tune it: it must have been trained for this table with these
@@ -349,6 +355,12 @@ def _validate(cfg: TrainConfig) -> None:
     need(cfg.keep_checkpoints >= 1, "keep_checkpoints", "positive", cfg.keep_checkpoints)
     need(cfg.log_every >= 1, "log_every", "positive", cfg.log_every)
     need(cfg.torch_threads >= 1, "torch_threads", "positive", cfg.torch_threads)
+    need(
+        re.fullmatch(r"auto|cpu|cuda(:\d+)?", cfg.device) is not None,
+        "device",
+        "auto, cpu, cuda or cuda:N",
+        cfg.device,
+    )
     d = cfg.distributed
     need(d.workers >= 1, "distributed.workers", "positive", d.workers)
     need(

@@ -65,7 +65,7 @@ def worker_games(num_envs: int, workers: int) -> list[int]:
 
 
 def weights_of(net: torch.nn.Module) -> dict[str, torch.Tensor]:
-    return {k: v.detach().clone() for k, v in net.state_dict().items()}
+    return {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
 
 
 class RolloutWorker(Trainer):

@@ -123,8 +123,9 @@ def behaviour_clone(
     if n == 0:
         raise ValueError("no demonstrations to learn from")
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, eps=1e-5)
-    returns = torch.from_numpy(demo.returns)
-    has_return = torch.from_numpy(demo.has_return)
+    device = net.value_head.weight.device
+    returns = torch.from_numpy(demo.returns).to(device)
+    has_return = torch.from_numpy(demo.has_return).to(device)
     # The demonstrations carry no hint (-1): with a hint policy the network's own logits
     # learn the teacher without the hint's bonus. Fitted with it, the bonus alone would
     # explain the teacher (often the hint policy itself) and grow until the policy is
@@ -145,7 +146,7 @@ def behaviour_clone(
             legal, valid = store.lists(mb)
             no_hint = torch.from_numpy(store.hint[mb])
             logits, value = net(torch.from_numpy(store.obs[mb]), legal, valid, no_hint)
-            pick = torch.from_numpy(store.pick[mb])
+            pick = torch.from_numpy(store.pick[mb]).to(device)
             logp = torch.log_softmax(logits, dim=-1)
             policy_loss = -logp.gather(1, pick[:, None]).mean()
             known = has_return[mb]

@@ -73,6 +73,7 @@ class League:
     def add_snapshot(self, net: BurakoNet, update: int) -> None:
         frozen = BurakoNet.from_spec(self.spec)
         frozen.load_state_dict(copy.deepcopy(net.state_dict()))
+        frozen.to(net.value_head.weight.device)  # plays on the learner's device
         frozen.eval()
         name = f"snapshot@{update}"
         self.snapshots.append((name, frozen))
@@ -141,7 +142,7 @@ class League:
                     ids, counts = env_legal_lists(*lists, sel)
                 legal, valid = padded(ids, counts)
                 a, _, _, _ = net.act(torch.from_numpy(obs[sel]), legal, valid, generator)
-                out[sel] = a.numpy()
+                out[sel] = a.cpu().numpy()
 
     # ------------------------------------------------------------ results
     def record(self, games: np.ndarray, winner: np.ndarray) -> None:

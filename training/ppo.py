@@ -81,7 +81,7 @@ from burako_env.training.checkpoint import (
     save_file,
     variant_info,
 )
-from burako_env.training.config import TrainConfig
+from burako_env.training.config import ConfigError, TrainConfig
 from burako_env.training.imitation import behaviour_clone, collect_demonstrations
 from burako_env.training.league import League
 from burako_env.training.transitions import Transitions
@@ -103,6 +103,22 @@ def compute_gae(value, reward, done, nxt, gamma, lam, adv, trainable):
         else:  # pending: its successor comes in the next rollout
             adv[i] = 0.0
             trainable[i] = False
+
+
+def resolve_device(name: str) -> torch.device:
+    """The torch device of the config's ``device`` (``auto``: CUDA when torch sees a GPU,
+    else the CPU); a ConfigError when a GPU is asked for and torch sees none."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(name.partition(":")[2] or 0)
+        if index >= count:
+            raise ConfigError(
+                f"config key 'device' is {name!r} but torch sees {count} CUDA device(s) "
+                f"(torch {torch.__version__}): use device: auto or cpu"
+            )
+    return torch.device(name)
 
 
 # ---------------------------------------------------------------- RNG state (checkpoints)
@@ -147,6 +163,7 @@ class Trainer:
         self.run_dir = run_dir
         self.saved_update: int | None = None  # the update of the last checkpoint written
         torch.set_num_threads(cfg.torch_threads)
+        self.device = resolve_device(cfg.device)
         # seeds: torch (network init), numpy generator (league, minibatches), python,
         # the sampling generator, the env (deals)
         random.seed(cfg.seed)
@@ -176,7 +193,7 @@ class Trainer:
             n.card_features,
             n.hint,
             card_context=n.card_context,
-        )
+        ).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(
             cfg.league, self.net.spec(), e.num_envs, self.num_players, self.rng, seed=cfg.seed
@@ -234,9 +251,15 @@ class Trainer:
                     a, pick, logp, value = self.net.act(
                         obs_rows, legal, valid, self.generator, hint=hint
                     )
-                actions[rows] = a.numpy()
+                actions[rows] = a.cpu().numpy()
                 idx = store.add(
-                    obs[rows], ids, counts, pick.numpy(), logp.numpy(), value.numpy(), hint.numpy()
+                    obs[rows],
+                    ids,
+                    counts,
+                    pick.cpu().numpy(),
+                    logp.cpu().numpy(),
+                    value.cpu().numpy(),
+                    hint.numpy(),
                 )
                 prev = self.last[rows, seat[rows]]
                 has = prev >= 0
@@ -331,23 +354,27 @@ class Trainer:
         mb_size = max(1, math.ceil(m / p.num_minibatches))
         clipfracs, approx_kl, old_approx_kl = [], 0.0, 0.0
         pg_loss = v_loss = entropy_loss = torch.zeros(())
+
+        def tensor(values: np.ndarray) -> torch.Tensor:  # on the network's device
+            return torch.from_numpy(values).to(self.device)
+
         for _epoch in range(p.update_epochs):
             order = train_idx[self.rng.permutation(m)]
             for start in range(0, m, mb_size):
                 mb = np.sort(order[start : start + mb_size])
                 obs = torch.from_numpy(store.obs[mb])
                 legal, valid = store.lists(mb)
-                pick = torch.from_numpy(store.pick[mb])
+                pick = tensor(store.pick[mb])
                 hint = torch.from_numpy(store.hint[mb])
                 newlogp, entropy, newvalue = self.net.evaluate(obs, legal, valid, pick, hint)
-                logratio = newlogp - torch.from_numpy(store.logp[mb])
+                logratio = newlogp - tensor(store.logp[mb])
                 ratio = logratio.exp()
                 with torch.no_grad():
                     old_approx_kl = float((-logratio).mean())
                     approx_kl = float(((ratio - 1) - logratio).mean())
                     clipfracs.append(float(((ratio - 1.0).abs() > p.clip_coef).float().mean()))
 
-                mb_adv = torch.from_numpy(adv[mb])
+                mb_adv = tensor(adv[mb])
                 if p.norm_adv and len(mb) > 1:
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 # clipped policy objective
@@ -355,8 +382,8 @@ class Trainer:
                 pg_loss2 = -mb_adv * torch.clamp(ratio, 1 - p.clip_coef, 1 + p.clip_coef)
                 pg_loss = torch.max(pg_loss1, pg_loss2).mean()
                 # value loss (clipped around the rollout's value, as in PPO2)
-                mb_ret = torch.from_numpy(returns[mb])
-                mb_val = torch.from_numpy(store.value[mb])
+                mb_ret = tensor(returns[mb])
+                mb_val = tensor(store.value[mb])
                 if p.clip_vloss:
                     v_unclipped = (newvalue - mb_ret) ** 2
                     v_clipped = mb_val + torch.clamp(newvalue - mb_val, -p.clip_coef, p.clip_coef)
