@@ -207,8 +207,8 @@ class CardPool(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_total, grad_top):
         f, w, pc, arg = ctx.saved_tensors
-        grad_wf = torch.zeros_like(w)
-        grad_pc = torch.zeros_like(pc)
+        grad_wf = torch.empty_like(w)
+        grad_pc = torch.empty_like(pc)
         card_pool_backward(
             f.numpy(),
             w.numpy(),

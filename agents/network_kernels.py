@@ -18,7 +18,7 @@ values are those of the torch path up to the order of float additions
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from burako_env.core.constants import (
     MAX_MELDS,
@@ -61,68 +61,87 @@ LAYOUT_BLOCKS = (
 NO_CARD = -1
 
 
+#: the card pool's rows are split into this many chunks, run on numba's threads; each
+#: chunk's gradients are summed in chunk order, so the results do not depend on how
+#: many threads there are
+POOL_CHUNKS = 16
+
+
 @njit(cache=True, nogil=True)
+def _encode_card(feats, n, c, wf, per_card, z):
+    """``z = per_card[c] + feats[n, c] @ wf`` (before the ReLU), skipping zero features."""
+    for j in range(z.shape[0]):
+        z[j] = per_card[c, j]
+    for k in range(feats.shape[2]):
+        v = feats[n, c, k]
+        if v != 0.0:
+            for j in range(z.shape[0]):
+                z[j] += v * wf[k, j]
+
+
+@njit(cache=True, nogil=True, parallel=True)
 def card_pool_forward(feats, wf, per_card, total, top, arg):
     """``total[n] = sum_c z[n, c]``, ``top[n] = max_c z[n, c]`` and ``arg[n]`` the first
     card of each column's maximum (:data:`NO_CARD` where the column is all 0), for
     ``z[n, c] = relu(per_card[c] + feats[n, c] @ wf)``; feats [N, C, F], wf [F, D],
     per_card [C, D] float32; total, top float32 [N, D], arg int8 [N, D]."""
-    n_obs, n_cards, n_feats = feats.shape
+    n_obs, n_cards = feats.shape[0], feats.shape[1]
     d = wf.shape[1]
-    z = np.empty(d, np.float32)
-    for n in range(n_obs):
-        for j in range(d):
-            total[n, j] = 0.0
-            top[n, j] = 0.0
-            arg[n, j] = NO_CARD
-        for c in range(n_cards):
+    step = (n_obs + POOL_CHUNKS - 1) // POOL_CHUNKS
+    for chunk in prange(POOL_CHUNKS):
+        z = np.empty(d, np.float32)
+        for n in range(chunk * step, min(n_obs, (chunk + 1) * step)):
             for j in range(d):
-                z[j] = per_card[c, j]
-            for k in range(n_feats):
-                v = feats[n, c, k]
-                if v != 0.0:
-                    for j in range(d):
-                        z[j] += v * wf[k, j]
-            for j in range(d):
-                if z[j] > 0.0:
-                    total[n, j] += z[j]
-                    if z[j] > top[n, j]:
-                        top[n, j] = z[j]
-                        arg[n, j] = c
+                total[n, j] = 0.0
+                top[n, j] = 0.0
+                arg[n, j] = NO_CARD
+            for c in range(n_cards):
+                _encode_card(feats, n, c, wf, per_card, z)
+                for j in range(d):
+                    if z[j] > 0.0:
+                        total[n, j] += z[j]
+                        if z[j] > top[n, j]:
+                            top[n, j] = z[j]
+                            arg[n, j] = c
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def card_pool_backward(feats, wf, per_card, arg, grad_total, grad_top, grad_wf, grad_per_card):
     """The gradients of :func:`card_pool_forward`'s pooled values with respect to ``wf``
-    and ``per_card``, added to ``grad_wf`` [F, D] and ``grad_per_card`` [C, D] (zeroed by
-    the caller) from ``grad_total``, ``grad_top`` [N, D]. ``z`` is computed again: only
-    where it is positive does a gradient pass the ReLU."""
+    and ``per_card``, into ``grad_wf`` [F, D] and ``grad_per_card`` [C, D] from
+    ``grad_total``, ``grad_top`` [N, D]. ``z`` is computed again: only where it is
+    positive does a gradient pass the ReLU."""
     n_obs, n_cards, n_feats = feats.shape
     d = wf.shape[1]
-    z = np.empty(d, np.float32)
-    dz = np.empty(d, np.float32)
-    for n in range(n_obs):
-        for c in range(n_cards):
-            for j in range(d):
-                z[j] = per_card[c, j]
-            for k in range(n_feats):
-                v = feats[n, c, k]
-                if v != 0.0:
-                    for j in range(d):
-                        z[j] += v * wf[k, j]
-            for j in range(d):
-                g = 0.0
-                if z[j] > 0.0:
-                    g = grad_total[n, j]
-                    if arg[n, j] == c:
-                        g += grad_top[n, j]
-                dz[j] = g
-                grad_per_card[c, j] += g
-            for k in range(n_feats):
-                v = feats[n, c, k]
-                if v != 0.0:
-                    for j in range(d):
-                        grad_wf[k, j] += v * dz[j]
+    step = (n_obs + POOL_CHUNKS - 1) // POOL_CHUNKS
+    part_wf = np.zeros((POOL_CHUNKS, n_feats, d), np.float32)
+    part_pc = np.zeros((POOL_CHUNKS, n_cards, d), np.float32)
+    for chunk in prange(POOL_CHUNKS):
+        z = np.empty(d, np.float32)
+        dz = np.empty(d, np.float32)
+        g_wf = part_wf[chunk]
+        g_pc = part_pc[chunk]
+        for n in range(chunk * step, min(n_obs, (chunk + 1) * step)):
+            for c in range(n_cards):
+                _encode_card(feats, n, c, wf, per_card, z)
+                for j in range(d):
+                    g = np.float32(0.0)
+                    if z[j] > 0.0:
+                        g = grad_total[n, j]
+                        if arg[n, j] == c:
+                            g += grad_top[n, j]
+                    dz[j] = g
+                    g_pc[c, j] += g
+                for k in range(n_feats):
+                    v = feats[n, c, k]
+                    if v != 0.0:
+                        for j in range(d):
+                            g_wf[k, j] += v * dz[j]
+    grad_wf[:] = 0.0
+    grad_per_card[:] = 0.0
+    for chunk in range(POOL_CHUNKS):  # in chunk order: the same sums on any thread count
+        grad_wf += part_wf[chunk]
+        grad_per_card += part_pc[chunk]
 
 
 # ---------------------------------------------------------------- the network's inputs

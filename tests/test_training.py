@@ -635,3 +635,49 @@ def test_a_run_on_the_gpu_plays_the_games_on_the_cpu_and_saves_cpu_weights(tmp_p
     out = train("tiny", ["device=cuda", "eval.every=0"], run_dir=tmp_path / "gpu", verbose=False)
     data = torch.load(Path(out["run_dir"]) / "policy.pt", weights_only=True)
     assert all(t.device.type == "cpu" for t in data["model"].values())
+
+
+def test_the_update_gives_the_same_network_on_one_and_two_threads(tmp_path):
+    """What lets ``update_threads: auto`` follow the machine's load: the PPO update's
+    results do not depend on torch's thread count (the rollout's ``torch_threads`` do)."""
+    from burako_env.training.config import load_config
+    from burako_env.training.ppo import Trainer
+
+    weights = []
+    for threads in (1, 2):
+        cfg = load_config(
+            "argentine",
+            [f"update_threads={threads}", "env.num_envs=256", "ppo.num_steps=16"]
+            + ["imitation.env_steps=0"],
+        )
+        trainer = Trainer(cfg, tmp_path / str(threads))
+        trainer.update = 1
+        for _ in range(2):
+            trainer.collect()
+            trainer.learn()
+        assert trainer.update_threads.chosen == threads
+        weights.append(trainer.net.state_dict())
+    for name, value in weights[0].items():
+        assert torch.equal(value, weights[1][name]), name
+
+
+def test_auto_update_threads_take_the_idle_cores_and_drop_a_slower_count(monkeypatch):
+    from burako_env.training import ppo
+
+    threads = ppo.UpdateThreads("auto")
+    threads.cores = 4
+    monkeypatch.setattr(ppo, "busy_cores", lambda: 1)
+    assert threads.choose() == 3
+    monkeypatch.setattr(ppo, "busy_cores", lambda: 6)
+    assert threads.choose() == 1  # every core busy: one thread
+    threads.record(1.0, 1000)  # one thread: 1 ms a transition
+    monkeypatch.setattr(ppo, "busy_cores", lambda: 2)
+    assert threads.choose() == 2
+    threads.record(1.5, 1000)  # slower than one thread: 2 is dropped for a while
+    assert threads.choose() == 1
+    for _ in range(ppo.UpdateThreads.PROBE_EVERY):
+        threads.choose()
+    assert threads.choose() == 2  # tried again
+    fixed = ppo.UpdateThreads(3)
+    monkeypatch.setattr(ppo, "busy_cores", lambda: 0)
+    assert fixed.choose() == 3

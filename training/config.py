@@ -174,12 +174,14 @@ class TrainConfig:
     torch_threads: int = 2
     """torch.set_num_threads while the games are played (rollouts, evaluations), when
     numba's threads step the games beside it."""
-    update_threads: int = 1
-    """torch.set_num_threads during the PPO update and the imitation warm start. 1 by
-    default: on 2 cores torch's 2 threads made the update 1.3x faster on an idle machine
-    but 20x slower (2.2 s to 45-58 s) whenever anything else kept a core busy, as torch's
-    threads wait for each other at every operation (scripts/bench_training.py --busy 1
-    measures it)."""
+    update_threads: int | str = "auto"
+    """torch.set_num_threads during the PPO update and the imitation warm start: a
+    number, or ``auto``, the cores no other process keeps busy when the update starts
+    (:class:`~burako_env.training.ppo.UpdateThreads`). A fixed 2 on 2 cores made the
+    update 1.3x faster on an idle machine but 20x slower (2.2 s to 45-58 s) whenever
+    anything else kept a core busy, as torch's threads wait for each other at every
+    operation (scripts/bench_training.py --busy 1 measures it). The update's results do
+    not depend on this count (tests/test_training.py checks it)."""
     device: str = "auto"
     """Where the network trains: ``auto`` (a CUDA GPU when torch sees one, else the
     CPU), ``cpu``, ``cuda`` or ``cuda:N``. The games always run on the CPU (numba), and
@@ -231,8 +233,13 @@ def _check_value(key: str, value: Any, hint: Any) -> Any:
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
-        inner = [a for a in args if a is not type(None)]
-        return _check_value(key, value, inner[0])
+        errors = []
+        for inner in (a for a in args if a is not type(None)):
+            try:
+                return _check_value(key, value, inner)
+            except ConfigError as exc:
+                errors.append(exc)
+        raise errors[0]
     if hint is bool:
         if isinstance(value, bool):
             return value
@@ -370,7 +377,13 @@ def _validate(cfg: TrainConfig) -> None:
         d.workers,
     )
     need(d.threads >= 1, "distributed.threads", "positive", d.threads)
-    need(cfg.update_threads >= 1, "update_threads", "positive", cfg.update_threads)
+    need(
+        cfg.update_threads == "auto"
+        or (isinstance(cfg.update_threads, int) and cfg.update_threads >= 1),
+        "update_threads",
+        "auto or a positive number",
+        cfg.update_threads,
+    )
     # names of agents: checked against the registry
     from burako_env.agents import make_agent
 

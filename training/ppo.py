@@ -39,14 +39,22 @@ an illegal action has probability 0, and the entropy sums over the legal actions
 **Resume.** A checkpoint holds the model, the optimiser, the league, every RNG (torch,
 numpy, python, the sampling generator, the heuristics' per-game states), the games'
 state arrays and the pending transitions, so ``resume=True`` continues with results
-identical to an uninterrupted run (same seed, same ``torch_threads`` and
-``update_threads``).
+identical to an uninterrupted run (same seed, same ``torch_threads``; the update's
+thread count changes nothing, so ``update_threads: auto`` follows the machine's load).
+
+**Speed.** The games run in numba (:class:`~burako_env.envs.vector.VectorEnv`), the
+network's inputs are read from the observations by a compiled featurizer and its
+per-card encoder pooled by compiled kernels (:mod:`burako_env.agents.network_kernels`),
+the rollout reuses the env's legal lists, and ``device: auto`` trains on a CUDA GPU when
+torch sees one (the games and the featurizer stay on the CPU). ``burako bench --api
+train`` measures where an iteration's time goes.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import shutil
 import time
@@ -121,6 +129,64 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def busy_cores() -> int:
+    """Threads of other processes running or ready to run right now (Linux's
+    ``/proc/loadavg`` count of runnable threads, less the caller's own one); elsewhere
+    the 1-minute load average."""
+    try:
+        with open("/proc/loadavg") as f:
+            runnable = int(f.read().split()[3].split("/")[0])
+        return max(0, runnable - 1)
+    except (OSError, ValueError, IndexError):
+        return int(round(os.getloadavg()[0])) if hasattr(os, "getloadavg") else 0
+
+
+class UpdateThreads:
+    """The torch threads of each PPO update with ``update_threads: auto``: the cores no
+    other process keeps busy when the update starts (at least 1). torch's threads wait
+    for each other at every operation, so a thread without a core of its own stalls the
+    rest (20x slower updates were seen): a count whose last update ran slower per
+    transition than one thread's is not used again for ``PROBE_EVERY`` updates. The
+    update's results do not depend on the count (tests/test_training.py checks it), so
+    following the machine's load keeps runs reproducible."""
+
+    PROBE_EVERY = 20
+    #: the slowdown over one thread's time per transition past which a count is dropped
+    TOLERANCE = 1.1
+
+    def __init__(self, setting: int | str) -> None:
+        self.setting = setting
+        try:
+            self.cores = len(os.sched_getaffinity(0))
+        except AttributeError:
+            self.cores = os.cpu_count() or 1
+        self.seconds: dict[int, float] = {}  # threads -> last seconds per transition
+        self.banned: dict[int, int] = {}  # threads -> updates left before a new try
+        self.chosen = 1
+
+    def choose(self) -> int:
+        if self.setting != "auto":
+            self.chosen = int(self.setting)
+            return self.chosen
+        threads = max(1, self.cores - busy_cores())
+        while threads > 1 and self.banned.get(threads, 0) > 0:
+            threads -= 1
+        for k in self.banned:
+            self.banned[k] = max(0, self.banned[k] - 1)
+        self.chosen = threads
+        return threads
+
+    def record(self, seconds: float, transitions: int) -> None:
+        """The last update's time (after :meth:`choose`)."""
+        if self.setting != "auto" or transitions <= 0:
+            return
+        per = seconds / transitions
+        self.seconds[self.chosen] = per
+        one = self.seconds.get(1)
+        if self.chosen > 1 and one is not None and per > self.TOLERANCE * one:
+            self.banned[self.chosen] = self.PROBE_EVERY
+
+
 # ---------------------------------------------------------------- RNG state (checkpoints)
 def rng_state(rng: np.random.Generator, generator: torch.Generator) -> dict:
     return {
@@ -164,6 +230,7 @@ class Trainer:
         self.saved_update: int | None = None  # the update of the last checkpoint written
         torch.set_num_threads(cfg.torch_threads)
         self.device = resolve_device(cfg.device)
+        self.update_threads = UpdateThreads(cfg.update_threads)
         # seeds: torch (network init), numpy generator (league, minibatches), python,
         # the sampling generator, the env (deals)
         random.seed(cfg.seed)
@@ -348,7 +415,8 @@ class Trainer:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
-        torch.set_num_threads(cfg.update_threads)
+        torch.set_num_threads(self.update_threads.choose())
+        started = time.perf_counter()
         self.net.train()
         m = len(train_idx)
         mb_size = max(1, math.ceil(m / p.num_minibatches))
@@ -400,6 +468,7 @@ class Trainer:
             if p.target_kl is not None and approx_kl > p.target_kl:
                 break
 
+        self.update_threads.record(time.perf_counter() - started, m)
         torch.set_num_threads(cfg.torch_threads)
         y_pred, y_true = store.value[train_idx], returns[train_idx]
         var_y = float(np.var(y_true)) if m else 0.0
@@ -413,6 +482,7 @@ class Trainer:
             "losses/clip_fraction": float(np.mean(clipfracs)) if clipfracs else 0.0,
             "losses/explained_variance": explained_var,
             "charts/learning_rate": lr,
+            "charts/update_threads": float(self.update_threads.chosen),
             "charts/learner_transitions": float(m),
             "charts/mean_return": float(returns[train_idx].mean()) if m else 0.0,
         }
@@ -456,7 +526,7 @@ class Trainer:
                 )
 
         rng = np.random.default_rng(cfg.seed + 4)
-        torch.set_num_threads(cfg.update_threads)
+        torch.set_num_threads(self.update_threads.choose())
         stats = behaviour_clone(
             self.net,
             demo,
