@@ -357,7 +357,8 @@ class BurakoNet(nn.Module):
     def _compiled_inputs(self, obs: torch.Tensor) -> NetInputs:
         o = np.ascontiguousarray(obs.numpy())
         n, nf = o.shape[0], self.num_card_features
-        rows = count_meld_rows(o, self.layout.melds, 2 * MAX_MELDS, MELD_OBS_FIELDS)
+        starts = np.empty(n + 1, np.int64)
+        rows = count_meld_rows(o, self.layout.melds, 2 * MAX_MELDS, MELD_OBS_FIELDS, starts)
         dense = np.empty((n, self._dense_size), np.float32)
         meld_x = np.empty((rows, MELD_ROW_FEATURES), np.float32)
         used = np.empty(rows, np.int64)
@@ -369,6 +370,7 @@ class BurakoNet(nn.Module):
             self._offsets,
             self.num_players,
             bool(self.hparams.get("card_context")),
+            starts,
             dense,
             meld_x,
             used,

@@ -146,28 +146,38 @@ def card_pool_backward(feats, wf, per_card, arg, grad_total, grad_top, grad_wf, 
 
 # ---------------------------------------------------------------- the network's inputs
 @njit(cache=True, nogil=True)
-def count_meld_rows(obs, melds, num_rows, row_fields):
-    """How many meld rows of the observations ``obs`` [N, O] are in use (kind > 0)."""
+def count_meld_rows(obs, melds, num_rows, row_fields, starts):
+    """The meld rows of the observations ``obs`` [N, O] in use (kind > 0): observation
+    n's are rows ``starts[n]:starts[n + 1]`` of the flat list (``starts`` int64 [N + 1]);
+    returns their total."""
     used = 0
     for n in range(obs.shape[0]):
+        starts[n] = used
         for m in range(num_rows):
             if obs[n, melds + m * row_fields + MF_KIND] > 0:
                 used += 1
+    starts[obs.shape[0]] = used
     return used
 
 
 @njit(cache=True, nogil=True)
-def _mark_fits(r, team_row, fits):
-    """One meld row's share of the ``fits`` feature (the torch reference:
-    ``burako_env.agents.network.meld_fits``, which documents it)."""
-    kind, key = r[MF_KIND], r[MF_KEY]
-    lo, hi, gap, wild = r[MF_LO], r[MF_HI], r[MF_GAP], r[MF_WILD]
-    if r[NUM_MELD_FIELDS + 2] > 0:  # closed: takes nothing
+def _mark_fits(obs, n, base, team, fits):
+    """One meld row's share of the ``fits`` feature [2, 53] (the torch reference:
+    ``burako_env.agents.network.meld_fits``, which documents it); the row's fields start
+    at ``obs[n, base]``."""
+    kind, key = obs[n, base + MF_KIND], obs[n, base + MF_KEY]
+    lo, hi, gap, wild = (
+        obs[n, base + MF_LO],
+        obs[n, base + MF_HI],
+        obs[n, base + MF_GAP],
+        obs[n, base + MF_WILD],
+    )
+    if obs[n, base + NUM_MELD_FIELDS + 2] > 0:  # closed: takes nothing
         return
     if kind == 1:
         rank = min(max(key, 0), NUM_RANK - 1)
         for s in range(4):
-            fits[team_row, s * NUM_RANK + rank] = 1.0
+            fits[team, s * NUM_RANK + rank] = 1.0
     elif kind == 2:
         end_wild = wild > 0 and gap == 0
         suit = min(max(key, 0), 3)
@@ -189,202 +199,203 @@ def _mark_fits(r, team_row, fits):
                 ok = ok and gap > 0
             if ok:
                 rank = 0 if pos >= 14 else pos - 1
-                fits[team_row, suit * NUM_RANK + min(max(rank, 0), NUM_RANK - 1)] = 1.0
+                fits[team, suit * NUM_RANK + min(max(rank, 0), NUM_RANK - 1)] = 1.0
     if ((kind == 1 or kind == 2) and wild == 0) or kind == 3:
         for s in range(4):
-            fits[team_row, s * NUM_RANK + 1] = 1.0
-        fits[team_row, NUM_CARD_TYPES - 1] = 1.0
+            fits[team, s * NUM_RANK + 1] = 1.0
+        fits[team, NUM_CARD_TYPES - 1] = 1.0
 
 
 @njit(cache=True, nogil=True)
-def featurize(obs, offsets, num_players, card_context, dense, meld_x, used, meld_of, cards):
+def _dense_row(obs, n, offsets, num_players, dense):
+    """Observation n's hand, pile and rest blocks, scaled, into ``dense[n]``."""
+    c53 = NUM_CARD_TYPES
+    col = 0
+    for block, width, scale in (
+        (0, c53, 0.5),  # hand
+        (3, c53, 0.5),  # pile counts
+        (4, c53, 1.0),  # pile top
+        (5, c53, 1.0),  # peeked card
+        (1, 2 * c53, 0.5),  # table counts
+        (6, (num_players - 1) * c53, 0.5),  # known cards
+        (8, 2 * MAX_MUERTOS * MUERTO_OBS_FIELDS, 0.25),  # muertos (after the sizes)
+        (9, NUM_PHASES, 1.0),  # phase
+    ):
+        if block == 8:  # the hand sizes come first, divided (not multiplied) by 11
+            for c in range(num_players):
+                dense[n, col] = np.float32(obs[n, offsets[7] + c]) / np.float32(11.0)
+                col += 1
+        start = offsets[block]
+        for c in range(width):
+            dense[n, col] = np.float32(obs[n, start + c]) * np.float32(scale)
+            col += 1
+    for c in range(NUM_MISC):  # counters and scores: sign(x) log(1 + |x|)
+        v = np.float32(obs[n, offsets[10] + c])
+        mag = np.float32(np.log1p(np.float32(abs(v))))
+        dense[n, col] = mag if v > 0 else (-mag if v < 0 else np.float32(0.0))
+        col += 1
+
+
+@njit(cache=True, nogil=True)
+def _card_rows(obs, n, offsets, num_players, card_context, fits, cards, tmp):
+    """Observation n's per-card features into ``cards[n]`` [53, F]; ``tmp`` [6, 53] is
+    scratch (hand, pile, each team's table, opponents' and partner's known cards)."""
+    c53 = NUM_CARD_TYPES
+    hand, pile, t0, t1, opp, partner = tmp[0], tmp[1], tmp[2], tmp[3], tmp[4], tmp[5]
+    for c in range(c53):
+        hand[c] = obs[n, offsets[0] + c]
+        pile[c] = obs[n, offsets[3] + c]
+        t0[c] = obs[n, offsets[1] + c]
+        t1[c] = obs[n, offsets[1] + c53 + c]
+        opp[c] = 0.0
+        partner[c] = 0.0
+    for p in range(num_players - 1):  # seats viewer+1, +3, ...: the other team
+        for c in range(c53):
+            if p % 2 == 0:
+                opp[c] += obs[n, offsets[6] + p * c53 + c]
+            else:
+                partner[c] += obs[n, offsets[6] + p * c53 + c]
+    half = np.float32(0.5)
+    for c in range(c53):
+        f = cards[n, c]
+        f[0] = fits[0, c]
+        f[1] = fits[1, c]
+        f[2] = hand[c] * half
+        f[3] = pile[c] * half
+        f[4] = t0[c] * half
+        f[5] = t1[c] * half
+        f[6] = opp[c] * half
+        f[7] = partner[c] * half
+        f[8] = np.float32(obs[n, offsets[4] + c])
+        f[9] = (hand[c] + pile[c] + t0[c] + t1[c] + opp[c] + partner[c]) * half
+    if not card_context:
+        return
+    for s in range(4):
+        for rank in range(NUM_RANK):
+            f = cards[n, s * NUM_RANK + rank]
+            for k in range(2):  # run neighbours one and two ranks away
+                dist = k + 1
+                near = 0
+                if rank == 0:  # the ace: next to the 2 (and 3) and to the king (queen)
+                    near += _held(hand, s, dist) + _held(hand, s, NUM_RANK - dist)
+                else:
+                    for q in (rank - dist, rank + dist):
+                        if 0 <= q <= NUM_RANK:  # NUM_RANK: the ace above the king
+                            near += _held(hand, s, q % NUM_RANK)
+                f[10 + k] = np.float32(near) * half
+            copies_hand = np.float32(0.0)
+            copies_pile = np.float32(0.0)
+            copies_opp = np.float32(0.0)
+            copies_table = np.float32(0.0)
+            for s2 in range(4):
+                c2 = s2 * NUM_RANK + rank
+                copies_hand += hand[c2]
+                copies_pile += pile[c2]
+                copies_opp += opp[c2]
+                copies_table += t1[c2]
+            f[12] = copies_hand * np.float32(0.25)
+            f[13] = copies_pile * np.float32(0.25)
+            f[14] = copies_opp * half
+            f[15] = copies_table * np.float32(0.25)
+    f = cards[n, c53 - 1]  # the joker: no run neighbours, no rank
+    for k in range(10, 16):
+        f[k] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _meld_row_x(obs, n, base, x):
+    """A meld row's one-hot and scaled fields into ``x`` [MELD_ROW_FEATURES] (zeroed)."""
+    c53 = NUM_CARD_TYPES
+    x[min(max(obs[n, base + MF_KIND], 0), 3)] = 1.0
+    x[4 + min(max(obs[n, base + MF_KEY], 0), 12)] = 1.0
+    x[17 + min(max(obs[n, base + MF_LO], 0), 14)] = 1.0
+    x[32 + min(max(obs[n, base + MF_HI], 0), 14)] = 1.0
+    x[47 + min(max(obs[n, base + MF_GAP], 0), 14)] = 1.0
+    x[62 + min(max(obs[n, base + MF_WILD], 0), c53)] = 1.0
+    k = 62 + c53 + 1
+    x[k] = np.float32(obs[n, base + MF_SIZE]) / np.float32(14.0)
+    for s in range(4):
+        x[k + 1 + s] = np.float32(obs[n, base + MF_N0 + s]) / np.float32(2.0)
+    x[k + 5] = np.float32(obs[n, base + MF_NJOKER]) / np.float32(2.0)
+    for f in range(3):
+        x[k + 6 + f] = np.float32(obs[n, base + NUM_MELD_FIELDS + f])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def featurize(obs, offsets, num_players, card_context, starts, dense, meld_x, used, meld_of, cards):
     """The network's inputs from observations ``obs`` int16 [N, O], written into
-    float32 buffers (the torch reference: ``BurakoNet._reference_inputs``):
+    float32 buffers (the torch reference: ``BurakoNet.reference_inputs``):
 
     * ``dense`` [N, 53 + 159 + rest]: the hand, the pile block and the rest block, scaled;
     * ``used`` int64 [U]: the meld rows in use (ascending row id ``n * 2 * MAX_MELDS +
-      team * MAX_MELDS + slot``); ``meld_x`` [U, MELD_ROW_FEATURES]: the distinct rows
-      among them as one-hot and scaled fields, and ``meld_of`` int64 [U] the distinct row
-      of each (a meld stays the same over many decisions: a minibatch of 3,000
-      observations holds about 17,600 meld rows but 3,200 distinct ones, so the meld
-      encoder runs on those only);
+      team * MAX_MELDS + slot``; ``starts`` from :func:`count_meld_rows`); ``meld_x``
+      [U, MELD_ROW_FEATURES]: the distinct rows among them as one-hot and scaled fields,
+      and ``meld_of`` int64 [U] the distinct row of each (a meld stays the same over many
+      decisions: a minibatch of 3,000 observations holds about 17,600 meld rows but 3,200
+      distinct ones, so the meld encoder runs on those only);
     * ``cards`` [N, 53, F] (F = 10, or 16 with ``card_context``; empty: not computed):
       the per-card features.
 
-    ``offsets``: the layout's block starts (:data:`LAYOUT_BLOCKS` order). Returns the
-    number of distinct meld rows (the rows of ``meld_x`` written)."""
-    c53 = NUM_CARD_TYPES
-    o_hand, o_table, o_melds, o_pile, o_top, o_peek = (
-        offsets[0],
-        offsets[1],
-        offsets[2],
-        offsets[3],
-        offsets[4],
-        offsets[5],
-    )
-    o_known, o_sizes, o_muertos, o_phase, o_misc = (
-        offsets[6],
-        offsets[7],
-        offsets[8],
-        offsets[9],
-        offsets[10],
-    )
-    n_known = (num_players - 1) * c53
-    n_muerto = 2 * MAX_MUERTOS * MUERTO_OBS_FIELDS
+    ``offsets``: the layout's block starts (:data:`LAYOUT_BLOCKS` order). The rows are
+    read on numba's threads, each on its own; the distinct meld rows are then numbered
+    in order, so the results do not depend on the thread count. Returns the number of
+    distinct meld rows (the rows of ``meld_x`` written)."""
+    n_obs = obs.shape[0]
     num_rows = 2 * MAX_MELDS
     with_cards = cards.shape[0] > 0
-    fits = np.zeros((2, c53), np.float32)
-    r = np.zeros(MELD_OBS_FIELDS, np.int64)
-    hand = np.zeros(c53, np.float32)
-    pile = np.zeros(c53, np.float32)
-    opp = np.zeros(c53, np.float32)
-    partner = np.zeros(c53, np.float32)
-    t0 = np.zeros(c53, np.float32)
-    t1 = np.zeros(c53, np.float32)
-    u = 0
-    distinct = 0
-    meld_x[:] = 0.0
+    keys = np.empty(used.shape[0], np.int64)
+    step = (n_obs + POOL_CHUNKS - 1) // POOL_CHUNKS
+    for chunk in prange(POOL_CHUNKS):
+        fits = np.zeros((2, NUM_CARD_TYPES), np.float32)
+        tmp = np.zeros((6, NUM_CARD_TYPES), np.float32)
+        r = np.zeros(MELD_OBS_FIELDS, np.int64)
+        for n in range(chunk * step, min(n_obs, (chunk + 1) * step)):
+            _dense_row(obs, n, offsets, num_players, dense)
+            fits[:] = 0.0
+            u = starts[n]
+            for m in range(num_rows):
+                base = offsets[2] + m * MELD_OBS_FIELDS
+                if obs[n, base + MF_KIND] <= 0:
+                    continue
+                used[u] = n * num_rows + m
+                for f in range(MELD_OBS_FIELDS):
+                    r[f] = obs[n, base + f]
+                keys[u] = _meld_key(r)
+                if with_cards:
+                    _mark_fits(obs, n, base, m // MAX_MELDS, fits)
+                u += 1
+            if with_cards:
+                _card_rows(obs, n, offsets, num_players, card_context, fits, cards, tmp)
+    # the distinct meld rows, numbered in row order (open addressing: key -> number)
     size = 1
     while size < 2 * used.shape[0]:
         size *= 2
-    keys = np.full(size, -1, np.int64)  # open addressing: packed row -> distinct row
+    table = np.full(size, -1, np.int64)
     slots = np.empty(size, np.int64)
-    for n in range(obs.shape[0]):
-        # the dense blocks
-        col = 0
-        for c in range(c53):
-            dense[n, col] = np.float32(obs[n, o_hand + c]) * np.float32(0.5)
-            col += 1
-        for c in range(c53):
-            dense[n, col] = np.float32(obs[n, o_pile + c]) * np.float32(0.5)
-            col += 1
-        for c in range(c53):
-            dense[n, col] = np.float32(obs[n, o_top + c])
-            col += 1
-        for c in range(c53):
-            dense[n, col] = np.float32(obs[n, o_peek + c])
-            col += 1
-        for c in range(2 * c53):
-            dense[n, col] = np.float32(obs[n, o_table + c]) * np.float32(0.5)
-            col += 1
-        for c in range(n_known):
-            dense[n, col] = np.float32(obs[n, o_known + c]) * np.float32(0.5)
-            col += 1
-        for c in range(num_players):
-            dense[n, col] = np.float32(obs[n, o_sizes + c]) / np.float32(11.0)
-            col += 1
-        for c in range(n_muerto):
-            dense[n, col] = np.float32(obs[n, o_muertos + c]) * np.float32(0.25)
-            col += 1
-        for c in range(NUM_PHASES):
-            dense[n, col] = np.float32(obs[n, o_phase + c])
-            col += 1
-        for c in range(NUM_MISC):
-            v = np.float32(obs[n, o_misc + c])
-            mag = np.float32(np.log1p(np.float32(abs(v))))
-            dense[n, col] = mag if v > 0 else (-mag if v < 0 else np.float32(0.0))
-            col += 1
-        # the meld rows in use, and which cards fit them
-        fits[:] = 0.0
-        for m in range(num_rows):
-            base = o_melds + m * MELD_OBS_FIELDS
-            if obs[n, base + MF_KIND] <= 0:
+    distinct = 0
+    for u in range(used.shape[0]):
+        key = keys[u]
+        if key >= 0:
+            h = _mix(key) & (size - 1)
+            while table[h] >= 0 and table[h] != key:
+                h = (h + 1) & (size - 1)
+            if table[h] == key:
+                meld_of[u] = slots[h]
                 continue
-            for f in range(MELD_OBS_FIELDS):
-                r[f] = obs[n, base + f]
-            used[u] = n * num_rows + m
-            if with_cards:
-                _mark_fits(r, m // MAX_MELDS, fits)
-            key = _meld_key(r)
-            if key >= 0:
-                h = _mix(key) & (size - 1)
-                while keys[h] >= 0 and keys[h] != key:
-                    h = (h + 1) & (size - 1)
-                if keys[h] == key:
-                    meld_of[u] = slots[h]
-                    u += 1
-                    continue
-                keys[h] = key
-                slots[h] = distinct
-            meld_of[u] = distinct
-            x = meld_x[distinct]
-            distinct += 1
-            x[min(max(r[MF_KIND], 0), 3)] = 1.0
-            x[4 + min(max(r[MF_KEY], 0), 12)] = 1.0
-            x[17 + min(max(r[MF_LO], 0), 14)] = 1.0
-            x[32 + min(max(r[MF_HI], 0), 14)] = 1.0
-            x[47 + min(max(r[MF_GAP], 0), 14)] = 1.0
-            x[62 + min(max(r[MF_WILD], 0), c53)] = 1.0
-            k = 62 + c53 + 1
-            x[k] = np.float32(r[MF_SIZE]) / np.float32(14.0)
-            for s in range(4):
-                x[k + 1 + s] = np.float32(r[MF_N0 + s]) / np.float32(2.0)
-            x[k + 5] = np.float32(r[MF_NJOKER]) / np.float32(2.0)
-            for f in range(3):
-                x[k + 6 + f] = np.float32(r[NUM_MELD_FIELDS + f])
-            u += 1
-        if not with_cards:
-            continue
-        # the per-card features
-        for c in range(c53):
-            hand[c] = obs[n, o_hand + c]
-            pile[c] = obs[n, o_pile + c]
-            t0[c] = obs[n, o_table + c]
-            t1[c] = obs[n, o_table + c53 + c]
-            opp[c] = 0.0
-            partner[c] = 0.0
-        for p in range(num_players - 1):
-            for c in range(c53):
-                if p % 2 == 0:
-                    opp[c] += obs[n, o_known + p * c53 + c]
-                else:
-                    partner[c] += obs[n, o_known + p * c53 + c]
-        for c in range(c53):
-            f = cards[n, c]
-            f[0] = fits[0, c]
-            f[1] = fits[1, c]
-            f[2] = hand[c] * np.float32(0.5)
-            f[3] = pile[c] * np.float32(0.5)
-            f[4] = t0[c] * np.float32(0.5)
-            f[5] = t1[c] * np.float32(0.5)
-            f[6] = opp[c] * np.float32(0.5)
-            f[7] = partner[c] * np.float32(0.5)
-            f[8] = np.float32(obs[n, o_top + c])
-            f[9] = (hand[c] + pile[c] + t0[c] + t1[c] + opp[c] + partner[c]) * np.float32(0.5)
-        if not card_context:
-            continue
-        for s in range(4):
-            for rank in range(NUM_RANK):
-                c = s * NUM_RANK + rank
-                f = cards[n, c]
-                for k in range(2):  # run neighbours one and two ranks away
-                    dist = k + 1
-                    near = 0
-                    if rank == 0:  # the ace: next to the 2 (and 3) and to the king (queen)
-                        near += _held(hand, s, dist) + _held(hand, s, NUM_RANK - dist)
-                    else:
-                        for q in (rank - dist, rank + dist):
-                            if 0 <= q <= NUM_RANK:  # NUM_RANK: the ace above the king
-                                near += _held(hand, s, q % NUM_RANK)
-                    f[10 + k] = np.float32(near) * np.float32(0.5)
-                copies_hand = np.float32(0.0)
-                copies_pile = np.float32(0.0)
-                copies_opp = np.float32(0.0)
-                copies_table = np.float32(0.0)
-                for s2 in range(4):
-                    c2 = s2 * NUM_RANK + rank
-                    copies_hand += hand[c2]
-                    copies_pile += pile[c2]
-                    copies_opp += opp[c2]
-                    copies_table += t1[c2]
-                f[12] = copies_hand * np.float32(0.25)
-                f[13] = copies_pile * np.float32(0.25)
-                f[14] = copies_opp * np.float32(0.5)
-                f[15] = copies_table * np.float32(0.25)
-        f = cards[n, c53 - 1]  # the joker: no run neighbours, no rank
-        for k in range(10, 16):
-            f[k] = 0.0
+            table[h] = key
+            slots[h] = distinct
+        meld_of[u] = distinct
+        n, m = used[u] // num_rows, used[u] % num_rows
+        meld_x[distinct] = 0.0
+        _meld_row_x(obs, n, offsets[2] + m * MELD_OBS_FIELDS, meld_x[distinct])
+        distinct += 1
     return distinct
+
+
+@njit(cache=True, nogil=True)
+def _held(hand, suit, rank):
+    """1 if the hand holds the card of ``suit`` and ``rank`` (0 = ace ... 12 = king)."""
+    return 1 if hand[suit * NUM_RANK + rank] > 0 else 0
 
 
 #: the multiplier of :func:`_mix` (2^64 / the golden ratio, as a signed int64)
@@ -426,12 +437,6 @@ def _meld_key(r):
             return -1
         key = (key << 1) | flag
     return key
-
-
-@njit(cache=True, nogil=True)
-def _held(hand, suit, rank):
-    """1 if the hand holds the card of ``suit`` and ``rank`` (0 = ace ... 12 = king)."""
-    return 1 if hand[suit * NUM_RANK + rank] > 0 else 0
 
 
 # ---------------------------------------------------------------- legal lists
