@@ -433,6 +433,20 @@ def test_pickled_single_env_continues_the_same_game(opponents, made):
     assert twin.unwrapped._obs_batch.base is twin.unwrapped._obs
 
 
+# ------------------------------------------------------------------ benchmarks
+def test_bench_functions():
+    from burako_env.frontends.bench import bench_gym_async, bench_gym_vector
+
+    rows = [
+        bench_gym_vector(num_envs=16, seconds=0.2, num_players=2, threads=1),
+        bench_gym_vector(num_envs=16, seconds=0.2, num_players=2, threads=1, copy=False),
+        bench_gym_async(num_envs=2, seconds=0.3, num_players=2),
+    ]
+    assert [r["api"] for r in rows] == ["gym-vector", "gym-vector copy=False", "gym-async"]
+    for r in rows:
+        assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["players"] == 2
+
+
 # ------------------------------------------------------------------ the example
 def test_ppo_vector_example_smoke(monkeypatch):
     pytest.importorskip("torch", reason="the PPO example needs torch: pip install 'burako[train]'")
