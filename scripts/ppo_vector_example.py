@@ -22,9 +22,10 @@ Two things differ from CleanRL's Atari/classic-control script:
 
 Logged at the end (and returned by :func:`main`): episodes finished, their mean return,
 the share won, and SPS, env steps (learner decisions) per second of the whole run,
-updates included, as CleanRL counts them. The project's own trainer
-(``burako train``, docs/TRAINING.md) is the one to use for real runs: self-play, the
-league, a network shaped like the action space; this script shows the vector API.
+updates included, as CleanRL counts them (and the rollouts' alone: env and inference).
+The project's own trainer (``burako train``, docs/TRAINING.md) is the one to use for
+real runs: self-play, the league, a network shaped like the action space; this script
+shows the vector API.
 """
 
 from __future__ import annotations
@@ -185,12 +186,14 @@ def main(args: Args) -> dict:
     next_done = torch.zeros(args.num_envs)
     returns: list[float] = []
     stats: dict = {}
+    rollout_time = 0.0
 
     for iteration in range(1, args.num_iterations + 1):
         if args.anneal_lr:
             frac = 1.0 - (iteration - 1.0) / args.num_iterations
             optimizer.param_groups[0]["lr"] = frac * args.learning_rate
 
+        rollout_start = time.time()
         for step in range(args.num_steps):
             global_step += args.num_envs
             obs[step] = next_obs
@@ -212,6 +215,8 @@ def main(args: Args) -> dict:
             next_mask = torch.as_tensor(info["action_mask"])
             if "episode" in info:
                 returns.extend(info["episode"]["r"][info["_episode"]].tolist())
+
+        rollout_time += time.time() - rollout_start
 
         # bootstrap value if not done (SAME_STEP: dones[t + 1] ends the transition at t)
         with torch.no_grad():
@@ -296,11 +301,12 @@ def main(args: Args) -> dict:
             "approx_kl": float(approx_kl),
             "clipfrac": float(np.mean(clipfracs)),
             "sps": sps,
+            "rollout_sps": int(global_step / rollout_time),
         }
         print(
             f"iteration {iteration}/{args.num_iterations} step {global_step} "
             f"episodes {stats['episodes']} return {stats['mean_return']:.3f} "
-            f"won {stats['win_rate']:.2f} SPS {sps}",
+            f"won {stats['win_rate']:.2f} SPS {sps} (rollouts {stats['rollout_sps']})",
             flush=True,
         )
 
