@@ -433,6 +433,34 @@ def test_pickled_single_env_continues_the_same_game(opponents, made):
     assert twin.unwrapped._obs_batch.base is twin.unwrapped._obs
 
 
+def test_pickled_vector_envs_continue_the_same_games():
+    envs = make_vec(4, num_players=4, opponents=["greedy", FirstLegal(), "random"])
+    obs, info = envs.reset(seed=8)
+    vec = VectorEnv("italian", 2, num_envs=4, seed=8)
+    v_obs, v_mask, v_info = vec.reset()
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        obs, _, _, _, info = envs.step(random_actions(info["action_mask"], rng))
+        v_obs, v_mask, v_info = vec.step(random_actions(v_mask, rng))
+    twin, v_twin = pickle.loads(pickle.dumps((envs, vec)))
+    ended = 0
+    for _ in range(300):
+        a = random_actions(info["action_mask"], rng)
+        got, want = twin.step(a), envs.step(a)
+        for g, w in zip(got[:4], want[:4], strict=True):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(got[4]["action_mask"], want[4]["action_mask"])
+        info = want[4]
+        a = random_actions(v_mask, rng)
+        (o1, m1, i1), (v_obs, v_mask, v_info) = v_twin.step(a), vec.step(a)
+        np.testing.assert_array_equal(m1, v_mask)
+        np.testing.assert_array_equal(o1, v_obs)
+        for key in ("ended", "final_scores", "team_rewards", "seat", "num_legal"):
+            np.testing.assert_array_equal(i1[key], v_info[key])  # the info's views work
+        ended += int(v_info["ended"].sum())
+    assert ended > 0
+
+
 # ------------------------------------------------------------------ benchmarks
 def test_bench_functions():
     from burako_env.frontends.bench import bench_gym_async, bench_gym_vector
