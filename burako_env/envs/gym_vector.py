@@ -75,7 +75,8 @@ the env's generator (a fresh env draws one from the operating system).
 with reward -1 (the game untouched, ``final_info["illegal_action"]`` says why) and deals
 its next episode; ``"raise"`` raises :class:`~burako_env.core.game.IllegalActionError`
 naming the first such game, and moves no game. ``copy=False`` returns the env's own
-observation and mask buffers, which the next call overwrites.
+observation and mask buffers, which the next call overwrites. A pickled env continues
+the same games as the original (its opponents pickled with it).
 """
 
 from __future__ import annotations
