@@ -245,7 +245,9 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         self._needs_reset = True
 
     # ------------------------------------------------------------------ gymnasium API
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         """Deal every game anew (game b from ``(seed, b)``); returns ``(obs, info)``."""
         if seed is not None:
             check_seed(seed)
@@ -266,7 +268,10 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         self._needs_reset = False
         return self._observations(), {"action_mask": self._masks(), "seat": self._seats()}
 
-    def step(self, actions):
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """One learner action per game (int array [N]); see the module doc."""
         if self._needs_reset:
             raise RuntimeError("call reset() before step()")
         actions = check_actions(actions, self.num_envs)
@@ -313,9 +318,6 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
     def action_masks(self) -> np.ndarray:
         """bool [N, NUM_ACTIONS]: the learner's legal actions now (a copy)."""
         return self._mask.copy()
-
-    def close_extras(self, **kwargs) -> None:
-        self.agents = [None]
 
     # ------------------------------------------------------------------ internals
     def _run(self, op: int, first: int | None = None) -> None:
