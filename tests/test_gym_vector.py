@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import pickle
 import sys
+import warnings
 from pathlib import Path
 
 import gymnasium
@@ -392,8 +393,13 @@ def test_normalized_observations_are_raw_over_scale_within_bounds(variant, playe
             np.testing.assert_array_equal(info_n["final_obs"][g], final)
     counts = ~np.isin(np.arange(lay.size), np.flatnonzero(lay.scale == POINTS_SCALE))
     assert (o_norm[:, counts] >= 0).all() and (o_norm[:, counts] <= 1).all()
-    # the single env: the same normalisation
+    # the single env: the same normalisation, and Gymnasium's checker accepts it
+    from gymnasium.utils.env_checker import check_env
+
     single = BurakoGymEnv(variant, players, normalize_obs=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Not able to test alternative render modes"
+        check_env(BurakoGymEnv(variant, players, normalize_obs=True, opponents="greedy"))
     o, _ = single.reset(seed=0)
     assert single.observation_space.contains(o)
     plain = BurakoGymEnv(variant, players)
