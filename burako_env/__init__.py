@@ -5,6 +5,7 @@ The environments load lazily, so ``import burako_env`` stays light::
     from burako_env import env, raw_env        # PettingZoo AEC (burako_env.envs.aec)
     from burako_env import burako_v1           # the same, PettingZoo classic style
     import gymnasium; gymnasium.make("Burako-v1")   # single agent (envs.gym_env)
+    gymnasium.make_vec("Burako-v1", num_envs=64)     # 64 of them, compiled (envs.gym_vector)
 
 Importing the package registers ``Burako-v1`` with Gymnasium when Gymnasium is installed.
 """
@@ -93,7 +94,13 @@ def _register_gymnasium() -> None:
     # only the current version is registered: gymnasium then answers "Burako-v0" with its
     # own DeprecatedEnv error naming Burako-v1
     if "Burako-v1" not in registry:
-        register(id="Burako-v1", entry_point="burako_env.envs.gym_env:BurakoGymEnv")
+        register(
+            id="Burako-v1",
+            entry_point="burako_env.envs.gym_env:BurakoGymEnv",
+            # gymnasium.make_vec(..., vectorization_mode="vector_entry_point"): N games
+            # stepped together in compiled code
+            vector_entry_point="burako_env.envs.gym_vector:BurakoVectorEnv",
+        )
 
 
 _register_gymnasium()

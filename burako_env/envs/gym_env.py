@@ -14,17 +14,33 @@ lets the opponents play until the learner is to act again or the episode ends.
 With sb3-contrib: ``MaskablePPO("MlpPolicy", BurakoGymEnv())`` finds ``action_masks()``.
 
 * Observation: ``Box(int16, (obs_size,))``, the acting learner seat's view (layout:
-  :func:`burako_env.core.constants.obs_layout`). Returned arrays are fresh copies.
+  :func:`burako_env.core.constants.obs_layout`; its named blocks with their bounds:
+  ``env.unwrapped.observation_layout``, an
+  :class:`~burako_env.envs.observation.ObservationLayout`). With ``normalize_obs=True``
+  it is ``Box(float32)``: every feature divided by its scale
+  (:meth:`~burako_env.envs.observation.ObservationLayout.normalize`: counts and flags in
+  [0, 1], points / 1000), bounded by the layout's ``normalized_low`` / ``normalized_high``.
+  Returned arrays are fresh copies.
 * Action: ``Discrete(NUM_ACTIONS)``; ``action_masks()`` gives the legal ones (bool).
 * Reward: the learner's team's, as in the AEC environment (:mod:`burako_env.envs.aec`,
   Rewards): ``"score"`` (hand margin / 1000 clipped to [-1, 1]), ``"raw"`` or ``"win"``;
   in match mode the score rewards come at every hand end.
 * An illegal action (``illegal_action="terminate"``, the default) ends the episode with
-  reward -1 and ``info["illegal_action"]`` naming it; ``"raise"`` raises
+  reward -1 and ``info["illegal_action"]`` naming it (the observation is the one it was
+  refused at); ``"raise"`` raises
   :class:`~burako_env.core.game.IllegalActionError` instead. The game is untouched.
 * ``info``: ``seat`` (the learner seat to act), and after a hand ends ``hand_scores``,
   ``match_scores``, ``hands_ended`` (and ``winner`` at the end), teams in table order.
-* Episodes end (terminated) with the hand or the match; they are never truncated.
+* Episodes end (terminated) with the hand or the match; they are never truncated. At
+  the terminal step the returned observation is the learner seat's view of the final
+  table and ``action_masks()`` is all False (no action is legal until ``reset``; after an
+  illegal action too).
+* Pickling: ``pickle.dumps(env)`` holds the constructor's settings, the game's state
+  arrays (its generator included), the opponents and the env's generator; the unpickled
+  env continues the same game identically (its compiled kernel is bound again on load).
+* Many games at once: ``gymnasium.make_vec("burako_env:Burako-v1", num_envs=N,
+  vectorization_mode="vector_entry_point")`` plays N of these games in compiled code
+  (:mod:`burako_env.envs.gym_vector`).
 """
 
 from __future__ import annotations
@@ -58,11 +74,96 @@ from burako_env.envs.aec import (
     hand_end_reward,
     hand_info,
 )
+from burako_env.envs.observation import ObservationLayout
 from burako_env.envs.rewards import check_reward
 from burako_env.variants import Variant
 
 CONTROLS = ("seat", "team")
 ILLEGAL = ("terminate", "raise")
+
+
+# ---------------------------------------------------------------- the opponents
+# shared with the vector env (burako_env.envs.gym_vector), which seats them alike
+def check_settings(control: str, illegal_action: str, seat, num_players: int) -> None:
+    """ValueError naming the argument for a ``control``, ``illegal_action`` or ``seat``
+    that the learner cannot have."""
+    if control not in CONTROLS:
+        raise ValueError(f"control must be one of {CONTROLS}, got {control!r}")
+    if illegal_action not in ILLEGAL:
+        raise ValueError(f"illegal_action must be one of {ILLEGAL}, got {illegal_action!r}")
+    n = num_players
+    if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
+        raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
+
+
+def named_opponents(spec, num_players: int):
+    """``spec`` with every agent name replaced by an agent (one per seat, seeded by it)."""
+    from burako_env.agents import make_agent
+
+    def build(name: str, seat: int):
+        try:
+            return make_agent(name, seed=seat)
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"opponent {name!r}: {exc}") from exc
+
+    if isinstance(spec, str):
+        return {p: build(spec, p) for p in range(num_players)}
+    if isinstance(spec, Mapping):
+        return {p: build(a, p) if isinstance(a, str) else a for p, a in spec.items()}
+    if isinstance(spec, Sequence):
+        return [build(a, i + 1) if isinstance(a, str) else a for i, a in enumerate(spec)]
+    return spec
+
+
+def check_agent(agent, variant: Variant):
+    """``agent`` if it can play ``variant``'s table; TypeError / ValueError if not."""
+    if not callable(getattr(agent, "act", None)):
+        raise TypeError(f"an opponent needs an act(obs, mask) method, got {agent!r}")
+    check = getattr(agent, "check_table", None)
+    if callable(check):
+        check(variant)
+    return agent
+
+
+def learner_seats(seat: int, control: str, num_players: int) -> frozenset:
+    """The seats the learner plays: ``seat``, or with ``control="team"`` its team's."""
+    if control == "team":
+        return frozenset(range(seat % 2, num_players, 2))
+    return frozenset((seat,))
+
+
+def seat_agents(spec, learner: frozenset, variant: Variant, random_agents) -> list:
+    """The agent of every seat, None for the learner's seats: ``spec`` is the opponents
+    as :func:`named_opponents` left them (None: ``random_agents[p]`` at seat p)."""
+    n = variant.num_players
+    others = [p for p in range(n) if p not in learner]
+    agents = [None] * n
+    if spec is None:
+        for p in others:
+            agents[p] = random_agents[p]
+    elif isinstance(spec, Mapping):
+        for p in others:
+            if p not in spec:
+                raise ValueError(f"no opponent agent given for seat {p}")
+            agents[p] = check_agent(spec[p], variant)
+    elif isinstance(spec, Sequence) and not isinstance(spec, str):
+        if len(spec) != len(others):
+            raise ValueError(
+                f"{len(spec)} opponents given for the {len(others)} opponent seats {others}"
+            )
+        for p, agent in zip(others, spec, strict=True):
+            agents[p] = check_agent(agent, variant)
+    else:
+        for p in others:
+            agents[p] = check_agent(spec, variant)
+    return agents
+
+
+def random_opponents(num_players: int) -> list:
+    """The default opponents: a random agent per seat, seeded by its seat."""
+    from burako_env.agents.base import RandomAgent
+
+    return [RandomAgent(seed=p) for p in range(num_players)]
 
 
 class BurakoGymEnv(gymnasium.Env):
@@ -77,6 +178,8 @@ class BurakoGymEnv(gymnasium.Env):
     works; a name builds one agent per seat, seeded by its seat. A learned agent whose
     policy was trained for another variant or player count is refused (ValueError naming
     both). Opponents with a ``seed(int)`` method are reseeded by a seeded reset.
+    ``normalize_obs=True`` returns float32 observations scaled feature by feature (see
+    the module doc).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -92,12 +195,9 @@ class BurakoGymEnv(gymnasium.Env):
         opponents=None,
         illegal_action: str = "terminate",
         render_mode: str | None = None,
+        normalize_obs: bool = False,
         **overrides,
     ) -> None:
-        if control not in CONTROLS:
-            raise ValueError(f"control must be one of {CONTROLS}, got {control!r}")
-        if illegal_action not in ILLEGAL:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL}, got {illegal_action!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
@@ -108,91 +208,64 @@ class BurakoGymEnv(gymnasium.Env):
         self.variant = self.game.variant
         self.episode = episode
         self.num_players = n = self.game.num_players
-        if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
-            raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
+        check_settings(control, illegal_action, seat, n)
         self.seat_option = seat
         self.control = control
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        self.opponents = self._named_opponents(opponents)
+        self.normalize_obs = bool(normalize_obs)
+        self.opponents = named_opponents(opponents, n)
         if opponents is None:
-            from burako_env.agents.base import RandomAgent
+            self._random_agents = random_opponents(n)
 
-            self._random_agents = [RandomAgent(seed=p) for p in range(n)]
-
+        self.observation_layout = ObservationLayout(self.variant)
         size = self.game.layout.size
-        self.observation_space = spaces.Box(INT16_MIN, INT16_MAX, (size,), np.int16)
+        if self.normalize_obs:
+            lay = self.observation_layout
+            self.observation_space = spaces.Box(
+                lay.normalized_low, lay.normalized_high, (size,), np.float32
+            )
+        else:
+            self.observation_space = spaces.Box(INT16_MIN, INT16_MAX, (size,), np.int16)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
 
-        self._st = self.game.state
-        self._scalars = self._st.scalars[0]
         self._obs = np.zeros(size, np.int16)
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._bind()
+        self._set_seat(0 if seat == "random" else int(seat))
+        self._over = True
+
+    def _bind(self) -> None:
+        """The views of the env's arrays and its compiled kernel (again after unpickling)."""
+        self._st = self.game.state
+        self._scalars = self._st.scalars[0]
         self._mask_bool = self._mask.view(bool)  # the same bytes, for agents
         self._obs_batch = self._obs[None]
         self._mask_batch = self._mask_bool[None]
         self._decisions = DecisionKernel(self.game, self._obs, self._mask)
-        self._set_seat(0 if seat == "random" else int(seat))
-        self._over = True
+
+    #: rebuilt by _bind: views (a pickle would copy them apart) and the compiled kernel
+    _BOUND = ("_st", "_scalars", "_mask_bool", "_obs_batch", "_mask_batch", "_decisions")
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        for name in self._BOUND:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
     # ------------------------------------------------------------------ set-up
-    def _named_opponents(self, spec):
-        """``spec`` with every agent name replaced by an agent (one per seat)."""
-        from burako_env.agents import make_agent
-
-        def build(name: str, seat: int):
-            try:
-                return make_agent(name, seed=seat)
-            except (ValueError, OSError) as exc:
-                raise ValueError(f"opponent {name!r}: {exc}") from exc
-
-        n = self.num_players
-        if isinstance(spec, str):
-            return {p: build(spec, p) for p in range(n)}
-        if isinstance(spec, Mapping):
-            return {p: build(a, p) if isinstance(a, str) else a for p, a in spec.items()}
-        if isinstance(spec, Sequence):
-            return [build(a, i + 1) if isinstance(a, str) else a for i, a in enumerate(spec)]
-        return spec
-
-    def _check_agent(self, agent):
-        if not callable(getattr(agent, "act", None)):
-            raise TypeError(f"an opponent needs an act(obs, mask) method, got {agent!r}")
-        check = getattr(agent, "check_table", None)
-        if callable(check):
-            check(self.variant)
-        return agent
-
     def _seat_agents(self) -> list:
         """The agent of every seat, None for the learner's seats."""
-        n = self.num_players
-        others = [p for p in range(n) if p not in self._learner]
-        spec = self.opponents
-        agents = [None] * n
-        if spec is None:
-            for p in others:
-                agents[p] = self._random_agents[p]
-        elif isinstance(spec, Mapping):
-            for p in others:
-                if p not in spec:
-                    raise ValueError(f"no opponent agent given for seat {p}")
-                agents[p] = self._check_agent(spec[p])
-        elif isinstance(spec, Sequence) and not isinstance(spec, str):
-            if len(spec) != len(others):
-                raise ValueError(
-                    f"{len(spec)} opponents given for the {len(others)} opponent seats {others}"
-                )
-            for p, agent in zip(others, spec, strict=True):
-                agents[p] = self._check_agent(agent)
-        else:
-            for p in others:
-                agents[p] = self._check_agent(spec)
-        return agents
+        return seat_agents(
+            self.opponents, self._learner, self.variant, getattr(self, "_random_agents", None)
+        )
 
     def _learner_seats(self, seat: int) -> frozenset:
-        if self.control == "team":
-            return frozenset(range(seat % 2, self.num_players, 2))
-        return frozenset((seat,))
+        return learner_seats(seat, self.control, self.num_players)
 
     def _set_seat(self, seat: int) -> None:
         self.seat = seat
@@ -224,7 +297,7 @@ class BurakoGymEnv(gymnasium.Env):
             # ever does, deal again rather than hand back a finished game
         if self.render_mode == "human":
             self.render()
-        return self._obs.copy(), {"seat": int(self._scalars[S_PLAYER])}
+        return self._observation(), {"seat": int(self._scalars[S_PLAYER])}
 
     def step(self, action):
         if self._over:
@@ -236,8 +309,9 @@ class BurakoGymEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 raise exc
             self._over = True
+            self._mask[:] = 0  # the episode is over: no action is legal
             info = {"seat": int(self._scalars[S_PLAYER]), "illegal_action": str(exc)}
-            return self._obs.copy(), -1.0, True, False, info
+            return self._observation(), -1.0, True, False, info
         info = {}
         reward = self._after_action(info)
         reward += self._play_opponents(info)
@@ -248,7 +322,7 @@ class BurakoGymEnv(gymnasium.Env):
         info["seat"] = int(self._scalars[S_PLAYER]) if not self._over else self.seat
         if self.render_mode == "human":
             self.render()
-        return self._obs.copy(), reward, self._over, False, info
+        return self._observation(), reward, self._over, False, info
 
     def action_masks(self) -> np.ndarray:
         """bool [NUM_ACTIONS]: the learner's legal actions now (sb3-contrib's hook)."""
@@ -272,6 +346,12 @@ class BurakoGymEnv(gymnasium.Env):
         return None
 
     # ------------------------------------------------------------------ internals
+    def _observation(self) -> np.ndarray:
+        """A fresh copy of the observation: int16, or float32 with ``normalize_obs``."""
+        if self.normalize_obs:
+            return self.observation_layout.normalize(self._obs)
+        return self._obs.copy()
+
     def _after_action(self, info: dict | None = None) -> float:
         """The learner team's reward for the action just applied; marks the episode over."""
         s = self._scalars
@@ -305,4 +385,12 @@ class BurakoGymEnv(gymnasium.Env):
         return reward
 
 
-__all__ = ["BurakoGymEnv"]
+__all__ = [
+    "BurakoGymEnv",
+    "check_agent",
+    "check_settings",
+    "learner_seats",
+    "named_opponents",
+    "random_opponents",
+    "seat_agents",
+]

@@ -38,7 +38,8 @@ made in game b since the last reward.
 
 ``get_state()`` copies every game's state arrays (each game's generator included) and
 ``set_state(state)`` restores them, in this env or another of the same shape: the games
-then continue exactly as from the saved point (training checkpoints use it).
+then continue exactly as from the saved point (training checkpoints use it). A pickled
+env, too, continues exactly as the original.
 
 The arrays returned, but ``seat`` and ``team``, are buffers reused by the next call
 (``legal`` and ``num_legal`` are the engine's own): copy what you keep.
@@ -94,7 +95,6 @@ class VectorEnv:
         self.num_actions = NUM_ACTIONS
         self._seed = seed
         b = num_envs
-        st = self.game.state
         self._obs = np.zeros((b, self.observation_size), np.int16)
         self._mask = np.zeros((b, NUM_ACTIONS), bool)
         self._errors = np.zeros(b, np.int32)
@@ -105,6 +105,12 @@ class VectorEnv:
         self._rewards = np.zeros((b, 2), np.float64)
         self._viewers = np.full(b, -1, np.int64)
         self._rows = np.arange(b)
+        self._bind_info()
+        self._observe()  # the games Game dealt are ready to step
+
+    def _bind_info(self) -> None:
+        """The info dict: views of the env's buffers and of the games' legal lists."""
+        st = self.game.state
         self._info = {
             "seat": None,
             "team": None,
@@ -118,7 +124,18 @@ class VectorEnv:
             "hand_scores": self._hand_scores,
             "team_rewards": self._rewards,
         }
-        self._observe()  # the games Game dealt are ready to step
+
+    def __getstate__(self) -> dict:
+        # the info dict's views would come back as copies apart from their buffers
+        state = self.__dict__.copy()
+        del state["_info"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_info()
+        seat = self.game.state.scalars[:, S_PLAYER].astype(np.int64)
+        self._info["seat"], self._info["team"] = seat, seat % 2
 
     def reset(self, seed: int | None = None):
         """Deal every game anew (game b from ``(seed, b)``; the constructor's seed when

@@ -15,6 +15,18 @@ Used by ``scripts/bench_core.py``, ``scripts/bench_envs.py``,
 * :func:`bench_train`: PPO training iterations of any training config (the train extra):
   env steps/s of the rollout, of the update and of the whole iteration, and the share of
   the iteration spent in the game engine (the env and the heuristic opponents).
+* :func:`bench_gym_vector`: the Gymnasium vector API
+  (``gymnasium.make_vec("burako_env:Burako-v1", vectorization_mode="vector_entry_point")``,
+  :mod:`burako_env.envs.gym_vector`), the learner's actions drawn from
+  ``info["action_mask"]`` as ``picker="mask"`` draws them, the opponents compiled.
+* :func:`bench_gym_async`: Gymnasium's ``AsyncVectorEnv`` of the single env, one process
+  per game, the masks fetched with ``call("action_masks")``: the way to many games
+  without the vector entry point.
+
+A VectorEnv step is one decision of every game, whoever is to act; a Gymnasium step is
+one decision of the learner's, the opponents' decisions until its next one included.
+Their ``steps_per_s`` count different things: ``episodes_per_s`` compares them (random
+play on every seat in both: hands of the same length).
 
 Every function returns a dict (figures and settings); the numba kernels are compiled (or
 loaded from the cache) before the clock starts. ``steps_per_cpu_s`` divides by the
@@ -312,6 +324,135 @@ def bench_vector(
     }
 
 
+def _learner_steps(api: str, envs, num_envs: int, seconds: float, seed: int, masks) -> dict:
+    """Step ``envs`` (a Gymnasium vector env) with uniformly random legal learner actions
+    for about ``seconds``; ``masks(info)`` gives the [N, A] masks of the last return. A
+    row with no legal action is a game that a NEXT_STEP env resets at this step (the
+    action is ignored): it is not counted as a step."""
+    rng = np.random.default_rng(seed)
+
+    def choose(info):
+        mask = masks(info)
+        idle = ~mask.any(axis=1)
+        if idle.any():
+            mask = mask.copy()
+            mask[idle, 0] = True
+        return pick_from_mask(mask, rng.random(num_envs)), int(np.count_nonzero(idle))
+
+    _, info = envs.reset(seed=seed)
+    for _ in range(3):  # compile or load the kernels
+        _, _, _, _, info = envs.step(choose(info)[0])
+    calls = episodes = idle = 0
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(10):
+            actions, resets = choose(info)
+            _, _, terminated, _, info = envs.step(actions)
+            episodes += int(np.count_nonzero(terminated))
+            idle += resets
+        calls += 10
+    dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    steps = calls * num_envs - idle
+    return {
+        "api": api,
+        "picker": "mask",
+        "seconds": dt,
+        "steps": steps,
+        "calls": calls,
+        "episodes": episodes,
+        "steps_per_s": steps / dt,
+        "calls_per_s": calls / dt,
+        "episodes_per_s": episodes / dt,
+        "cpu_seconds": cpu,
+        "steps_per_cpu_s": steps / cpu,
+    }
+
+
+def bench_gym_vector(
+    num_envs: int = 1024,
+    seconds: float = 3.0,
+    variant: str = "argentine",
+    num_players: int | None = None,
+    threads: int | None = None,
+    opponents: str = "random",
+    seed: int = 0,
+    copy: bool = True,
+) -> dict:
+    """The Gymnasium vector API (``make_vec``, vector entry point) for about ``seconds``:
+    learner steps/s and episodes/s, ``opponents`` compiled (a name). ``copy=False``: the
+    env hands out its own buffers, as VectorEnv does (no copy of the observations and
+    masks at each step)."""
+    import gymnasium
+
+    import burako_env  # noqa: F401 - registers Burako-v1
+
+    nthreads = _threads(threads)
+    envs = gymnasium.make_vec(
+        "Burako-v1",
+        num_envs=num_envs,
+        vectorization_mode="vector_entry_point",
+        variant=variant,
+        num_players=num_players,
+        opponents=opponents,
+        copy=copy,
+    )
+    api = "gym-vector" if copy else "gym-vector copy=False"
+    row = _learner_steps(api, envs, num_envs, seconds, seed, lambda i: i["action_mask"])
+    row.update(
+        variant=envs.unwrapped.variant.name,
+        players=envs.unwrapped.num_players,
+        batch=num_envs,
+        threads=nthreads,
+    )
+    envs.close()
+    return row
+
+
+def bench_gym_async(
+    num_envs: int = 2,
+    seconds: float = 3.0,
+    variant: str = "argentine",
+    num_players: int | None = None,
+    opponents: str = "random",
+    seed: int = 0,
+) -> dict:
+    """Gymnasium's ``AsyncVectorEnv`` of ``num_envs`` single envs (one process each,
+    forked; each steps its game with the core's one-game kernel, on its own thread) for
+    about ``seconds``: learner steps/s and episodes/s, the masks fetched by
+    ``call("action_masks")`` before every step (NEXT_STEP autoreset: a game's reset step
+    is not counted). ``cpu_seconds`` is the parent's alone."""
+    import gymnasium
+
+    from burako_env.envs.gym_env import BurakoGymEnv
+
+    def make():
+        return BurakoGymEnv(variant, num_players, opponents=opponents)
+
+    envs = gymnasium.vector.AsyncVectorEnv([make] * num_envs, context="fork")
+    try:
+        row = _learner_steps(
+            "gym-async",
+            envs,
+            num_envs,
+            seconds,
+            seed,
+            lambda _info: np.stack(envs.call("action_masks")),
+        )
+        single = make()
+        row.update(
+            variant=single.variant.name,
+            players=single.num_players,
+            batch=num_envs,
+            threads=1,
+        )
+    finally:
+        envs.close()
+    return row
+
+
 def format_env_rows(rows: list[dict]) -> str:
     lines = [
         "| api | variant | players | batch | threads | picker | steps/s | episodes/s "
@@ -545,6 +686,8 @@ __all__ = [
     "bench_aec",
     "bench_core",
     "bench_train",
+    "bench_gym_async",
+    "bench_gym_vector",
     "bench_vector",
     "COMPILE_JOBS",
     "cold_compile",
