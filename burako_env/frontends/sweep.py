@@ -10,7 +10,6 @@ only on the seed, the hand count and the batch, never on the thread count.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,7 +17,7 @@ import numpy as np
 
 from burako_env.checks import max_steps
 from burako_env.core.game import Game, game_seeds
-from burako_env.core.nb import run_sliced
+from burako_env.core.nb import run_sliced, timed_without_compile
 from burako_env.core.sweep import COUNTER_NAMES, NUM_COUNTERS, VIOLATIONS, sweep_kernel
 from burako_env.variants import load_variant
 
@@ -32,8 +31,9 @@ class SweepResult:
 
     variant: str
     players: int
-    seconds: float
+    seconds: float  # the hands' wall time, compiles left out
     counts: dict[str, int]
+    compile_seconds: float = 0.0  # compiling while the hands played (cold kernels)
 
     @property
     def violations(self) -> int:
@@ -69,20 +69,30 @@ class SweepReport:
         for r in self.results:
             c = r.counts
             h = max(c["hands"], 1)
+            rate = c["hands"] / max(r.seconds, 1e-9)
             lines.append(
-                f"{r.players:>7} {c['hands']:>10,} {c['hands'] / r.seconds:>9,.0f} "
+                f"{r.players:>7} {c['hands']:>10,} {rate:>9,.0f} "
                 f"{c['went_out'] / h:>7.1%} {c['went_out_by_melding'] / h:>11.2%} "
                 f"{c['stock_end'] / h:>7.1%} {c['max_turns_end'] / h:>6.2%} "
                 f"{c['direct_muertos'] / h:>8.3f} {c['cards_not_conserved']:>9} "
                 f"{c['no_legal_action']:>8} {c['hand_too_long']:>8} "
                 f"{c['went_out_without_conditions']:>7}"
             )
+        compiled = sum(r.compile_seconds for r in self.results)
+        if compiled > 0:
+            lines.append(f"hands/s leave out {compiled:.1f} s of compiling")
         return "\n".join(lines)
 
 
 def player_counts(variant: str, players: int | None) -> list[int]:
     v = load_variant(variant, num_players=players)
     return [players] if players is not None else list(v.players)
+
+
+def first_batch(variant: str, hands: int, players: int | None, batch: int) -> int:
+    """The games side by side of :func:`sweep`'s games (every player count's)."""
+    share = -(-hands // len(player_counts(variant, players)))
+    return min(batch, share)
 
 
 def sweep(
@@ -116,24 +126,24 @@ def sweep(
         counters = np.zeros((slots, NUM_COUNTERS), np.int64)
         bound = max_steps(game.variant)
         bias = int(round(meld_bias * 1000))
-        start = time.perf_counter()
         played = 0
-        while played < per_slot:
-            k = min(CHUNK_HANDS, per_slot - played)
-            args = (game.state, game.params, agent_rng, k, bias, bound, counters)
-            run_sliced(sweep_kernel, game.batch_size, *args)
-            played += k
-            if progress is not None:
-                progress(done_total + played * slots, len(counts) * per_slot * slots)
-        seconds = time.perf_counter() - start
+        with timed_without_compile() as timing:
+            while played < per_slot:
+                k = min(CHUNK_HANDS, per_slot - played)
+                args = (game.state, game.params, agent_rng, k, bias, bound, counters)
+                run_sliced(sweep_kernel, game.batch_size, *args)
+                played += k
+                if progress is not None:
+                    progress(done_total + played * slots, len(counts) * per_slot * slots)
         done_total += per_slot * slots
         total = counters.sum(axis=0)
         report.results.append(
             SweepResult(
                 variant=str(variant),
                 players=n,
-                seconds=seconds,
+                seconds=timing["seconds"],
                 counts={name: int(total[i]) for i, name in enumerate(COUNTER_NAMES)},
+                compile_seconds=timing["compile_seconds"],
             )
         )
     return report
@@ -143,6 +153,7 @@ __all__ = [
     "CHUNK_HANDS",
     "SweepReport",
     "SweepResult",
+    "first_batch",
     "player_counts",
     "sweep",
 ]
