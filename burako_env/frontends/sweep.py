@@ -56,9 +56,11 @@ class SweepReport:
         return sum(r.violations for r in self.results)
 
     def __str__(self) -> str:
+        compiled = sum(r.compile_seconds for r in self.results)
         lines = [
             f"sweep {self.variant}: {self.hands:,} random hands (meld bias {self.meld_bias}, "
             f"seed {self.seed}), {self.violations} violations"
+            + (f"; hands/s leave out {compiled:.1f} s of compiling" if compiled > 0 else "")
         ]
         head = (
             f"{'players':>7} {'hands':>10} {'hands/s':>9} {'out':>7} {'out by meld':>11} "
@@ -78,9 +80,6 @@ class SweepReport:
                 f"{c['no_legal_action']:>8} {c['hand_too_long']:>8} "
                 f"{c['went_out_without_conditions']:>7}"
             )
-        compiled = sum(r.compile_seconds for r in self.results)
-        if compiled > 0:
-            lines.append(f"hands/s leave out {compiled:.1f} s of compiling")
         return "\n".join(lines)
 
 
