@@ -35,6 +35,15 @@ class Agent(ABC):
         tournament games), else None (a Python agent, stepped one batch at a time)."""
         return None
 
+    def kernels(self) -> tuple:
+        """The numba kernels this agent's decisions are sure to call from Python (its
+        :meth:`act`, or :meth:`act_game` for a search agent), which a tournament runs
+        besides its own: the compile notice checks them before the games start
+        (``burako_env.frontends.warmup.announce_compile``). A compiled policy decides
+        inside the tournament's kernel and adds none; a compile none foresaw is said as
+        it starts."""
+        return ()
+
     def check_table(self, variant) -> None:
         """Raise ValueError if this agent cannot play ``variant`` (a
         :class:`~burako_env.variants.Variant`). Heuristics play any table; a learned

@@ -74,6 +74,7 @@ from burako_env.agents.policies import (
     POLICY_NAMES,
     POLICY_RANDOM,
     act_batch,
+    act_serial,
     decide,
     default_weights,
 )
@@ -87,7 +88,7 @@ from burako_env.core.constants import (
     S_PLAYER,
 )
 from burako_env.core.determinize import copy_game, determinize_into
-from burako_env.core.kernels import sorted_legal
+from burako_env.core.kernels import game_kernel, mask_kernel, sorted_legal
 from burako_env.core.nb import borrowed, njit, njit_kernel, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action
@@ -352,6 +353,10 @@ class PIMCAgent(Agent):
         return s
 
     # ------------------------------------------------------------ acting
+    def kernels(self) -> tuple:
+        # the search, and the rollout policy's own choice for one game (_policy_choice)
+        return (search_kernel, act_serial, game_kernel, mask_kernel)
+
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         raise TypeError(
             "pimc searches the game itself and cannot act on an observation alone: call "

@@ -298,6 +298,11 @@ class PPOAgent(Agent):
             self.check_table(game.variant)
         return super().act_game(game, b)
 
+    def kernels(self) -> tuple:
+        from burako_env.agents.policies import legal_lists_kernel
+
+        return (legal_lists_kernel,)  # the network's legal lists (legal_lists)
+
     @torch.inference_mode()
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs = np.asarray(obs)

@@ -48,7 +48,13 @@ from burako_env.agents.policies import (
 from burako_env.core.constants import NUM_ACTIONS, S_DONE, S_HAND_SCORE0, S_MATCH0, S_PLAYER
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.kernels import sorted_legal
-from burako_env.core.nb import borrowed, njit_kernel, run_sliced
+from burako_env.core.nb import (
+    borrowed,
+    njit_kernel,
+    run_sliced,
+    seconds_compiling,
+    timed_without_compile,
+)
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action, reset_game
 from burako_env.distributed import game_seeds_range
@@ -189,7 +195,7 @@ class PairingResult:
     ci_high: float
     mean_margin: float  # a's team score minus b's, per hand
     margin_se: float
-    seconds: float = 0.0
+    seconds: float = 0.0  # its games' wall time, compiling left out
     compiled: bool = True
 
 
@@ -203,9 +209,13 @@ class TournamentResult:
     episode: str
     pairings: list[PairingResult]
     ratings: dict[str, dict[str, float]]  # name -> elo, se, ordinal (bradley_terry)
-    seconds: float
-    hands_per_second: float
+    seconds: float  # the run's wall time
+    hands_per_second: float  # hands over the wall time less compile_seconds
     meta: dict = field(default_factory=dict)
+    #: seconds this process spent compiling kernels during the run (a cold cache): left
+    #: out of ``hands_per_second``. On Ray the tasks' compiles (other processes, at once)
+    #: are in the rate; ``meta["ray_compile_seconds"]`` says how long they took
+    compile_seconds: float = 0.0
 
     # ------------------------------------------------------------ views
     def win_matrix(self) -> np.ndarray:
@@ -240,10 +250,21 @@ class TournamentResult:
                 )
         raise KeyError(f"no pairing {a} vs {b}")
 
+    def rate_text(self) -> str:
+        """The hands per second, and what compiling they leave out or include."""
+        notes = []
+        if self.compile_seconds > 0:
+            notes.append(f"{self.compile_seconds:.1f} s of compiling left out")
+        on_ray = self.meta.get("ray_compile_seconds", 0.0)
+        if on_ray > 0:
+            notes.append(f"includes {on_ray:.1f} s of compiling in the Ray tasks")
+        note = f" ({'; '.join(notes)})" if notes else ""
+        return f"{self.hands_per_second:,.0f} hands/s{note}"
+
     def table(self) -> str:
         lines = [
             f"{self.variant}, {self.num_players} players, {self.hands_per_pairing} hands per "
-            f"pairing (seats swapped), seed {self.seed}: {self.hands_per_second:,.0f} hands/s",
+            f"pairing (seats swapped), seed {self.seed}: {self.rate_text()}",
             "",
             f"{'pairing':<34} {'hands':>7} {'W-L-T':>17} {'win rate':>9} {'95% CI':>17} "
             f"{'margin':>14}",
@@ -280,6 +301,7 @@ class TournamentResult:
             "ratings": self.ratings,
             "seconds": self.seconds,
             "hands_per_second": self.hands_per_second,
+            "compile_seconds": self.compile_seconds,
             "meta": self.meta,
         }
 
@@ -556,8 +578,9 @@ class _ChunkGames:
     winner: np.ndarray  # int64 [2k]: winning team, -1 tie
     actions: np.ndarray  # int16 [2k, steps] (with record)
     n_actions: np.ndarray  # int64 [2k]
-    seconds: float
+    seconds: float  # wall time, compiling left out
     compiled: bool
+    compile_seconds: float = 0.0  # compiling while the chunk played (in its process)
 
 
 class _CompiledOnly(Agent):
@@ -579,7 +602,13 @@ class _CompiledOnly(Agent):
 
 
 def _play_chunk(task: _ChunkTask, pair_agents) -> _ChunkGames:
-    t0 = time.perf_counter()
+    with timed_without_compile() as timing:
+        games = _play_chunk_timed(task, pair_agents)
+    games.seconds, games.compile_seconds = timing["seconds"], timing["compile_seconds"]
+    return games
+
+
+def _play_chunk_timed(task: _ChunkTask, pair_agents) -> _ChunkGames:
     d, lo, hi = task.chunk_deals, task.lo, task.hi
     k = hi - lo
     num_players = task.variant.num_players
@@ -612,7 +641,7 @@ def _play_chunk(task: _ChunkTask, pair_agents) -> _ChunkGames:
         winner=game.winner.astype(np.int64),
         actions=actions,
         n_actions=n_actions,
-        seconds=time.perf_counter() - t0,
+        seconds=0.0,  # set by _play_chunk
         compiled=use_kernel and all_compiled,
     )
 
@@ -639,6 +668,7 @@ def _merge_slices(parts: list[_ChunkGames]) -> _ChunkGames:
         n_actions=halves([p.n_actions for p in parts]),
         seconds=sum(p.seconds for p in parts),
         compiled=all(p.compiled for p in parts),
+        compile_seconds=sum(p.compile_seconds for p in parts),
     )
 
 
@@ -757,6 +787,7 @@ def run_tournament(
         res.winner_side.append(side_win)
         res.seconds += games.seconds
         res.compiled = games.compiled
+        chunk_compile.append(games.compile_seconds)
         if save_games is not None:
             seat_agent = _seat_agents(d, num_players)
             deal_seed = chunk_deal_seed(seed, chunk)
@@ -790,6 +821,8 @@ def run_tournament(
         started_ray = init_ray(ray_address, num_cpus=workers)
     old_threads = numba.get_num_threads()
     numba.set_num_threads(max(1, min(int(workers), numba.config.NUMBA_NUM_THREADS)))
+    chunk_compile: list[float] = []  # each chunk's compiling, wherever it played
+    c_start = seconds_compiling()  # this process's compiles are left out of the rates
     t_start = time.perf_counter()
     bar = tqdm(
         total=hands * len(pairs),
@@ -801,7 +834,7 @@ def run_tournament(
 
     def advance(n: int) -> None:
         bar.update(n)
-        elapsed = time.perf_counter() - t_start
+        elapsed = time.perf_counter() - t_start - (seconds_compiling() - c_start)
         bar.set_postfix_str(f"{bar.n / max(elapsed, 1e-9):,.0f} hands/s")
 
     meta: dict = {"workers": workers, "overrides": dict(overrides)}
@@ -836,6 +869,9 @@ def run_tournament(
 
             ray_module.shutdown()
     seconds = time.perf_counter() - t_start
+    compiled_here = min(seconds, seconds_compiling() - c_start)
+    if ray:  # the tasks' compiles, in other processes: inside the rate (TournamentResult)
+        meta["ray_compile_seconds"] = max(0.0, sum(chunk_compile) - compiled_here)
     pairing_results = []
     for i, j in pairs:
         res = results[i, j]
@@ -880,8 +916,9 @@ def run_tournament(
         pairings=pairing_results,
         ratings=ratings,
         seconds=seconds,
-        hands_per_second=total / max(seconds, 1e-9),
+        hands_per_second=total / max(seconds - compiled_here, 1e-9),
         meta=meta,
+        compile_seconds=compiled_here,
     )
 
 

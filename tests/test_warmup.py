@@ -89,7 +89,7 @@ def test_a_command_says_when_it_is_about_to_compile(monkeypatch):
     monkeypatch.setattr(warmup, "cold_kernels", lambda *kernels: ["random_playout_kernel"])
     result = CliRunner().invoke(app, ["simulate", "--games", "2"])
     assert result.exit_code == 0, result.output
-    assert "compiling the game's kernels for this machine (1 to build" in result.stderr
+    assert "compiling the game's kernels for this machine (a first run" in result.stderr
     monkeypatch.setattr(warmup, "cold_kernels", lambda *kernels: [])
     result = CliRunner().invoke(app, ["simulate", "--games", "2"])
     assert result.exit_code == 0 and "compiling" not in result.stderr

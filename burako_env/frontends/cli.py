@@ -39,6 +39,7 @@ from burako_env.limits import (
     MAX_SEED,
     MAX_SIMULATE_GAMES,
     MAX_TOURNAMENT_HANDS,
+    SIMULATE_BATCH_GAMES,
 )
 
 app = typer.Typer(
@@ -222,7 +223,9 @@ def simulate(
     _bound("--games", games, 1, MAX_SIMULATE_GAMES)
     _bound("--chunk", chunk, 1, MAX_SIMULATE_GAMES)
     _bound("--seed", seed, 0, MAX_SEED)
-    _announce_compile("simulate")
+    from burako_env.frontends.warmup import deal_kernels
+
+    _announce_compile("simulate", deal_kernels(min(games, SIMULATE_BATCH_GAMES)))
     ray = ray or ray_address is not None
     with cli_errors():
         report = run(
@@ -271,7 +274,12 @@ def sweep(
             bar.n = done
             bar.refresh()
 
-    _announce_compile("sweep")
+    from burako_env.frontends.sweep import first_batch
+    from burako_env.frontends.warmup import deal_kernels
+
+    with cli_errors():
+        size = first_batch(variant, hands, players, batch)
+    _announce_compile("sweep", deal_kernels(size))
     try:
         with cli_errors():
             report = run(
@@ -389,11 +397,12 @@ def bench(
             typer.echo(format_train(bench_train(config, list(set_ or []), num_envs, rounds)))
 
 
-def _announce_compile(command: str) -> None:
-    """Say on stderr that ``command``'s kernels compile now, when they are not cached."""
+def _announce_compile(command: str, kernels=()) -> None:
+    """Say on stderr that ``command``'s kernels (and ``kernels``, what this run calls
+    besides) compile now, when one is not cached (burako_env/frontends/warmup.py)."""
     from burako_env.frontends.warmup import announce_compile
 
-    announce_compile(command, lambda line: typer.echo(line, err=True))
+    announce_compile(command, lambda line: typer.echo(line, err=True), kernels)
 
 
 @app.command()
@@ -528,8 +537,8 @@ def tournament(
     from burako_env.agents.tournament import run_tournament
     from burako_env.records import output_file
 
-    if not (ray or ray_address is not None):
-        _announce_compile("tournament")
+    if not (ray or ray_address is not None):  # on Ray the workers compile
+        _announce_compile("tournament", [k for agent in objs for k in agent.kernels()])
     if save_games is not None:
         with cli_errors():
             Path(save_games).parent.mkdir(parents=True, exist_ok=True)
@@ -724,6 +733,7 @@ def replay(
             f"(0..{len(lines) - 1})"
         )
     chosen = list(enumerate(lines)) if game is None else [(game, lines[game])]
+    _announce_compile("replay")
 
     if check:
         bad = 0
@@ -825,7 +835,7 @@ def serve(
             require(module, "burako serve")
     from burako_env.frontends.web import serve as run
 
-    _announce_compile("serve")
+    # nothing compiles until a browser starts a game: the notice comes then, in the log
     try:
         run(
             host=host,
@@ -889,7 +899,8 @@ def train(
     from burako_env.training.run import TrainingInterrupted
     from burako_env.training.run import train as run
 
-    _announce_compile("train")
+    if not (ray or ray_address is not None):  # on Ray the rollout workers compile
+        _announce_compile("train")
     try:
         with cli_errors():
             run(

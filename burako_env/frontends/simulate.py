@@ -22,6 +22,7 @@ from burako_env.core.constants import (
     S_TURN,
 )
 from burako_env.core.game import Game
+from burako_env.core.nb import timed_without_compile
 from burako_env.distributed import game_seeds_range, slices
 from burako_env.limits import MAX_SEED, MAX_SIMULATE_GAMES, SIMULATE_BATCH_GAMES, check_whole
 from burako_env.variants import Variant, load_variant
@@ -40,18 +41,27 @@ class SimulationSummary:
     canastas_per_hand: float
     mean_turns: float
     mean_steps: float
+    #: this process's compiling in the timed kernels, left out of ``seconds`` (locally)
+    compile_seconds: float = 0.0
+    #: on Ray, the tasks' compiling: inside the run's ``seconds`` (other processes, at once)
+    ray_compile_seconds: float = 0.0
 
     @property
     def games_per_s(self) -> float:
-        return self.games / self.seconds
+        return self.games / max(self.seconds, 1e-9)
 
     def __str__(self) -> str:
         g = self.games
+        compiled = ""
+        if self.compile_seconds > 0:
+            compiled += f"; {self.compile_seconds:.1f} s of compiling left out"
+        if self.ray_compile_seconds > 0:
+            compiled += f"; includes the Ray tasks' {self.ray_compile_seconds:.1f} s of compiling"
         return "\n".join(
             [
                 f"{self.games} random {self.players}-player {self.variant} hands "
                 f"in {self.seconds:.2f} s: {self.games_per_s:,.0f} games/s "
-                f"({self.mean_steps * self.games / self.seconds:,.0f} steps/s)",
+                f"({self.mean_steps * self.games_per_s:,.0f} steps/s{compiled})",
                 f"  hands ended by going out: {self.went_out / g:6.1%}",
                 f"  hands ended at the stock: {self.stock_end / g:6.1%}",
                 f"  hands ended at max_turns: {self.max_turns / g:6.1%}",
@@ -71,16 +81,17 @@ AGENT_SEED_OFFSET = 1_000_003
 
 def _play_games(variant: Variant, seed: int, start: int, count: int) -> dict[str, np.ndarray]:
     """Games ``start .. start + count`` of a simulation (seeded by (seed, game) alone, so a
-    slice plays exactly the games it plays in the whole batch): per-game outcomes, and the
-    kernel's seconds under ``"seconds"``."""
-    game = Game(variant, batch_size=count)
-    game.state.rng[:] = game_seeds_range(seed, start, count)
-    game.reset()
-    agent_rng = game_seeds_range(seed + AGENT_SEED_OFFSET, start, count)
-    stats = np.zeros((count, 4), np.int64)
-    t0 = time.perf_counter()
-    kernels.random_playout(game.state, game.params, agent_rng, 0, 1, 1_000_000, stats)
-    seconds = time.perf_counter() - t0
+    slice plays exactly the games it plays in the whole batch): per-game outcomes, the
+    playout kernel's seconds under ``"seconds"`` (its compile left out) and the seconds of
+    every compile here (the deal's too) under ``"compile_seconds"``."""
+    with timed_without_compile() as whole:
+        game = Game(variant, batch_size=count)
+        game.state.rng[:] = game_seeds_range(seed, start, count)
+        game.reset()
+        agent_rng = game_seeds_range(seed + AGENT_SEED_OFFSET, start, count)
+        stats = np.zeros((count, 4), np.int64)
+        with timed_without_compile() as timing:
+            kernels.random_playout(game.state, game.params, agent_rng, 0, 1, 1_000_000, stats)
     s = game.state.scalars
     canastas = np.zeros(count, np.int64)
     for t in range(2):
@@ -93,7 +104,8 @@ def _play_games(variant: Variant, seed: int, start: int, count: int) -> dict[str
         "turns": s[:, S_TURN].astype(np.int64),
         "steps": stats[:, 1].copy(),
         "canastas": canastas,
-        "seconds": np.array([seconds]),
+        "seconds": np.array([timing["seconds"]]),
+        "compile_seconds": np.array([whole["compile_seconds"]]),
     }
 
 
@@ -147,8 +159,9 @@ def simulate(
     ``ray=True`` splits them into Ray tasks of ``chunk`` games (the cluster at
     ``ray_address``, else ``RAY_ADDRESS``, else a local Ray instance of ``workers`` CPUs,
     default all); the summary is the
-    local run's, bit for bit, but for ``seconds``: the kernel's locally, the whole run's
-    on Ray (tasks and transfers, from the first task sent; the connection left out).
+    local run's, bit for bit, but for ``seconds``: the kernel's locally (its compile left
+    out, in ``compile_seconds``), the whole run's on Ray (tasks and transfers, from the
+    first task sent; the connection left out; the tasks' compiles inside it).
     ``progress``: a bar of games done. Locally the games run in batches of
     ``SIMULATE_BATCH_GAMES`` (burako_env.limits), so memory stays bounded whatever
     ``games``; each game is seeded by (seed, its index) alone, so the batches play the
@@ -159,16 +172,19 @@ def simulate(
     seed = check_whole("seed", seed, 0, MAX_SEED, ValueError)
     v = load_variant(variant, num_players=num_players, **overrides)
     totals = dict.fromkeys(_TOTALS, 0)
+    compiled = on_ray = 0.0
     if ray:
         parts, dt = _on_ray(v, seed, games, chunk, ray_address, workers, progress)
         for part in parts:
             _add_totals(totals, part)
+            on_ray += float(part["compile_seconds"][0])  # inside dt, overlapping
     else:  # batches of SIMULATE_BATCH_GAMES: memory bounded, the same games (module doc)
         dt = 0.0
         for lo, hi in slices(games, SIMULATE_BATCH_GAMES):
             part = _play_games(v, seed, lo, hi - lo)
             _add_totals(totals, part)
-            dt += float(part["seconds"][0])  # the kernel alone
+            dt += float(part["seconds"][0])  # the kernel alone, its compile left out
+            compiled += float(part["compile_seconds"][0])
     return SimulationSummary(
         variant=v.name,
         players=v.num_players,
@@ -182,6 +198,8 @@ def simulate(
         canastas_per_hand=totals["canastas"] / games,
         mean_turns=totals["turns"] / games,
         mean_steps=totals["steps"] / games,
+        compile_seconds=compiled,
+        ray_compile_seconds=on_ray,
     )
 
 

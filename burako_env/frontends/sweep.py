@@ -10,7 +10,6 @@ only on the seed, the hand count and the batch, never on the thread count.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,7 +17,7 @@ import numpy as np
 
 from burako_env.checks import max_steps
 from burako_env.core.game import Game, game_seeds
-from burako_env.core.nb import run_sliced
+from burako_env.core.nb import run_sliced, seconds_compiling, timed_without_compile
 from burako_env.core.sweep import COUNTER_NAMES, NUM_COUNTERS, VIOLATIONS, sweep_kernel
 from burako_env.variants import load_variant
 
@@ -32,8 +31,9 @@ class SweepResult:
 
     variant: str
     players: int
-    seconds: float
+    seconds: float  # the hands' wall time, compiles left out
     counts: dict[str, int]
+    compile_seconds: float = 0.0  # compiling for these hands (cold kernels), left out
 
     @property
     def violations(self) -> int:
@@ -56,9 +56,11 @@ class SweepReport:
         return sum(r.violations for r in self.results)
 
     def __str__(self) -> str:
+        compiled = sum(r.compile_seconds for r in self.results)
         lines = [
             f"sweep {self.variant}: {self.hands:,} random hands (meld bias {self.meld_bias}, "
             f"seed {self.seed}), {self.violations} violations"
+            + (f"; hands/s leave out {compiled:.1f} s of compiling" if compiled > 0 else "")
         ]
         head = (
             f"{'players':>7} {'hands':>10} {'hands/s':>9} {'out':>7} {'out by meld':>11} "
@@ -69,8 +71,9 @@ class SweepReport:
         for r in self.results:
             c = r.counts
             h = max(c["hands"], 1)
+            rate = c["hands"] / max(r.seconds, 1e-9)
             lines.append(
-                f"{r.players:>7} {c['hands']:>10,} {c['hands'] / r.seconds:>9,.0f} "
+                f"{r.players:>7} {c['hands']:>10,} {rate:>9,.0f} "
                 f"{c['went_out'] / h:>7.1%} {c['went_out_by_melding'] / h:>11.2%} "
                 f"{c['stock_end'] / h:>7.1%} {c['max_turns_end'] / h:>6.2%} "
                 f"{c['direct_muertos'] / h:>8.3f} {c['cards_not_conserved']:>9} "
@@ -83,6 +86,12 @@ class SweepReport:
 def player_counts(variant: str, players: int | None) -> list[int]:
     v = load_variant(variant, num_players=players)
     return [players] if players is not None else list(v.players)
+
+
+def first_batch(variant: str, hands: int, players: int | None, batch: int) -> int:
+    """The games side by side of :func:`sweep`'s games (every player count's)."""
+    share = -(-hands // len(player_counts(variant, players)))
+    return min(batch, share)
 
 
 def sweep(
@@ -109,6 +118,7 @@ def sweep(
     share = -(-hands // len(counts))
     done_total = 0
     for n in counts:
+        compiled_before = seconds_compiling()  # the deal's compile and the kernel's
         game = Game(variant, num_players=n, batch_size=min(batch, share), seed=seed)
         slots = game.batch_size
         per_slot = -(-share // slots)
@@ -116,24 +126,24 @@ def sweep(
         counters = np.zeros((slots, NUM_COUNTERS), np.int64)
         bound = max_steps(game.variant)
         bias = int(round(meld_bias * 1000))
-        start = time.perf_counter()
         played = 0
-        while played < per_slot:
-            k = min(CHUNK_HANDS, per_slot - played)
-            args = (game.state, game.params, agent_rng, k, bias, bound, counters)
-            run_sliced(sweep_kernel, game.batch_size, *args)
-            played += k
-            if progress is not None:
-                progress(done_total + played * slots, len(counts) * per_slot * slots)
-        seconds = time.perf_counter() - start
+        with timed_without_compile() as timing:
+            while played < per_slot:
+                k = min(CHUNK_HANDS, per_slot - played)
+                args = (game.state, game.params, agent_rng, k, bias, bound, counters)
+                run_sliced(sweep_kernel, game.batch_size, *args)
+                played += k
+                if progress is not None:
+                    progress(done_total + played * slots, len(counts) * per_slot * slots)
         done_total += per_slot * slots
         total = counters.sum(axis=0)
         report.results.append(
             SweepResult(
                 variant=str(variant),
                 players=n,
-                seconds=seconds,
+                seconds=timing["seconds"],
                 counts={name: int(total[i]) for i, name in enumerate(COUNTER_NAMES)},
+                compile_seconds=seconds_compiling() - compiled_before,
             )
         )
     return report
@@ -143,6 +153,7 @@ __all__ = [
     "CHUNK_HANDS",
     "SweepReport",
     "SweepResult",
+    "first_batch",
     "player_counts",
     "sweep",
 ]

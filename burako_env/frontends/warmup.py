@@ -5,19 +5,23 @@ numba compiles the kernels on their first call and keeps them in its on-disk cac
 the core, pays that compile (a minute or more on 2 cores, docs/BENCHMARKS.md): the commands say so
 on stderr before they start (:func:`announce_compile`) instead of sitting at 0%, and
 ``burako warmup`` compiles every family of kernels up front, one small job each.
+
+The notice is said exactly when something compiles, once per process. Before a command
+starts, :func:`announce_compile` looks up the kernels it is sure to call from Python
+(:data:`COMMAND_KERNELS`, and what the command adds for its arguments: its agents' own
+kernels, the kernel that deals a batch of its size) in numba's cache; a warm run says
+nothing. Any compile it did not foresee (a kernel that only some arguments reach, a new
+player count's types for a cached kernel) is said as it starts by
+``burako_env.core.nb``'s watch of numba's compile events, as for the Python API.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from burako_env.core.nb import cold_kernels
-
-#: the measured cold compile of the main job on the 2-core development machine
-#: (docs/BENCHMARKS.md, `burako bench --compile`), quoted by the notice
-COLD_COMPILE_HINT = "about 30 seconds of CPU"
+from burako_env.core.nb import COLD_COMPILE_HINT, cold_kernels, say_compile_notice
 
 
 def _core_kernels() -> tuple:
@@ -29,6 +33,29 @@ def _core_kernels() -> tuple:
         kernels.mask_kernel,
         kernels.observe_kernel,
     )
+
+
+def _one_game_kernels() -> tuple:
+    """A :class:`~burako_env.core.game.Game` of one game: dealt, stepped and observed by
+    the one-game kernel (``Game._one``)."""
+    from burako_env.core import kernels
+
+    return (kernels.game_kernel,)
+
+
+def _vector_env_kernels() -> tuple:
+    """What a ``VectorEnv`` calls when it is made (besides the deal: :func:`deal_kernels`
+    of its size): the first observations and masks."""
+    from burako_env.core import kernels
+
+    return (kernels.observe_kernel, kernels.mask_kernel)
+
+
+def deal_kernels(batch_size: int) -> tuple:
+    """The kernel that deals a new ``Game`` of ``batch_size`` games (``Game.reset``)."""
+    from burako_env.core import kernels
+
+    return (kernels.game_kernel,) if batch_size == 1 else (kernels.batch_kernel,)
 
 
 def _explain_kernels() -> tuple:
@@ -61,30 +88,45 @@ def _simulate_kernels() -> tuple:
     return (kernels.random_playout_kernel,)
 
 
-#: the kernels each command is about to call (those the notice checks)
+#: the kernels each command is sure to call from Python, whatever its arguments: the
+#: notice checks them before it starts (a cold one: the notice; all cached: nothing
+#: said). Measured by running each command on an empty cache and listing the kernels
+#: numba compiled (tests/test_compile_notice.py runs the main ones cold and warm). Those
+#: that only some arguments reach are added by the command (``kernels=`` of
+#: :func:`announce_compile`); any other compiles under the notice said before, or says
+#: it as it starts when all these were cached. ``burako serve`` compiles nothing until a
+#: browser starts a game: its notice comes then, in its log.
 COMMAND_KERNELS: dict[str, tuple[Callable[[], tuple], ...]] = {
-    "tournament": (_tournament_kernels, _core_kernels),
+    # the heuristic agents decide inside play_kernel; a Python or search agent's own
+    # kernels come from Agent.kernels()
+    "tournament": (_tournament_kernels,),
+    # plus the kernel that deals a batch (deal_kernels)
     "simulate": (_simulate_kernels,),
     "sweep": (_sweep_kernels,),
-    "play": (_core_kernels,),
-    "serve": (_core_kernels,),
-    "replay": (_core_kernels,),
-    "train": (_core_kernels, _tournament_kernels),
+    # the bots' own kernels are not foreseen (the check of each bot, its act)
+    "play": (_one_game_kernels,),
+    "replay": (_one_game_kernels,),
+    # the trainer's VectorEnv, made first (not foreseen: the network's legal lists, the
+    # league's heuristics, the evaluation's tournament kernel, the trainer's own)
+    "train": (_vector_env_kernels,),
 }
 
 
-def announce_compile(command: str, echo: Callable[[str], None]) -> list[str]:
-    """Tell the user (through ``echo``) that ``command``'s kernels are about to compile;
-    returns the cold kernels' names (empty: all cached, nothing said)."""
+def announce_compile(
+    command: str, echo: Callable[[str], None], kernels: Iterable = ()
+) -> list[str]:
+    """Tell the user (through ``echo``) that ``command``'s kernels are about to compile:
+    those of :data:`COMMAND_KERNELS` and ``kernels`` (what this run of the command calls
+    besides, for its arguments). Returns the cold kernels' names (empty: all cached,
+    nothing said). A compile that comes later in this process, unforeseen, is not said
+    again (``burako_env.core.nb.say_compile_notice``)."""
     cold: list[str] = []
     for group in COMMAND_KERNELS.get(command, ()):
         cold += cold_kernels(*group())
+    cold += cold_kernels(*kernels)
+    cold = list(dict.fromkeys(cold))
     if cold:
-        echo(
-            f"compiling the game's kernels for this machine ({len(cold)} to build: a first "
-            f"run, or the first after an edit of the core; {COLD_COMPILE_HINT} on 2 cores, "
-            "then cached). `burako warmup` compiles them all ahead."
-        )
+        say_compile_notice(echo, once=False)
     return cold
 
 
@@ -196,4 +238,12 @@ def warmup(echo: Callable[[str], None] | None = None) -> list[WarmupStep]:
     return steps
 
 
-__all__ = ["COMMAND_KERNELS", "WARMUP_JOBS", "WarmupStep", "announce_compile", "warmup"]
+__all__ = [
+    "COLD_COMPILE_HINT",
+    "COMMAND_KERNELS",
+    "WARMUP_JOBS",
+    "WarmupStep",
+    "announce_compile",
+    "deal_kernels",
+    "warmup",
+]
