@@ -299,9 +299,15 @@ class PPOAgent(Agent):
         return super().act_game(game, b)
 
     def kernels(self) -> tuple:
+        from burako_env.agents.network_kernels import (
+            card_pool_forward,
+            count_meld_rows,
+            featurize,
+        )
         from burako_env.agents.policies import legal_lists_kernel
 
-        return (legal_lists_kernel,)  # the network's legal lists (legal_lists)
+        # the network's legal lists (legal_lists), its inputs and its card encoder
+        return (legal_lists_kernel, count_meld_rows, featurize, card_pool_forward)
 
     @torch.inference_mode()
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -138,7 +138,13 @@ def test_each_command_lists_only_kernels_it_calls():
     assert names["simulate"] == {"random_playout_kernel"}
     assert names["sweep"] == {"sweep_kernel"}
     assert names["play"] == names["replay"] == {"game_kernel"}
-    assert names["train"] == {"observe_kernel", "mask_kernel"}
+    assert names["train"] == {"observe_kernel", "mask_kernel"} | {
+        "count_meld_rows",
+        "featurize",
+        "card_pool_forward",
+        "card_pool_backward",
+        "env_lists_kernel",
+    }
     assert "serve" not in names  # nothing compiles before a browser starts a game
     assert [k.py_func.__name__ for k in warmup.deal_kernels(1)] == ["game_kernel"]
     assert [k.py_func.__name__ for k in warmup.deal_kernels(2)] == ["batch_kernel"]
@@ -153,7 +159,7 @@ def test_agents_name_the_kernels_they_call_from_python():
     assert pimc == {"search_kernel", "act_serial", "game_kernel", "mask_kernel"}
     pytest.importorskip("torch")
     ppo = [k.py_func.__name__ for k in make_agent("ppo").kernels()]
-    assert ppo == ["legal_lists_kernel"]
+    assert ppo == ["legal_lists_kernel", "count_meld_rows", "featurize", "card_pool_forward"]
 
 
 # ---------------------------------------------------------------- fresh processes

@@ -74,6 +74,7 @@ except ImportError as exc:
 from burako_env.agents.network import BurakoNet, env_legal_lists, padded
 from burako_env.agents.ppo_agent import PPOAgent
 from burako_env.agents.tournament import run_tournament
+from burako_env.core.nb import seconds_compiling
 from burako_env.envs.vector import VectorEnv
 from burako_env.training.checkpoint import (
     FORMAT,
@@ -738,11 +739,13 @@ class Trainer:
                     break
                 self.update += 1
                 done_here += 1
-                t0 = time.perf_counter()
+                c0, t0 = seconds_compiling(), time.perf_counter()
                 self.collect()
-                t1 = time.perf_counter()
+                c1, t1 = seconds_compiling(), time.perf_counter()
                 scalars = self.learn()
-                t2 = time.perf_counter()
+                c2, t2 = seconds_compiling(), time.perf_counter()
+                # rates of warm code: a first update on a cold cache compiles kernels
+                t1, t2 = t1 - (c1 - c0), t2 - (c2 - c0)
                 if self.update % cfg.league.snapshot_every == 0:
                     self.add_snapshot()
                 steps = cfg.rollout_steps

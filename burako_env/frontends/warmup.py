@@ -82,6 +82,18 @@ def _pimc_kernels() -> tuple:
     return (pimc.search_kernel,)
 
 
+def _network_kernels() -> tuple:
+    from burako_env.agents import network_kernels as nk
+
+    return (
+        nk.count_meld_rows,
+        nk.featurize,
+        nk.card_pool_forward,
+        nk.card_pool_backward,
+        nk.env_lists_kernel,
+    )
+
+
 def _simulate_kernels() -> tuple:
     from burako_env.core import kernels
 
@@ -106,9 +118,10 @@ COMMAND_KERNELS: dict[str, tuple[Callable[[], tuple], ...]] = {
     # the bots' own kernels are not foreseen (the check of each bot, its act)
     "play": (_one_game_kernels,),
     "replay": (_one_game_kernels,),
-    # the trainer's VectorEnv, made first (not foreseen: the network's legal lists, the
-    # league's heuristics, the evaluation's tournament kernel, the trainer's own)
-    "train": (_vector_env_kernels,),
+    # the trainer's VectorEnv, made first, and the network's inputs and card encoder (not
+    # foreseen: the league's heuristics, the evaluation's tournament kernel, the
+    # trainer's own)
+    "train": (_vector_env_kernels, _network_kernels),
 }
 
 
@@ -187,6 +200,24 @@ def _job_tournament() -> None:
     )
 
 
+def _job_network() -> None:
+    try:
+        import torch
+    except ImportError:  # the network is the train extra's: without torch it never runs
+        return
+    import numpy as np
+
+    from burako_env.agents.network import BurakoNet, env_legal_lists, padded
+    from burako_env.envs.vector import VectorEnv
+
+    env = VectorEnv("argentine", 4, num_envs=2, seed=0)
+    obs, _, info = env.reset()
+    net = BurakoNet(4, env.variant.total_cards, 16, 16, 8, True, None, card_context=True)
+    legal, valid = padded(*env_legal_lists(info["legal"], info["num_legal"], np.arange(2)))
+    logits, value = net(torch.from_numpy(obs), legal, valid)
+    (logits.clamp(min=-50).sum() + value.sum()).backward()
+
+
 def _job_sweep() -> None:
     from burako_env.frontends.sweep import sweep
 
@@ -209,6 +240,7 @@ WARMUP_JOBS: tuple[tuple[str, Callable[[], tuple], Callable[[], None]], ...] = (
     ("heuristic tournament", _tournament_kernels, _job_tournament),
     ("reliability sweep", _sweep_kernels, _job_sweep),
     ("pimc search", _pimc_kernels, _job_pimc),
+    ("policy network (ppo, train)", _network_kernels, _job_network),
 )
 
 
