@@ -493,7 +493,7 @@ class InvalidStateError(ValueError):
     message names the game, the array and the range it must lie in."""
 
 
-def _scalar_ranges(variant: Variant) -> dict[int, tuple[str, int, int]]:
+def scalar_ranges(variant: Variant) -> dict[int, tuple[str, int, int]]:
     """The range of every state scalar a kernel reads as an index or a flag: name, low,
     high (inclusive). Counters and scores only need to be whole: any int32 is safe."""
     seat = variant.num_players - 1
@@ -552,7 +552,7 @@ def check_state_values(state: GameState, variant: Variant, episode_match: int | 
     (``VectorEnv.set_state``, a training checkpoint) passes here first.
 
     Checked: every length, count, card, seat, status and scalar in its range (the ranges
-    of :func:`_scalar_ranges`), each game's generator (32-bit words, not all zero), the
+    of :func:`scalar_ranges`), each game's generator (32-bit words, not all zero), the
     legal-action cache, the melds as the referee reads them (check (d)) and the cards
     conserved (check (a), what ``burako sweep`` counts). Raises InvalidStateError (a
     ValueError) naming the game and the value; shapes and dtypes are the caller's check.
@@ -571,7 +571,7 @@ def check_state_values(state: GameState, variant: Variant, episode_match: int | 
     _in_range("muerto_taker", state.muerto_taker, -1, variant.num_players - 1)
     _in_range("num_melds", state.num_melds, 0, MAX_MELDS)
     _in_range("scratch", state.scratch, -1, JOKER)
-    for s, (name, low, high) in _scalar_ranges(variant).items():
+    for s, (name, low, high) in scalar_ranges(variant).items():
         _in_range(f"scalars[S_{name.upper()}]", state.scalars[:, s], low, high)
     if episode_match is not None:  # the env's episode kind, not the file's
         episode = state.scalars[:, S_EPISODE_MATCH]
