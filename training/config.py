@@ -149,10 +149,12 @@ class EvalConfig:
     """Hands per opponent per evaluation (half with the learner on each team)."""
     opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "discard_table"])
     """Agents (registry names) the learner is evaluated against."""
-    greedy: bool = False
-    """Evaluate the learner by its most likely legal action instead of sampling."""
+    greedy: bool = True
+    """Evaluate the learner by its most likely legal action (as ``burako tournament``
+    and :func:`burako_env.evaluate` play it); false: sample from its distribution."""
     num_envs: int = 400
-    """Games in flight during an evaluation."""
+    """Not used since 0.4 (kept so that older configs load): an evaluation plays the
+    games ``burako tournament`` plays for the same seed, in its chunks of 1,024 deals."""
 
 
 @dataclass
