@@ -73,9 +73,9 @@ except ImportError as exc:
 
 from burako_env.agents.network import BurakoNet, env_legal_lists, padded
 from burako_env.agents.ppo_agent import PPOAgent
-from burako_env.evaluation import EVAL_SEED, evaluate
 from burako_env.core.nb import seconds_compiling
 from burako_env.envs.vector import VectorEnv
+from burako_env.evaluation import EVAL_SEED, evaluate
 from burako_env.training.checkpoint import (
     FORMAT,
     VERSION,
