@@ -168,8 +168,10 @@ def _patch_pdoc() -> None:
     rst = pdoc.docstrings.rst
 
     def rst_sphinx(contents, source_file):
-        contents = _rst_literal_markers(re.sub(r"(:[a-z]+:`)~", r"\1", contents))
-        return rst(contents, source_file)
+        contents = re.sub(r"(:[a-z]+:`)~", r"\1", contents)
+        # :meth:`title <target>`: pdoc links the target, shown whole
+        contents = re.sub(r"(:[a-z]+:`)[^`<]*<([^`>]+)>`", r"\1\2`", contents)
+        return rst(_rst_literal_markers(contents), source_file)
 
     pdoc.docstrings.rst = rst_sphinx
 
@@ -200,6 +202,13 @@ def _walk(doc):
         yield from _walk(member)
 
 
+def _target(reference: str) -> str:
+    """The object a Sphinx reference names: ``~a.b`` and ``title <a.b>`` name ``a.b``."""
+    if reference.endswith(">") and "<" in reference:
+        reference = reference[reference.rindex("<") + 1 : -1]
+    return reference.lstrip("~")
+
+
 def _resolves(target: str, doc, all_modules) -> bool:
     """Whether ``target``, referenced in ``doc``'s docstring, names something: an object of
     the reference (pdoc links it) or any importable object (numpy's, a left-out module's)."""
@@ -215,7 +224,8 @@ def _resolves(target: str, doc, all_modules) -> bool:
         "all_modules": all_modules,
         "is_public": is_public,
     }
-    if "<a " in linkify(context, f"<code>{name}</code>", namespace=namespace, shorten=False):
+    linked = linkify(context, f"<code>{name}</code>", namespace=namespace, shorten=False)
+    if re.fullmatch(r"<code><a [^>]*>[^<]*</a></code>", linked):
         return True
     # not in the reference: an importable object, absolute or from the docstring's module
     # (the module that defines it, for a name re-exported by another)
@@ -261,13 +271,31 @@ def _check(doc, all_modules) -> list[str]:
     source = doc.source_file or all_modules[doc.modulename].source_file
     if source:
         source = source.relative_to(ROOT) if source.is_relative_to(ROOT) else source
-        line = f":{doc.source_lines[0]}" if doc.source_lines else ""
+        line = f":{max(doc.source_lines[0], 1)}" if doc.source_lines else ""
         where += f" ({source}{line})"
     problems = [
         f"{where}: the reference {target!r} names nothing"
         for _, target in ROLE.findall(doc.docstring)
-        if not _resolves(target.lstrip("~"), doc, all_modules)
+        if not _resolves(_target(target), doc, all_modules)
     ]
+    lines = doc.docstring.split("\n")
+    for above, line, below in zip(["", *lines], lines, lines[1:], strict=False):
+        # an RST definition list (a term, its text indented below) or a list of "(a)"
+        # items with indented lines: Markdown runs them all into one paragraph
+        if (
+            not above.strip()
+            and line.strip()
+            and line == line.lstrip()
+            and not line.rstrip().endswith("::")
+            and not re.match(r"([*+-]|\d+[.)]|>>>)\s", line)
+            and below.strip()
+            and below != below.lstrip()
+        ):
+            problems.append(
+                f"{where}: {line.strip()[:40]!r} has its text indented below it (an RST "
+                "definition or enumerated list): Markdown runs the list into one paragraph; "
+                "write a bullet list (* term: text)"
+            )
     html = to_html(to_markdown(doc.docstring, all_modules[doc.modulename], "restructuredtext"))
     for tag in sorted(set(re.findall(r"</?([A-Za-z][\w-]*)", html)) - MARKDOWN_TAGS):
         problems.append(f"{where}: <{tag}> reads as an HTML tag and vanishes: quote it in ``")
