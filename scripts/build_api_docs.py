@@ -5,17 +5,18 @@
 
 Open ``docs/api/index.html`` in a browser: plain files, nothing fetched from elsewhere, a
 search box included. The build fails (exit code 1, every problem listed) on any warning
-pdoc gives and on any cross-reference in a docstring (``:class:`X```, ``:func:`f```,
-``:mod:`m```, ...) that names nothing, so CI (``tests/test_docs_api.py``) keeps the
-reference whole.
+pdoc gives, on a cross-reference in a docstring (``:class:`X```, ``:func:`f```,
+``:mod:`m```, ...) that names nothing, on text that Markdown would take for an HTML tag
+(``runs/<name>`` unquoted: the browser hides it) and on an RST definition list (Markdown
+runs it into one paragraph), so CI (``tests/test_docs_api.py``) keeps the reference whole.
 
 What it documents: every module of ``burako_env`` (``agents/`` and ``training/`` as
 ``burako_env.agents`` and ``burako_env.training``) except those in ``EXCLUDED`` below,
 the compiled kernels whose source is their documentation. A new module is documented
 without a change here. Beyond plain pdoc, the build reads the project's Sphinx habits: a
 ``#:`` comment above an assignment (or after it, on its line) is that name's docstring,
-as Sphinx's autodoc reads it; ``:role:`~a.b.C``` links like ``:role:`a.b.C```; and
-``text::`` before a code block shows as ``text:``.
+as Sphinx's autodoc reads it; ``:role:`~a.b.C``` and ``:role:`title <a.b.C>``` link
+like ``:role:`a.b.C```; and ``text::`` before a code block shows as ``text:``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import argparse
 import ast
 import importlib
 import io
-import os
 import re
 import shutil
 import sys
@@ -306,7 +306,6 @@ def build(out: Path, names: list[str] | None = None) -> list[str]:
     """Render the reference of ``names`` (default: :func:`module_names`) into ``out``
     (replaced whole); return the problems found, pdoc's warnings first."""
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("PDOC_ALLOW_EXEC", "1")  # the git hash of a run; harmless here
     problems: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
