@@ -10,32 +10,32 @@ Games are uniformly random (``meld_bias`` > 0 favours melds and pile takes, so t
 hands reach canastas, muertos and going out). Checks, at every step of every game
 (:class:`ApiTestError` names the configuration, the game, the step and the failing check):
 
-(a) **cards**: hands + melds + pile + stock + untaken muertos + the peeked card hold
-    exactly the variant's decks (:func:`check_cards`); also ``known <= hands``.
-(b) **liveness**: a live game has a legal action; a finished one has none.
-(c) **mask**: ``action_error(a) == ERR_OK`` iff ``a`` is in ``legal_actions``: every id
-    on a full scan (every step of the first ``full_scan_games`` games, every
-    ``full_mask_scan_every``-th step of the others), a random sample of ids through
-    :meth:`Game.action_error` otherwise; ``legal_action_mask`` agrees. Illegal ids tried
-    through :meth:`Game.step_one` raise :class:`IllegalActionError` naming the action and
-    leave the state identical (:func:`states_equal`).
-(d) **melds**: the referee reads every meld on the table as the core does (kind, rank /
-    suit, size, cleanliness, canasta; a clean run's positions); no duplicate group rank
-    (``unique_group_rank``); no wild added next to an open wild group.
-(e) **scores**: when a hand ends, ``score_items`` and the hand scores equal the referee's
-    :func:`~burako_env.referee.score_hand` for the final table (in a match, the table
-    before the next deal), and the end is consistent (who went out, stock, turns).
-(f) **length**: no hand takes more than :func:`max_steps` actions (its docstring has the
-    argument), no match more than ``max_hands`` times that.
-(g) **hidden information** (``check_hidden``): a player's observation does not change
-    when the cards hidden from them are dealt again (:meth:`Game.determinize
-    <burako_env.core.game.Game.determinize>`: stock order, untaken muertos, a peeked card
-    not theirs, the unknown cards of the other hands, sizes and ``known`` kept); and it
-    still does not after the next action is applied to both states, when that action
-    moves only cards its id names (:func:`check_hidden`).
-(h) **determinism**: replaying the recorded actions one game at a time (``step_one``) on
-    a new :class:`Game` with the same seed gives bit-for-bit the states the batched run
-    (``step``) went through.
+* (a) **cards**: hands + melds + pile + stock + untaken muertos + the peeked card hold
+  exactly the variant's decks (:func:`check_cards`); also ``known <= hands``.
+* (b) **liveness**: a live game has a legal action; a finished one has none.
+* (c) **mask**: ``action_error(a) == ERR_OK`` iff ``a`` is in ``legal_actions``: every id
+  on a full scan (every step of the first ``full_scan_games`` games, every
+  ``full_mask_scan_every``-th step of the others), a random sample of ids through
+  :meth:`Game.action_error` otherwise; ``legal_action_mask`` agrees. Illegal ids tried
+  through :meth:`Game.step_one` raise :class:`IllegalActionError` naming the action and
+  leave the state identical (:func:`states_equal`).
+* (d) **melds**: the referee reads every meld on the table as the core does (kind, rank /
+  suit, size, cleanliness, canasta; a clean run's positions); no duplicate group rank
+  (``unique_group_rank``); no wild added next to an open wild group.
+* (e) **scores**: when a hand ends, ``score_items`` and the hand scores equal the referee's
+  :func:`~burako_env.referee.score_hand` for the final table (in a match, the table
+  before the next deal), and the end is consistent (who went out, stock, turns).
+* (f) **length**: no hand takes more than :func:`max_steps` actions (its docstring has the
+  argument), no match more than ``max_hands`` times that.
+* (g) **hidden information** (``check_hidden``): a player's observation does not change
+  when the cards hidden from them are dealt again (:meth:`Game.determinize
+  <burako_env.core.game.Game.determinize>`: stock order, untaken muertos, a peeked card
+  not theirs, the unknown cards of the other hands, sizes and ``known`` kept); and it
+  still does not after the next action is applied to both states, when that action
+  moves only cards its id names (:func:`check_hidden`).
+* (h) **determinism**: replaying the recorded actions one game at a time (``step_one``) on
+  a new :class:`Game` with the same seed gives bit-for-bit the states the batched run
+  (``step``) went through.
 
 The report also records the largest number of melds a team ever had (the evidence for
 ``MAX_MELDS``) and the longest hand.
