@@ -43,6 +43,10 @@ def checked_actions(actions, batch: int, who: str) -> np.ndarray:
 class Agent(ABC):
     """Base class. Subclasses implement :meth:`act`; randomness comes from ``seed``."""
 
+    #: :func:`checked_actions` from the class: the tournament's kernel module takes only
+    #: classes from modules outside the kernels' cache stamp (tests/test_numba_cache.py)
+    checked_actions = staticmethod(checked_actions)
+
     name: str = "agent"
     #: True for search agents (``pimc``): they decide from the game itself through
     #: :meth:`act_game`, looking at hidden cards only through determinizations

@@ -88,9 +88,11 @@ def card_pool_forward(feats, wf, per_card, total, top, arg):
     n_obs, n_cards = feats.shape[0], feats.shape[1]
     d = wf.shape[1]
     step = (n_obs + POOL_CHUNKS - 1) // POOL_CHUNKS
-    for chunk in prange(POOL_CHUNKS):
+    for chunk_ in prange(POOL_CHUNKS):
+        chunk = np.uint64(chunk_)  # one index type in numba's serial and parallel typing
+        lo = np.int64(chunk) * step
         z = np.empty(d, np.float32)
-        for n in range(chunk * step, min(n_obs, (chunk + 1) * step)):
+        for n in range(lo, min(n_obs, lo + step)):
             for j in range(d):
                 total[n, j] = 0.0
                 top[n, j] = 0.0
@@ -116,12 +118,14 @@ def card_pool_backward(feats, wf, per_card, arg, grad_total, grad_top, grad_wf, 
     step = (n_obs + POOL_CHUNKS - 1) // POOL_CHUNKS
     part_wf = np.zeros((POOL_CHUNKS, n_feats, d), np.float32)
     part_pc = np.zeros((POOL_CHUNKS, n_cards, d), np.float32)
-    for chunk in prange(POOL_CHUNKS):
+    for chunk_ in prange(POOL_CHUNKS):
+        chunk = np.uint64(chunk_)  # one index type in numba's serial and parallel typing
+        lo = np.int64(chunk) * step
         z = np.empty(d, np.float32)
         dz = np.empty(d, np.float32)
         g_wf = part_wf[chunk]
         g_pc = part_pc[chunk]
-        for n in range(chunk * step, min(n_obs, (chunk + 1) * step)):
+        for n in range(lo, min(n_obs, lo + step)):
             for c in range(n_cards):
                 _encode_card(feats, n, c, wf, per_card, z)
                 for j in range(d):
@@ -345,11 +349,13 @@ def featurize(obs, offsets, num_players, card_context, starts, dense, meld_x, us
     with_cards = cards.shape[0] > 0
     keys = np.empty(used.shape[0], np.int64)
     step = (n_obs + POOL_CHUNKS - 1) // POOL_CHUNKS
-    for chunk in prange(POOL_CHUNKS):
+    for chunk_ in prange(POOL_CHUNKS):
+        chunk = np.uint64(chunk_)  # one index type in numba's serial and parallel typing
+        lo = np.int64(chunk) * step
         fits = np.zeros((2, NUM_CARD_TYPES), np.float32)
         tmp = np.zeros((6, NUM_CARD_TYPES), np.float32)
         r = np.zeros(MELD_OBS_FIELDS, np.int64)
-        for n in range(chunk * step, min(n_obs, (chunk + 1) * step)):
+        for n in range(lo, min(n_obs, lo + step)):
             _dense_row(obs, n, offsets, num_players, dense)
             fits[:] = 0.0
             u = starts[n]

@@ -36,7 +36,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from burako_env.agents.base import Agent, checked_actions
+from burako_env.agents.base import Agent
 from burako_env.agents.policies import (
     NUM_WEIGHTS,
     POLICY_RANDOM,
@@ -440,7 +440,7 @@ def _external_moves(game: Game, seat_agent, pair_agents, external, obs, mask, wa
             for g in mine:
                 moves[g] = ag.act_game(game, int(g))
         else:
-            moves[mine] = checked_actions(ag.act(obs[mine], mask[mine]), mine.size, _who(ag))
+            moves[mine] = Agent.checked_actions(ag.act(obs[mine], mask[mine]), mine.size, _who(ag))
     _check_moves(game, pair_agents, who, sel, moves[sel], mask[sel])
 
 
@@ -542,7 +542,9 @@ def _play_stepped(game: Game, seat_agent, pair_agents, agent_rng, record, max_st
                 actions[sel] = act_batch(kind, obs[sel], mask[sel], states, w, game._lay)
                 agent_rng[sel, seat[sel]] = states
             else:
-                actions[sel] = checked_actions(ag.act(obs[sel], mask[sel]), sel.size, _who(ag))
+                actions[sel] = Agent.checked_actions(
+                    ag.act(obs[sel], mask[sel]), sel.size, _who(ag)
+                )
         live = np.flatnonzero(~done)
         _check_moves(game, pair_agents, who[live], live, actions[live], mask[live])
         game.step(actions, check=False)

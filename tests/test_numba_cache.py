@@ -46,7 +46,9 @@ def test_an_agents_kernel_is_stamped_with_the_sources_it_calls():
 
     digest = hashlib.sha256()
     core = sorted((ROOT / "burako_env" / "core").glob("*.py"))
-    kernels = [ROOT / "agents" / f"{m}.py" for m in ("pimc", "policies", "tournament")]
+    kernels = [
+        ROOT / "agents" / f"{m}.py" for m in ("network_kernels", "pimc", "policies", "tournament")
+    ]
     for path in core + kernels:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
