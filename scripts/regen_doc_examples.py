@@ -13,7 +13,8 @@ A line ``...`` in an output stands for any number of lines (the output is trimme
 there); the lines around it must appear in that order. The comment can carry options:
 ``<!-- checked: exit=2 stdin="keep\\nlegal" timeout=120 slow -->`` (the exit status the
 command must end with, default 0; its standard input, ``\\n`` between lines; seconds
-before it is stopped, default 300; ``slow`` marks the test slow). A block that shows
+before it is stopped, default 300; ``slow`` marks the test slow: no later example
+may need what it writes). A block that shows
 output but is not run says why: ``<!-- unchecked: a server that runs until Ctrl+C -->``.
 
 Every example of a file runs in order in one scratch folder (with ``configs`` linked to
@@ -402,21 +403,56 @@ def run_example(example: Example, scratch: Path) -> Result:
     return Result(example, clean(output.decode("utf-8", "replace"), scratch), code)
 
 
+class DocumentRun:
+    """One document's examples, run in order in one scratch folder, each at most once and
+    only when asked for: asking for an example runs the ones before it first, except the
+    slow ones (so a slow example must not be needed by the examples after it, and
+    ``-m "not slow"`` skips its run)."""
+
+    def __init__(self, examples: list[Example]):
+        self.examples = examples
+        self.results: dict[str, Result] = {}
+        self._next = 0
+        self._tmp: tempfile.TemporaryDirectory | None = None
+
+    @property
+    def scratch(self) -> Path:
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="burako-docex-")
+            path = Path(self._tmp.name)
+            (path / "configs").symlink_to(ROOT / "configs", target_is_directory=True)
+        return Path(self._tmp.name)
+
+    def result(self, example: Example) -> Result:
+        while example.id not in self.results:
+            ex = self.examples[self._next]
+            self._next += 1
+            if ex.slow and ex is not example:
+                continue
+            self.results[ex.id] = run_example(ex, self.scratch)
+        return self.results[example.id]
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+
 def run_examples(examples: list[Example], echo=None) -> dict[str, Result]:
-    """Run the examples, each file's in order in a scratch folder of its own."""
+    """Run the examples, each document's in order in a scratch folder of its own."""
     results: dict[str, Result] = {}
     by_path: dict[str, list[Example]] = {}
     for ex in examples:
         by_path.setdefault(ex.path, []).append(ex)
     for exs in by_path.values():
-        with tempfile.TemporaryDirectory(prefix="burako-docex-") as tmp:
-            scratch = Path(tmp)
-            (scratch / "configs").symlink_to(ROOT / "configs", target_is_directory=True)
+        run = DocumentRun(exs)
+        try:
             for ex in exs:
-                res = run_example(ex, scratch)
-                results[ex.id] = res
+                results[ex.id] = res = run.result(ex)
                 if echo:
                     echo(f"{'ok  ' if res.ok else 'DIFF'} {ex.id}")
+        finally:
+            run.close()
     return results
 
 

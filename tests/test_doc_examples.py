@@ -5,12 +5,11 @@ examples") prints what the document shows, timings and the machine aside.
 One test per example, named by file and line (``README.md:287``); a changed figure fails
 until the documents are regenerated with ``python scripts/regen_doc_examples.py``. Each
 document's examples run once, in order, in one scratch folder (a later one may read what
-an earlier one wrote), on the first of its tests.
+an earlier one wrote): a test runs the examples before its own first, except slow ones.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import sys
 from pathlib import Path
@@ -28,13 +27,20 @@ _spec.loader.exec_module(regen)
 EXAMPLES = regen.collect()
 
 
-@functools.cache
-def _results(path: str) -> dict:
-    return regen.run_examples([ex for ex in EXAMPLES if ex.path == path])
+_RUNS: dict[str, regen.DocumentRun] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scratch_folders():
+    yield
+    for run in _RUNS.values():
+        run.close()
 
 
 def _result(example):
-    return _results(example.path)[example.id]
+    if example.path not in _RUNS:
+        _RUNS[example.path] = regen.DocumentRun([ex for ex in EXAMPLES if ex.path == example.path])
+    return _RUNS[example.path].result(example)
 
 
 @pytest.mark.parametrize(
