@@ -221,3 +221,21 @@ def test_markers_and_options_are_read(tmp_path):
     ]
     with pytest.raises(ValueError, match="unknown option"):
         regen.parse_options("retries=3")
+
+
+def test_a_stale_output_fails_with_its_place_and_the_rewrite_fixes_it(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text(
+        "Intro.\n\n<!-- checked -->\n```python\nprint(6 * 7)\nprint('took 0.5 s')\n```\n\n"
+        "```text\n41\ntook 9.0 s\n```\n\nEnd.\n",
+        encoding="utf-8",
+    )
+    (example,) = regen.collect(["doc.md"], root=tmp_path)
+    (result,) = regen.run_examples([example]).values()
+    assert not result.ok
+    assert result.report().startswith("doc.md:4: Python block")
+    assert "-41" in result.report() and "+42" in result.report()
+    assert regen.rewrite([result], root=tmp_path) == ["doc.md:4"]
+    assert "```text\n42\ntook 9.0 s\n```\n\nEnd.\n" in doc.read_text(encoding="utf-8")
+    (example,) = regen.collect(["doc.md"], root=tmp_path)
+    assert regen.run_examples([example])["doc.md:4"].ok
