@@ -10,6 +10,35 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from burako_env.core.constants import NUM_ACTIONS
+
+
+def checked_actions(actions, batch: int, who: str) -> np.ndarray:
+    """``actions``, what ``who`` (an agent, a policy: named in the errors) chose for
+    ``batch`` observations, as int64 ``[batch]``. A ValueError says what is wrong when
+    they are not one whole number per row (floats, bools, strings: nothing is rounded;
+    another shape: nothing is reshaped) or one lies outside the action space. Whether
+    an action is legal is the caller's check: it holds the game, and can say why not."""
+    arr = np.asarray(actions)
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(
+            f"{who} returned actions of dtype {arr.dtype}: an action is a whole number "
+            f"0..{NUM_ACTIONS - 1}, one per row (nothing is rounded)"
+        )
+    if arr.shape != (batch,):
+        raise ValueError(
+            f"{who} returned actions of shape {arr.shape} for {batch} observations: one "
+            f"action per row, shape ({batch},)"
+        )
+    bad = (arr < 0) | (arr >= NUM_ACTIONS)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{who} chose action {int(arr[i])} for row {i}: outside the action space "
+            f"0..{NUM_ACTIONS - 1}"
+        )
+    return arr.astype(np.int64, copy=False)
+
 
 class Agent(ABC):
     """Base class. Subclasses implement :meth:`act`; randomness comes from ``seed``."""

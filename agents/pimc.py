@@ -18,38 +18,31 @@ candidates' values differ by what the actions do, not by luck of the deal).
 
 Settings, in the agent's name (``pimc:k=64,rollout=greedy``) or as keyword arguments:
 
-``k``
-    determinizations per decision (default 24: about 45 ms a decision on one core of
-    this machine, docs/STRATEGIES.md). With ``candidates=all``, each legal action is
-    played on all of them.
-``rollout``
-    the policy playing every seat in the rollouts: ``discard_table`` (default),
-    ``greedy`` or ``random``.
-``candidates``
-    ``all`` (every legal action on all ``k`` determinizations, plain PIMC) or
-    ``halving`` (default: sequential halving, Karnin et al. 2013: rounds on fresh
-    determinizations, each keeping the better half of the candidates, the baseline
-    below always among them; about the same ``k`` times the number of legal actions
-    rollouts as plain PIMC, spent mostly on the actions that matter; see
-    :func:`halving_schedule`).
-``objective``
-    ``margin`` (default) or ``win``.
-``z``
-    how sure the search must be to overrule the rollout policy (default 1.0). The
-    policy's own action for the player to act (from their observation) is the baseline
-    and always a candidate; the best candidate replaces it only when its mean gain over
-    the baseline, paired on the same determinizations, is more than ``z`` standard errors
-    above zero. With few determinizations the largest of many noisy means is mostly
-    luck (the winner's curse); this keeps the search from playing worse than its rollout
-    policy. ``z=0``: plain argmax.
-``budget_ms``
-    wall-clock bound of one decision in milliseconds (default 250; 0: none). The
-    search runs in rounds; once a round ends past the budget, the best candidate so far
-    is played (the first round always completes). When the budget binds, the decision
-    depends on the machine's speed; ``budget_ms=0`` plays bit for bit the same on any
-    machine for a seed.
-``threads``
-    numba threads for the search (default 1; determinizations are split over them).
+* ``k``: determinizations per decision (default 24: about 45 ms a decision on one core of
+  this machine, docs/STRATEGIES.md). With ``candidates=all``, each legal action is
+  played on all of them.
+* ``rollout``: the policy playing every seat in the rollouts: ``discard_table`` (default),
+  ``greedy`` or ``random``.
+* ``candidates``: ``all`` (every legal action on all ``k`` determinizations, plain PIMC) or
+  ``halving`` (default: sequential halving, Karnin et al. 2013: rounds on fresh
+  determinizations, each keeping the better half of the candidates, the baseline
+  below always among them; about the same ``k`` times the number of legal actions
+  rollouts as plain PIMC, spent mostly on the actions that matter; see
+  :func:`halving_schedule`).
+* ``objective``: ``margin`` (default) or ``win``.
+* ``z``: how sure the search must be to overrule the rollout policy (default 1.0). The
+  policy's own action for the player to act (from their observation) is the baseline
+  and always a candidate; the best candidate replaces it only when its mean gain over
+  the baseline, paired on the same determinizations, is more than ``z`` standard errors
+  above zero. With few determinizations the largest of many noisy means is mostly
+  luck (the winner's curse); this keeps the search from playing worse than its rollout
+  policy. ``z=0``: plain argmax.
+* ``budget_ms``: wall-clock bound of one decision in milliseconds (default 250; 0: none). The
+  search runs in rounds; once a round ends past the budget, the best candidate so far
+  is played (the first round always completes). When the budget binds, the decision
+  depends on the machine's speed; ``budget_ms=0`` plays bit for bit the same on any
+  machine for a seed.
+* ``threads``: numba threads for the search (default 1; determinizations are split over them).
 
 ``agent.stats()`` reports decisions, searched decisions, rollouts, milliseconds per
 decision and how often the budget bound.

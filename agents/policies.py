@@ -166,36 +166,36 @@ def _install_dependency_cache_locator() -> None:
 
 _install_dependency_cache_locator()
 
-POLICY_RANDOM = 0
-POLICY_GREEDY = 1
-POLICY_DISCARD_TABLE = 2
-POLICY_NAMES = ("random", "greedy", "discard_table")
+POLICY_RANDOM = 0  #: the ``kind`` of ``random``: a uniformly random legal action
+POLICY_GREEDY = 1  #: the ``kind`` of ``greedy``
+POLICY_DISCARD_TABLE = 2  #: the ``kind`` of ``discard_table`` (the ``W_*`` weights)
+POLICY_NAMES = ("random", "greedy", "discard_table")  #: the names, by ``kind``
 
 GROUP_RANKS_ARR = np.array(GROUP_RANKS, dtype=np.int64)
 
 # ---------------------------------------------------------------- weights (discard_table)
-W_TAKE_PILE_USEFUL = 0  # take a pile holding at least this many cards useful to the hand
-W_WILD_OPEN_MELDS = 1  # open with a wild only while the team has fewer melds than this
-W_ENDGAME_STOCK = 2  # stock size at or below which the hand is ending: dump cards, use wilds
-W_GO_OUT_MARGIN = 3  # go out when the estimated margin is at least this (points)
-W_DANGER_FIT = 4  # cost of discarding a card that fits an opponent's meld (general)
-W_DANGER_PILE_PAIR = 5  # per card of the same rank in the pile
-W_DANGER_KNOWN = 6  # the opponents are known to hold that rank (or run neighbours)
-W_DANGER_OPEN = 7  # the rank can still open a group for them
-W_SAFE_1 = 8  # next opponent holds 1 card: forbidden discards (fit / pile pair)
-W_SAFE_2 = 9  # next opponent holds 2 cards: unsafe discard
-W_SAFE_3 = 10  # next opponent holds 3 cards, pile empty: unsafe discard
-W_CLOSED_RANK = 11  # bonus for a card of a rank whose canasta is closed
-W_STUCK = 12  # bonus (next opponent at 1 card, pile empty) for a card stuck in own team
-W_PARTNER_FEED = 13  # per partner-known card that an opening lets the partner lay
-W_DEAD_RUN = 14  # 1: refuse dead runs outside the endgame
-W_PILE_MAX_LATE = 15  # late in the hand, do not take a pile larger than this unless meldable
-W_VALUE_DISCARD = 16  # per point of a card's value: discard high-value junk first
-W_CLEAN_ACES = 17  # 1: never open aces with a wild outside the endgame
-W_THREAT_HAND = 18  # the hand is ending when an opponent who can go out holds this few cards
-W_DUMP_HAND = 19  # with the muerto still to take, a hand this small lays its wilds too
-W_WILD_ADD_MIN_SIZE = 20  # a wild may go onto a meld that it brings to this size
-W_GO_OUT_ENDING = 21  # 1: go out whenever the hand is ending
+W_TAKE_PILE_USEFUL = 0  #: take a pile holding at least this many cards useful to the hand
+W_WILD_OPEN_MELDS = 1  #: open with a wild only while the team has fewer melds than this
+W_ENDGAME_STOCK = 2  #: stock size at or below which the hand is ending: dump cards, use wilds
+W_GO_OUT_MARGIN = 3  #: go out when the estimated margin is at least this (points)
+W_DANGER_FIT = 4  #: cost of discarding a card that fits an opponent's meld (general)
+W_DANGER_PILE_PAIR = 5  #: per card of the same rank in the pile
+W_DANGER_KNOWN = 6  #: the opponents are known to hold that rank (or run neighbours)
+W_DANGER_OPEN = 7  #: the rank can still open a group for them
+W_SAFE_1 = 8  #: next opponent holds 1 card: forbidden discards (fit / pile pair)
+W_SAFE_2 = 9  #: next opponent holds 2 cards: unsafe discard
+W_SAFE_3 = 10  #: next opponent holds 3 cards, pile empty: unsafe discard
+W_CLOSED_RANK = 11  #: bonus for a card of a rank whose canasta is closed
+W_STUCK = 12  #: bonus (next opponent at 1 card, pile empty) for a card stuck in own team
+W_PARTNER_FEED = 13  #: per partner-known card that an opening lets the partner lay
+W_DEAD_RUN = 14  #: 1: refuse dead runs outside the endgame
+W_PILE_MAX_LATE = 15  #: late in the hand, do not take a pile larger than this unless meldable
+W_VALUE_DISCARD = 16  #: per point of a card's value: discard high-value junk first
+W_CLEAN_ACES = 17  #: 1: never open aces with a wild outside the endgame
+W_THREAT_HAND = 18  #: the hand is ending when an opponent who can go out holds this few cards
+W_DUMP_HAND = 19  #: with the muerto still to take, a hand this small lays its wilds too
+W_WILD_ADD_MIN_SIZE = 20  #: a wild may go onto a meld that it brings to this size
+W_GO_OUT_ENDING = 21  #: 1: go out whenever the hand is ending
 NUM_WEIGHTS = 22
 
 
@@ -283,6 +283,7 @@ def layout_of_obs(obs_row: np.ndarray) -> tuple:
 
 
 def new_workspace(batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """The scratch arrays of ``batch`` decisions (``x``, ``rows`` of :func:`decide`)."""
     return (
         np.zeros((batch, WORKSPACE), np.int64),
         np.zeros((batch, ROWS, NUM_MELD_FIELDS), np.int8),
@@ -1376,3 +1377,43 @@ def legal_lists_kernel(mask, ids, counts):
                 ids[i, k] = j
                 k += 1
         counts[i] = k
+
+
+# the reference (scripts/build_api_docs.py) documents these; the rest are the kernels'
+# internals (the workspace layout and the helpers of the decisions)
+__all__ = [
+    "POLICY_RANDOM",
+    "POLICY_GREEDY",
+    "POLICY_DISCARD_TABLE",
+    "POLICY_NAMES",
+    "W_TAKE_PILE_USEFUL",
+    "W_WILD_OPEN_MELDS",
+    "W_ENDGAME_STOCK",
+    "W_GO_OUT_MARGIN",
+    "W_DANGER_FIT",
+    "W_DANGER_PILE_PAIR",
+    "W_DANGER_KNOWN",
+    "W_DANGER_OPEN",
+    "W_SAFE_1",
+    "W_SAFE_2",
+    "W_SAFE_3",
+    "W_CLOSED_RANK",
+    "W_STUCK",
+    "W_PARTNER_FEED",
+    "W_DEAD_RUN",
+    "W_PILE_MAX_LATE",
+    "W_VALUE_DISCARD",
+    "W_CLEAN_ACES",
+    "W_THREAT_HAND",
+    "W_DUMP_HAND",
+    "W_WILD_ADD_MIN_SIZE",
+    "W_GO_OUT_ENDING",
+    "NUM_WEIGHTS",
+    "default_weights",
+    "layout_of_obs",
+    "new_workspace",
+    "decide",
+    "act_batch",
+    "legal_lists_kernel",
+    "kernel_modules",
+]

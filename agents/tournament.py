@@ -36,7 +36,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from burako_env.agents.base import Agent
+from burako_env.agents.base import Agent, checked_actions
 from burako_env.agents.policies import (
     NUM_WEIGHTS,
     POLICY_RANDOM,
@@ -45,6 +45,7 @@ from burako_env.agents.policies import (
     default_weights,
     new_workspace,
 )
+from burako_env.core.actions import describe_action
 from burako_env.core.constants import NUM_ACTIONS, S_DONE, S_HAND_SCORE0, S_MATCH0, S_PLAYER
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.kernels import sorted_legal
@@ -68,6 +69,8 @@ MAX_STEPS_HAND = 20000
 RECORD_STEPS_HAND = 8192
 RECORD_BYTES = 32 << 20
 Z95 = 1.959963984540054
+#: which pairings a tournament plays: every one, or the first agent's (run_tournament)
+PAIRINGS = ("all", "first")
 
 
 # ---------------------------------------------------------------- the compiled games
@@ -437,18 +440,25 @@ def _external_moves(game: Game, seat_agent, pair_agents, external, obs, mask, wa
             for g in mine:
                 moves[g] = ag.act_game(game, int(g))
         else:
-            moves[mine] = np.asarray(ag.act(obs[mine], mask[mine]), np.int64).reshape(-1)
+            moves[mine] = checked_actions(ag.act(obs[mine], mask[mine]), mine.size, _who(ag))
     _check_moves(game, pair_agents, who, sel, moves[sel], mask[sel])
 
 
+def _who(agent: Agent) -> str:
+    return f"agent {agent.name!r}"
+
+
 def _check_moves(game: Game, pair_agents, who, games, moves, mask) -> None:
-    """Raise naming the agent, the game and the reason if a move is not in its mask."""
-    bad = ~mask[np.arange(len(games)), np.clip(moves, 0, NUM_ACTIONS - 1)] | (moves < 0)
+    """Raise naming the agent, the game, the move and the reason if a move is not in its
+    mask (an id outside the action space included)."""
+    outside = (moves < 0) | (moves >= NUM_ACTIONS)
+    bad = ~mask[np.arange(len(games)), np.clip(moves, 0, NUM_ACTIONS - 1)] | outside
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         b, a = int(games[i]), int(moves[i])
+        name = "" if outside[i] else f" ({describe_action(a)})"
         raise ValueError(
-            f"agent {pair_agents[who[i]].name!r} chose illegal action {a} "
+            f"{_who(pair_agents[who[i]])} chose illegal action {a}{name} "
             f"in game {b}: {game.why_illegal(a, b)}"
         )
 
@@ -532,7 +542,7 @@ def _play_stepped(game: Game, seat_agent, pair_agents, agent_rng, record, max_st
                 actions[sel] = act_batch(kind, obs[sel], mask[sel], states, w, game._lay)
                 agent_rng[sel, seat[sel]] = states
             else:
-                actions[sel] = np.asarray(ag.act(obs[sel], mask[sel]), np.int64).reshape(-1)
+                actions[sel] = checked_actions(ag.act(obs[sel], mask[sel]), sel.size, _who(ag))
         live = np.flatnonzero(~done)
         _check_moves(game, pair_agents, who[live], live, actions[live], mask[live])
         game.step(actions, check=False)
@@ -695,6 +705,7 @@ def run_tournament(
     ray: bool = False,
     ray_address: str | None = None,
     task_deals: int | None = None,
+    pairings: str = "all",
     **overrides,
 ) -> TournamentResult:
     """Play every pairing of ``agents`` (names for :func:`burako_env.agents.make_agent`, or Agent
@@ -706,6 +717,11 @@ def run_tournament(
     :class:`~burako_env.records.GameRecord`. ``compiled=False`` forces the stepped path
     (for tests); by default every pairing plays in the kernel, which stops for the
     decisions of Python agents (a pairing's ``compiled`` says whether it had any).
+
+    ``pairings="first"`` plays only the first agent against each of the others (an
+    evaluation: :func:`burako_env.evaluate`); those pairings are the round robin's own,
+    on the same deals with the same generators, so their results are the same as in a
+    round robin of the same agents (``"all"``, the default).
 
     ``ray=True`` plays the compiled pairings as Ray tasks of ``task_deals`` deals each
     (default ``chunk_deals``; one CPU and one numba thread each) on the cluster at
@@ -725,6 +741,8 @@ def run_tournament(
         raise ValueError("a tournament needs at least two agents")
     if task_deals is not None and task_deals < 1:
         raise ValueError(f"task_deals must be at least 1, got {task_deals}")
+    if pairings not in PAIRINGS:
+        raise ValueError(f"pairings must be one of {PAIRINGS}, got {pairings!r}")
     names = _labels(objs)
     if episode not in EPISODES:
         raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
@@ -740,7 +758,11 @@ def run_tournament(
     record_rules, record_overrides = variant_fields(table, overrides)
     deals = max(1, (int(hands_per_pairing) + 1) // 2)
     hands = 2 * deals
+    # the first agent's pairings come first in the round robin too: the same indices, so
+    # the same generators (_ChunkTask.pairing), with "first" as with "all"
     pairs = [(i, j) for i in range(len(objs)) for j in range(i + 1, len(objs))]
+    if pairings == "first":
+        pairs = pairs[: len(objs) - 1]
     results = {pq: _Pairing(objs[pq[0]], objs[pq[1]]) for pq in pairs}
     max_steps = MAX_STEPS_HAND * (50 if episode == "match" else 1)
     if save_games is not None:

@@ -7,6 +7,11 @@ The environments load lazily, so ``import burako_env`` stays light::
     import gymnasium; gymnasium.make("Burako-v1")   # single agent (envs.gym_env)
     gymnasium.make_vec("Burako-v1", num_envs=64)     # 64 of them, compiled (envs.gym_vector)
 
+One evaluation for any player (an Agent, an agent name, a function, an sb3 model)::
+
+    from burako_env import evaluate             # burako_env.evaluation
+    print(evaluate("ppo:policy.pt").table())    # against random, greedy, discard_table
+
 Importing the package registers ``Burako-v1`` with Gymnasium when Gymnasium is installed.
 """
 
@@ -26,9 +31,18 @@ _LAZY = {
     "burako_v1": ("burako_env.burako_v1", None),
     "BurakoGymEnv": ("burako_env.envs.gym_env", "BurakoGymEnv"),
     "VectorEnv": ("burako_env.envs.vector", "VectorEnv"),
+    "evaluate": ("burako_env.evaluation", "evaluate"),
 }
 
-__all__ = ["BurakoGymEnv", "VectorEnv", "__version__", "burako_v1", "env", "raw_env"]
+__all__ = [
+    "BurakoGymEnv",
+    "VectorEnv",
+    "__version__",
+    "burako_v1",
+    "env",
+    "evaluate",
+    "raw_env",
+]
 
 
 #: PettingZoo's habit: an old version is not importable, and says which one replaced it

@@ -10,32 +10,32 @@ Games are uniformly random (``meld_bias`` > 0 favours melds and pile takes, so t
 hands reach canastas, muertos and going out). Checks, at every step of every game
 (:class:`ApiTestError` names the configuration, the game, the step and the failing check):
 
-(a) **cards**: hands + melds + pile + stock + untaken muertos + the peeked card hold
-    exactly the variant's decks (:func:`check_cards`); also ``known <= hands``.
-(b) **liveness**: a live game has a legal action; a finished one has none.
-(c) **mask**: ``action_error(a) == ERR_OK`` iff ``a`` is in ``legal_actions``: every id
-    on a full scan (every step of the first ``full_scan_games`` games, every
-    ``full_mask_scan_every``-th step of the others), a random sample of ids through
-    :meth:`Game.action_error` otherwise; ``legal_action_mask`` agrees. Illegal ids tried
-    through :meth:`Game.step_one` raise :class:`IllegalActionError` naming the action and
-    leave the state identical (:func:`states_equal`).
-(d) **melds**: the referee reads every meld on the table as the core does (kind, rank /
-    suit, size, cleanliness, canasta; a clean run's positions); no duplicate group rank
-    (``unique_group_rank``); no wild added next to an open wild group.
-(e) **scores**: when a hand ends, ``score_items`` and the hand scores equal the referee's
-    :func:`~burako_env.referee.score_hand` for the final table (in a match, the table
-    before the next deal), and the end is consistent (who went out, stock, turns).
-(f) **length**: no hand takes more than :func:`max_steps` actions (its docstring has the
-    argument), no match more than ``max_hands`` times that.
-(g) **hidden information** (``check_hidden``): a player's observation does not change
-    when the cards hidden from them are dealt again (:meth:`Game.determinize
-    <burako_env.core.game.Game.determinize>`: stock order, untaken muertos, a peeked card
-    not theirs, the unknown cards of the other hands, sizes and ``known`` kept); and it
-    still does not after the next action is applied to both states, when that action
-    moves only cards its id names (:func:`check_hidden`).
-(h) **determinism**: replaying the recorded actions one game at a time (``step_one``) on
-    a new :class:`Game` with the same seed gives bit-for-bit the states the batched run
-    (``step``) went through.
+* (a) **cards**: hands + melds + pile + stock + untaken muertos + the peeked card hold
+  exactly the variant's decks (:func:`check_cards`); also ``known <= hands``.
+* (b) **liveness**: a live game has a legal action; a finished one has none.
+* (c) **mask**: ``action_error(a) == ERR_OK`` iff ``a`` is in ``legal_actions``: every id
+  on a full scan (every step of the first ``full_scan_games`` games, every
+  ``full_mask_scan_every``-th step of the others), a random sample of ids through
+  :meth:`Game.action_error` otherwise; ``legal_action_mask`` agrees. Illegal ids tried
+  through :meth:`Game.step_one` raise :class:`IllegalActionError` naming the action and
+  leave the state identical (:func:`states_equal`).
+* (d) **melds**: the referee reads every meld on the table as the core does (kind, rank /
+  suit, size, cleanliness, canasta; a clean run's positions); no duplicate group rank
+  (``unique_group_rank``); no wild added next to an open wild group.
+* (e) **scores**: when a hand ends, ``score_items`` and the hand scores equal the referee's
+  :func:`~burako_env.referee.score_hand` for the final table (in a match, the table
+  before the next deal), and the end is consistent (who went out, stock, turns).
+* (f) **length**: no hand takes more than :func:`max_steps` actions (its docstring has the
+  argument), no match more than ``max_hands`` times that.
+* (g) **hidden information** (``check_hidden``): a player's observation does not change
+  when the cards hidden from them are dealt again (:meth:`Game.determinize
+  <burako_env.core.game.Game.determinize>`: stock order, untaken muertos, a peeked card
+  not theirs, the unknown cards of the other hands, sizes and ``known`` kept); and it
+  still does not after the next action is applied to both states, when that action
+  moves only cards its id names (:func:`check_hidden`).
+* (h) **determinism**: replaying the recorded actions one game at a time (``step_one``) on
+  a new :class:`Game` with the same seed gives bit-for-bit the states the batched run
+  (``step``) went through.
 
 The report also records the largest number of melds a team ever had (the evidence for
 ``MAX_MELDS``) and the longest hand.
@@ -493,7 +493,7 @@ class InvalidStateError(ValueError):
     message names the game, the array and the range it must lie in."""
 
 
-def _scalar_ranges(variant: Variant) -> dict[int, tuple[str, int, int]]:
+def scalar_ranges(variant: Variant) -> dict[int, tuple[str, int, int]]:
     """The range of every state scalar a kernel reads as an index or a flag: name, low,
     high (inclusive). Counters and scores only need to be whole: any int32 is safe."""
     seat = variant.num_players - 1
@@ -552,7 +552,7 @@ def check_state_values(state: GameState, variant: Variant, episode_match: int | 
     (``VectorEnv.set_state``, a training checkpoint) passes here first.
 
     Checked: every length, count, card, seat, status and scalar in its range (the ranges
-    of :func:`_scalar_ranges`), each game's generator (32-bit words, not all zero), the
+    of :func:`scalar_ranges`), each game's generator (32-bit words, not all zero), the
     legal-action cache, the melds as the referee reads them (check (d)) and the cards
     conserved (check (a), what ``burako sweep`` counts). Raises InvalidStateError (a
     ValueError) naming the game and the value; shapes and dtypes are the caller's check.
@@ -571,7 +571,7 @@ def check_state_values(state: GameState, variant: Variant, episode_match: int | 
     _in_range("muerto_taker", state.muerto_taker, -1, variant.num_players - 1)
     _in_range("num_melds", state.num_melds, 0, MAX_MELDS)
     _in_range("scratch", state.scratch, -1, JOKER)
-    for s, (name, low, high) in _scalar_ranges(variant).items():
+    for s, (name, low, high) in scalar_ranges(variant).items():
         _in_range(f"scalars[S_{name.upper()}]", state.scalars[:, s], low, high)
     if episode_match is not None:  # the env's episode kind, not the file's
         episode = state.scalars[:, S_EPISODE_MATCH]

@@ -58,11 +58,12 @@ class Layer:
 
 LAYERS = {
     "agents": Layer(
-        only_mutate=("agents/*",),
+        only_mutate=("agents/*", "burako_env/evaluation.py"),
         tests=(
             "tests/test_agents.py",
             "tests/test_agent_layers.py",
             "tests/test_tournament.py",
+            "tests/test_evaluation.py",
             "tests/test_weighted_heuristics.py",
             "tests/test_pimc.py",
         ),
@@ -75,6 +76,7 @@ LAYERS = {
         only_mutate=("burako_env/envs/*",),
         tests=(
             "tests/test_envs.py",
+            "tests/test_global_state.py",
             # the envs' argument checks (the rest of test_hardening builds a wheel, forks)
             "tests/test_hardening.py::test_raw_env_refuses_non_integer_actions",
             "tests/test_hardening.py::test_wrapped_env_refuses_non_integer_actions",

@@ -4,6 +4,7 @@ and the env's legal lists equal to the masks' (docs/TRAINING.md, Throughput)."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -128,7 +129,7 @@ def test_torch_path_is_taken_without_the_compiler(monkeypatch):
     net = network(4, 108, True)
     obs, _, _, _ = played_observations("argentine", 4, games=8, steps=20)
     o = torch.from_numpy(obs)
-    assert network_module.inputs_kernels_apply(o)
+    assert network_module.inputs_kernels_apply(o) == (not numba.config.DISABLE_JIT)
     monkeypatch.setattr(network_module, "_JIT_DISABLED", True)
     assert not network_module.inputs_kernels_apply(o)
     assert not network_module.card_kernels_apply(torch.zeros(2, 53, 16))

@@ -149,10 +149,12 @@ class EvalConfig:
     """Hands per opponent per evaluation (half with the learner on each team)."""
     opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "discard_table"])
     """Agents (registry names) the learner is evaluated against."""
-    greedy: bool = False
-    """Evaluate the learner by its most likely legal action instead of sampling."""
+    greedy: bool = True
+    """Evaluate the learner by its most likely legal action (as ``burako tournament``
+    and :func:`burako_env.evaluate` play it); false: sample from its distribution."""
     num_envs: int = 400
-    """Games in flight during an evaluation."""
+    """Not used since 0.4 (kept so that older configs load): an evaluation plays the
+    games ``burako tournament`` plays for the same seed, in its chunks of 1,024 deals."""
 
 
 @dataclass
@@ -168,7 +170,7 @@ class DistributedConfig:
 @dataclass
 class TrainConfig:
     name: str = "ppo"
-    """Run name: the run folder defaults to runs/<name>-<timestamp>."""
+    """Run name: the run folder defaults to ``runs/<name>-<timestamp>``."""
     seed: int = 1
     """Seed of everything: torch, numpy, the env's deals and the league."""
     torch_threads: int = 2
@@ -201,12 +203,19 @@ class TrainConfig:
     log_every: int = 1
     """Updates between TensorBoard scalar writes."""
     env: EnvConfig = field(default_factory=EnvConfig)
+    """The table and its games (``env.variant``, ``env.num_envs``, ...): :class:`EnvConfig`."""
     network: NetworkConfig = field(default_factory=NetworkConfig)
+    """The policy-value network's shape: :class:`NetworkConfig`."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
+    """The PPO updates and the rollouts' length: :class:`PPOConfig`."""
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    """The opponents the learner meets: :class:`LeagueConfig`."""
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
+    """The warm start by behaviour cloning: :class:`ImitationConfig`."""
     eval: EvalConfig = field(default_factory=EvalConfig)
+    """The evaluations against fixed agents during the run: :class:`EvalConfig`."""
     distributed: DistributedConfig = field(default_factory=DistributedConfig)
+    """Rollouts on Ray (``burako train --ray``): :class:`DistributedConfig`."""
 
     # ------------------------------------------------------------ derived
     @property

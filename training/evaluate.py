@@ -1,14 +1,18 @@
 """Evaluate a PPO policy against the heuristic agents, and plot a run's learning curves.
 
     .venv/bin/python -m burako_env.training.evaluate --policy burako_env/data/ppo_argentine_4p.pt \
-        --hands 2000 [--greedy] [--opponents random greedy discard_table] [--json out.json]
+        --hands 2000 [--sample] [--seed 0] [--opponents random greedy discard_table] \
+        [--json out.json]
     (the default opponents add discard_table:cautious and discard_table:thrifty, which no
     training run meets: docs/STRATEGIES.md)
     .venv/bin/python -m burako_env.training.evaluate --plot runs/<run> --out docs/img/curves.png
 
-Evaluation is :func:`burako_env.agents.tournament.run_tournament`: every pairing plays the same
-deals twice with the seats swapped; the win rate counts ties as half and comes with a
-95% Wilson interval.
+Evaluation is :func:`burako_env.evaluate` with its defaults: the policy plays its most
+likely legal action (``--sample`` samples its distribution), on the deals of seed
+:data:`~burako_env.evaluation.EVAL_SEED` (0); every pairing plays the same deals twice
+with the seats swapped; the win rate counts ties as half and comes with a 95% Wilson
+interval. The results against an opponent are those of ``burako tournament ppo:PATH
+OPPONENT`` with the same ``--seed`` and ``--hands``, game for game.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+
+from burako_env.evaluation import EVAL_SEED
 
 #: the heuristics, and two of discard_table's family that no training run plays (its
 #: league and warm start name none of them): what tells learning from tuning
@@ -32,43 +38,33 @@ def evaluate_policy(
     policy: str | Path | None = None,
     opponents: tuple[str, ...] = DEFAULT_OPPONENTS,
     hands: int = 2000,
-    seed: int = 12345,
-    greedy: bool = False,
+    seed: int = EVAL_SEED,
+    greedy: bool = True,
     variant: str | None = None,
     num_players: int | None = None,
 ) -> dict:
-    """Win rate (ties half), 95% Wilson interval and mean margin against each opponent,
-    on the table the policy file records (``variant`` / ``num_players`` None), or on the
-    one given (a policy of another table is refused, naming both); without ``policy``,
-    the shipped policy of that table (default: 4-player argentine)."""
+    """Win rate (ties half), 95% Wilson interval and mean margin against each opponent
+    (:func:`burako_env.evaluate`), on the table the policy file records (``variant`` /
+    ``num_players`` None), or on the one given (a policy of another table is refused,
+    naming both); without ``policy``, the shipped policy of that table (default:
+    4-player argentine). ``greedy=False`` samples the policy (seeded ``seed``)."""
     from burako_env.agents.ppo_agent import PPOAgent
-    from burako_env.agents.tournament import run_tournament
+    from burako_env.evaluation import evaluate
 
     if policy:
-        recorded = PPOAgent(policy).info["variant"]
-        variant = recorded.get("name", "argentine") if variant is None else variant
-        num_players = recorded.get("num_players") if num_players is None else num_players
-    variant = "argentine" if variant is None else variant
-    out = {}
-    for i, name in enumerate(opponents):
-        agent = (
-            PPOAgent(policy, greedy=greedy, seed=seed + i)
-            if policy
-            else PPOAgent.pretrained(
-                greedy=greedy, seed=seed + i, variant=variant, num_players=num_players
-            )
-        )
-        res = run_tournament(
-            [agent, name],
-            variant,
+        agent = PPOAgent(policy, greedy=greedy, seed=seed)
+    else:
+        agent = PPOAgent.pretrained(
+            greedy=greedy,
+            seed=seed,
+            variant="argentine" if variant is None else variant,
             num_players=num_players,
-            hands_per_pairing=hands,
-            seed=seed + 100 * i,
-            progress=False,
-            chunk_deals=500,
         )
-        p = res.pairings[0]
-        out[name] = {
+    res = evaluate(
+        agent, tuple(opponents), hands=hands, seed=seed, variant=variant, num_players=num_players
+    )
+    return {
+        name: {
             "hands": p.hands,
             "wins": p.wins,
             "losses": p.losses,
@@ -80,7 +76,8 @@ def evaluate_policy(
             "margin_ci": 1.959963984540054 * p.margin_se,
             "seconds": p.seconds,
         }
-    return out
+        for name, p in zip(opponents, res.pairings, strict=True)
+    }
 
 
 def read_scalars(run_dir: str | Path) -> dict[str, list[tuple[int, float, float]]]:
@@ -183,8 +180,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--policy", default=None, help="policy or checkpoint (default: shipped)")
     ap.add_argument("--hands", type=int, default=2000)
-    ap.add_argument("--seed", type=int, default=12345)
-    ap.add_argument("--greedy", action="store_true", help="most likely action, no sampling")
+    ap.add_argument("--seed", type=int, default=EVAL_SEED, help="the deals' seed (default 0)")
+    play = ap.add_mutually_exclusive_group()
+    play.add_argument(
+        "--greedy",
+        dest="greedy",
+        action="store_true",
+        default=True,
+        help="play the most likely legal action (the default)",
+    )
+    play.add_argument(
+        "--sample", dest="greedy", action="store_false", help="sample the policy instead"
+    )
     ap.add_argument("--opponents", nargs="+", default=list(DEFAULT_OPPONENTS))
     ap.add_argument("--variant", default=None, help="the table (default: the policy's own)")
     ap.add_argument("--players", type=int, default=None, help="its player count")

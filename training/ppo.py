@@ -73,9 +73,9 @@ except ImportError as exc:
 
 from burako_env.agents.network import BurakoNet, env_legal_lists, padded
 from burako_env.agents.ppo_agent import PPOAgent
-from burako_env.agents.tournament import run_tournament
 from burako_env.core.nb import seconds_compiling
 from burako_env.envs.vector import VectorEnv
+from burako_env.evaluation import EVAL_SEED, evaluate
 from burako_env.training.checkpoint import (
     FORMAT,
     VERSION,
@@ -552,28 +552,29 @@ class Trainer:
         cfg = self.cfg
         net = BurakoNet.from_spec(self.net.spec())
         net.load_state_dict(self.net.state_dict())
-        out = {}
-        for i, name in enumerate(cfg.eval.opponents):
-            agent = PPOAgent.from_network(net, greedy=cfg.eval.greedy, seed=cfg.seed + 7 + i)
-            res = run_tournament(
-                [agent, name],
-                self.env.variant,
-                num_players=self.num_players,
-                hands_per_pairing=cfg.eval.hands,
-                seed=cfg.seed + 1000 + i,
-                workers=2,
-                progress=False,
-                episode=cfg.env.episode,
-                chunk_deals=cfg.eval.num_envs // 2,
-            )
-            pr = res.pairings[0]
-            out[name] = {
+        # the games of `burako tournament POLICY OPPONENTS... --seed EVAL_SEED`
+        agent = PPOAgent.from_network(net, greedy=cfg.eval.greedy, seed=EVAL_SEED)
+        res = evaluate(
+            agent,
+            tuple(cfg.eval.opponents),
+            hands=cfg.eval.hands,
+            seed=EVAL_SEED,
+            variant=self.env.variant,
+            num_players=self.num_players,
+            episode=cfg.env.episode,
+            workers=2,
+            progress=False,
+        )
+        out = {
+            name: {
                 "win_rate": pr.win_rate,
                 "ci_low": pr.ci_low,
                 "ci_high": pr.ci_high,
                 "margin": pr.mean_margin,
                 "hands": pr.hands,
             }
+            for name, pr in zip(cfg.eval.opponents, res.pairings, strict=True)
+        }
         torch.set_num_threads(cfg.torch_threads)
         return out
 

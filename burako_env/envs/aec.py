@@ -16,6 +16,7 @@ melds, canastas and *muertos*, in four rule variants (``argentine``, ``italian``
 | Action Shape       | Discrete(NUM_ACTIONS) = Discrete(2541)                     |
 | Observation Shape  | `{"observation": (obs_size,) int16, "action_mask": (2541,) int8}` |
 | Observation Values | int16: counts, table fields, sizes and scores (some negative) |
+| State Shape        | `(state_size,)` int32: the whole game, hidden cards included |
 
     from burako_env import burako_v1
 
@@ -80,6 +81,24 @@ pass ``copy_observations=True``.
 engine's list, in the engine's order), a cheaper way to sample a random legal move than
 a 2541-wide mask.
 
+## State Space
+
+``env.state()`` is the global state, for centralised critics (MAPPO, QMIX): one int32
+vector of fixed size (``env.state_space``, a ``Box`` of int32 with each entry's bounds)
+holding the whole game, every hidden card included: every hand, the cards known in
+hands, the stock in order, the pile in order, the muertos, both teams' melds, the
+game's counters and scores (phase, seat to act, turn, match points, the last hand's
+scores ...), the last hand's scoring items and the game's own generator. Seats are
+absolute (``player_0`` is seat 0). ``env.unwrapped.state_layout`` names the blocks
+(:class:`~burako_env.envs.global_state.StateLayout`: ``layout["hands"]`` is
+``StateBlock(start, stop, shape, low, high)``); :mod:`burako_env.envs.global_state`
+documents each block and bound.
+
+The vector determines the game: two games with equal ``state()`` stay equal under the
+same actions, and ``state_layout.restore(game, s)`` puts it back into a
+:class:`~burako_env.core.game.Game`, which continues as the game it was read from.
+Each call returns a fresh array.
+
 ## Action Space
 
 ``Discrete(2541)``: draw from the stock, take the pile, keep or reject a peeked card,
@@ -123,6 +142,8 @@ truncated).
 
 ## Version History
 
+* v1 (unreleased): ``state()`` and ``state_space``, the global state (nothing else
+  changes: the same games, actions and observations).
 * v1: Rules v1 (burako 0.2.0): a meld is legal when the turn can still be finished
   (the old "last card must be discardable" rule is withdrawn), the brazilian muerto pot
   (`muerto_pot: shared`), group openings that name their suits. Action space
@@ -172,6 +193,7 @@ from burako_env.core.kernels import (
     game_kernel,
     refusal_reasons,
 )
+from burako_env.envs.global_state import StateLayout
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.variants import Variant
 
@@ -474,6 +496,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        #: the global state's blocks (see State Space) and its space
+        self.state_layout = StateLayout(self.variant)
+        self.state_space = spaces.Box(self.state_layout.low, self.state_layout.high, dtype=np.int32)
 
         # the engine's arrays and the decision cache (never reallocated)
         self._st = self.game.state
@@ -576,6 +601,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         if self.copy_observations:
             return {"observation": d["observation"].copy(), "action_mask": d["action_mask"].copy()}
         return d
+
+    def state(self) -> np.ndarray:
+        """The global state: the whole game as a fresh int32 vector in ``state_space``
+        (see the module doc, State Space)."""
+        return self.state_layout.encode(self._st, 0)
 
     def legal_actions(self) -> np.ndarray:
         """The legal action ids of the decision (a view, in the engine's order)."""

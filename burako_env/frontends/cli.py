@@ -31,6 +31,7 @@ from typing import Annotated
 
 import typer
 
+from burako_env.evaluation import EVAL_SEED  # light: numpy and the agents load when used
 from burako_env.limits import (
     MAX_BATCH_GAMES,
     MAX_BENCH_ROUNDS,
@@ -465,7 +466,9 @@ def tournament(
     hands: Annotated[
         int, typer.Option(help="hands per pairing (each deal played twice, seats swapped)")
     ] = 200,
-    seed: Annotated[int, typer.Option(help="seed of the deals and the agents")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="seed of the deals and the agents (burako_env.evaluate's)")
+    ] = EVAL_SEED,
     workers: Annotated[int, typer.Option(help="numba threads")] = 2,
     episode: Annotated[str, typer.Option(help="hand or match")] = "hand",
     out: Annotated[
@@ -489,10 +492,12 @@ def tournament(
     """Round-robin tournament between agents; prints the table of results.
 
     Every pairing plays the same deals twice, seats swapped: win rates with 95% intervals,
-    score margins and Elo ratings (Bradley-Terry). --save-games refuses an existing file
-    unless --force; the files are put in place only when the whole run succeeds. With
-    --ray the games are Ray tasks (--workers: the CPUs of a local Ray instance); the
-    results are the same (docs/SCALING.md).
+    score margins and Elo ratings (Bradley-Terry). The first agent's pairings are those
+    of burako_env.evaluate(FIRST, [OTHERS...]) with the same --seed and --hands: the
+    same defaults (seed 0, learned agents playing their most likely move).
+    --save-games refuses an existing file unless --force; the files are put in place only
+    when the whole run succeeds. With --ray the games are Ray tasks (--workers: the CPUs
+    of a local Ray instance); the results are the same (docs/SCALING.md).
     """
     if hands < 1:
         _fail("--hands must be at least 1")
