@@ -191,7 +191,9 @@ def test_the_module_gives_illegal_actions_probability_zero():
 def local_ray():
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
+    # "local": a fresh instance, never a running cluster's (test_ray's, under xdist)
     ray.init(
+        address="local",
         num_cpus=1,
         include_dashboard=False,
         object_store_memory=100 * 1024 * 1024,
