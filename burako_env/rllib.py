@@ -1,11 +1,14 @@
 """RLlib: Burako as a ``MultiAgentEnv`` with action masks, and a PPO configuration
 (the rllib extra: ``pip install 'burako[rllib]'``; docs/RLLIB.md).
 
-    from burako_env.rllib import ppo_config
+    import burako_env
+    from burako_env.rllib import policy_function, ppo_config
 
     algo = ppo_config(num_players=2).build_algo()
     for _ in range(10):
-        print(algo.train()["env_runners"]["episode_return_mean"])
+        algo.train()
+    player = policy_function(algo.get_module("shared"))
+    print(burako_env.evaluate(player, num_players=2, hands=200).table())
 
 :class:`BurakoMultiAgentEnv` is the AEC game (:mod:`burako_env.envs.aec`, the raw
 environment: one numba call a decision) seen through RLlib's multi-agent API, new API
@@ -59,8 +62,10 @@ __all__ = [
     "SHARED_POLICY",
     "BurakoMultiAgentEnv",
     "MaskedPPOTorchRLModule",
+    "policy_function",
     "ppo_config",
     "shared_policy",
+    "squash_observations",
 ]
 
 #: the one policy every seat plays with in :func:`ppo_config`
@@ -126,9 +131,8 @@ class BurakoMultiAgentEnv(MultiAgentEnv):
         """``agent``'s observation dict (fresh float32 arrays); its mask is all zeros
         unless it is to act."""
         d = self.aec.observe(agent)
-        x = d["observation"].astype(np.float32)
-        if self.squash:
-            x = np.sign(x) * np.log1p(np.abs(x))
+        obs = d["observation"]
+        x = squash_observations(obs) if self.squash else obs.astype(np.float32)
         return {"observations": x, "action_mask": d["action_mask"].astype(np.float32)}
 
     @property
@@ -254,6 +258,43 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         if embeddings is None and isinstance(batch[Columns.OBS], dict):
             batch = self._split(batch)[1]
         return super().compute_values(batch, embeddings)
+
+
+def squash_observations(obs: np.ndarray) -> np.ndarray:
+    """``sign(x) * log1p(|x|)`` of the engine's int16 observations, as float32: what
+    :class:`BurakoMultiAgentEnv` gives with ``squash=True``."""
+    x = np.asarray(obs).astype(np.float32)
+    return np.sign(x) * np.log1p(np.abs(x))
+
+
+def policy_function(module: Any, *, squash: bool = True, greedy: bool = True):
+    """A trained module (``algo.get_module("shared")``) as a function ``(obs, mask) ->
+    actions`` on a batch of the engine's observations (int16 [B, obs_size]) and masks
+    ([B, 2541]): what :func:`burako_env.evaluate` and
+    :class:`~burako_env.agents.adapters.FunctionAgent` take, so the policy meets the
+    heuristic agents on the tournament's deals::
+
+        burako_env.evaluate(policy_function(algo.get_module("shared")), num_players=2)
+
+    ``greedy`` plays the most likely legal action (``forward_inference``), else samples
+    (``forward_exploration``); ``squash`` must be the environment's."""
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        x = squash_observations(obs) if squash else np.asarray(obs, np.float32)
+        batch = {
+            Columns.OBS: {
+                "observations": torch.from_numpy(x),
+                "action_mask": torch.from_numpy(np.asarray(mask, np.float32)),
+            }
+        }
+        with torch.no_grad():
+            if greedy:
+                logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+                return logits.argmax(-1).numpy()
+            logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
+            return torch.distributions.Categorical(logits=logits).sample().numpy()
+
+    return act
 
 
 def shared_policy(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:

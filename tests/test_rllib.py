@@ -27,7 +27,7 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
-from burako_env import burako_v1  # noqa: E402
+from burako_env import burako_v1, evaluate  # noqa: E402
 from burako_env.core.constants import NUM_ACTIONS  # noqa: E402
 from burako_env.envs.aec import IllegalMoveError  # noqa: E402
 
@@ -240,5 +240,13 @@ def test_ppo_with_the_shared_policy_trains_two_iterations(local_ray):
             obs, _, terms, _, _ = env.step({agent: action})  # raises if illegal
             if terms["__all__"]:
                 obs, _ = env.reset()
+        # ... and meets the heuristic agents on the tournament's deals (which check
+        # every action against the mask too)
+        kw = dict(hands=4, num_players=2, workers=1)
+        res = evaluate(rllib.policy_function(module), opponents=("random",), **kw)
+        assert res.pairing(res.agents[0], "random").hands == 4
+        sampled = rllib.policy_function(module, greedy=False)
+        res = evaluate(sampled, opponents=("greedy",), **kw)
+        assert res.pairing(res.agents[0], "greedy").hands == 4
     finally:
         algo.stop()
