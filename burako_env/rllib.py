@@ -159,8 +159,9 @@ class BurakoMultiAgentEnv(MultiAgentEnv):
         if agent not in action_dict:
             raise KeyError(f"{agent} is to act, but the actions are for {sorted(action_dict)}")
         action = action_dict[agent]
-        action = int(action.item() if isinstance(action, np.ndarray) else action)
-        try:
+        if isinstance(action, np.ndarray):  # RLlib's 0-d arrays
+            action = action.item()
+        try:  # a float, a string or a bool is a TypeError, as in the AEC env
             self.aec.step(action)
         except IllegalMoveError as exc:
             if self.illegal == "raise":

@@ -149,6 +149,12 @@ def test_illegal_raise_leaves_the_game_as_it_was():
         env.step({agent: illegal})
     assert env.agent_to_act == agent
     np.testing.assert_array_equal(env.observe(agent)["action_mask"], o["action_mask"])
+    for bad in (1.0, "3", True):  # never rounded or parsed
+        with pytest.raises(TypeError):
+            env.step({agent: bad})
+    assert env.agent_to_act == agent
+    with pytest.raises(KeyError, match=f"{agent} is to act"):
+        env.step({"player_9": 0})
     with pytest.raises(ValueError, match="illegal must be one of"):
         BurakoMultiAgentEnv({"illegal": "ignore"})
 
