@@ -7,7 +7,8 @@
   :mod:`burako_env.training`;
 * ``web``: starlette and uvicorn, for ``burako serve``;
 * ``ray``: Ray, for ``--ray`` (:mod:`burako_env.distributed` says so with its own error);
-* ``all``: the three.
+* ``rllib``: Ray's RLlib (and torch), for :mod:`burako_env.rllib`;
+* ``all``: the four.
 
 The core imports none of them at start: each is imported where it is used, and asking
 for a part whose extra is missing raises :class:`MissingExtra`, which names the extra
