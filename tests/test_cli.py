@@ -124,7 +124,9 @@ def test_bench_train_figures_and_engine_share():
     for part in ("env", "heuristics", "learner", "update"):  # each one measured
         assert shares[part] > 0, part
     assert res["snapshots_kept"] == 1  # the league mix of a run past its first snapshot
-    assert res["torch_threads"] == res["update_threads"] == 1 and res["numba_threads"] >= 1
+    assert res["torch_threads"] == 1 and res["update_threads"] == "auto"  # tiny's settings
+    assert len(res["update_threads_used"]) == 1 and res["update_threads_used"][0] >= 1
+    assert res["numba_threads"] >= 1
     table = format_train(res)
     assert "| rollout (league mix) |" in table and "**game engine**" in table
 
@@ -136,7 +138,7 @@ def test_bench_train_cli():
     for words in (
         "config tiny",
         "num_envs 8 x num_steps 8 = 64 env steps per rollout",
-        "torch threads 1 (rollout), update threads 1; numba threads",
+        "torch threads 1 (rollout), update threads auto (used: ",
         "| rollout (league mix) |",
         "| PPO update |",
         "| **whole iteration** (rollout + GAE + update) |",

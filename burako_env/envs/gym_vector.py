@@ -225,7 +225,6 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(single, n_envs)
         self.action_space = batch_space(self.single_action_space, n_envs)
 
-        self._kernel = tournament.play_kernel
         self._deal_op, self._resume_op = tournament.PLAY_DEAL, tournament.PLAY_RESUME
         self._obs = np.zeros((n_envs, size), np.int16)
         self._obs_norm = np.zeros((n_envs, size), np.float32)
@@ -343,10 +342,12 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
             self._n_actions,
             NO_STEP_LIMIT,
         )
+        from burako_env.agents.tournament import play_kernel  # above the envs: lazily
+
         if first is None:
-            run_sliced(self._kernel, self.num_envs, *args)
+            run_sliced(play_kernel, self.num_envs, *args)
         else:
-            self._kernel(*args, first, first + 1)
+            play_kernel(*args, first, first + 1)
 
     def _play_python(self) -> None:
         """The Python opponents decide for the games waiting on them (each agent for all

@@ -574,6 +574,7 @@ def bench_train(
 
             times: dict[str, list[float]] = {k: [] for k in ("rollout", "update", "iteration")}
             parts = dict.fromkeys(TRAIN_PARTS, 0.0)
+            used: list[int] = []  # the update's torch threads, round by round
             for _ in range(rounds):
                 c0 = dict(clocks.seconds)
                 t0 = time.perf_counter()
@@ -593,6 +594,7 @@ def bench_train(
                 parts["rollout_rest"] += (t1 - t0) - inside
                 parts["gae"] += gae
                 parts["update"] += t2 - t1 - gae
+                used.append(trainer.update_threads.chosen)
             snapshots = len(league.snapshots)
     finally:
         torch.set_num_threads(threads_before)
@@ -612,6 +614,7 @@ def bench_train(
         "rounds": rounds,
         "torch_threads": cfg.torch_threads,
         "update_threads": cfg.update_threads,
+        "update_threads_used": used,
         "numba_threads": numba.get_num_threads(),
         "torch": torch.__version__,
         "machine": machine(),
@@ -660,7 +663,8 @@ def format_train(res: dict) -> str:
         f"{res['rollout_steps']:,} env steps per rollout; median of {res['rounds']} "
         "iteration(s) after a warm-up",
         f"torch {res['torch']}: torch threads {res['torch_threads']} (rollout), update "
-        f"threads {res['update_threads']}; numba threads {res['numba_threads']}",
+        f"threads {res['update_threads']} (used: {', '.join(map(str, res['update_threads_used']))}"
+        f"); numba threads {res['numba_threads']}",
         f"league: {league}; snapshots kept {res['snapshots_kept']}",
         "",
         "| measure | env steps/s | s per iteration |",
