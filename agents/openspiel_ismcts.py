@@ -111,7 +111,7 @@ class OpenSpielISMCTSAgent(Agent):
         rollouts: int | str = DEFAULTS["rollouts"],
         worlds: int | str = DEFAULTS["worlds"],
     ) -> None:
-        require("pyspiel", "the openspiel_ismcts agent", extra="openspiel")
+        require("pyspiel", "the openspiel_ismcts agent")
         self.sims = _number("sims", sims, int, 1)
         self.uct_c = _number("uct_c", uct_c, float, 0.0)
         self.rollouts = _number("rollouts", rollouts, int, 1)

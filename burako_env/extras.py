@@ -7,7 +7,9 @@
   :mod:`burako_env.training`;
 * ``web``: starlette and uvicorn, for ``burako serve``;
 * ``ray``: Ray, for ``--ray`` (:mod:`burako_env.distributed` says so with its own error);
-* ``all``: the three.
+* ``openspiel``: OpenSpiel, for :mod:`burako_env.openspiel` (the ``python_burako`` game)
+  and the ``openspiel_ismcts`` agent;
+* ``all``: the four.
 
 The core imports none of them at start: each is imported where it is used, and asking
 for a part whose extra is missing raises :class:`MissingExtra`, which names the extra
@@ -26,6 +28,8 @@ EXTRAS = {
     "starlette": "web",
     "uvicorn": "web",
     "ray": "ray",
+    "pyspiel": "openspiel",
+    "open_spiel": "openspiel",
 }
 
 

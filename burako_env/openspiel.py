@@ -62,7 +62,7 @@ from burako_env.core.constants import (
 from burako_env.core.game import Game
 from burako_env.extras import require
 
-pyspiel = require("pyspiel", "burako_env.openspiel", extra="openspiel")
+pyspiel = require("pyspiel", "burako_env.openspiel")
 
 #: the game's OpenSpiel name
 GAME_NAME = "python_burako"

@@ -110,14 +110,15 @@ def test_the_core_dependencies_leave_out_the_extras():
     }
     for core in ("numpy", "numba", "gymnasium", "pettingzoo", "pyyaml", "typer", "tqdm"):
         assert core in names
-    assert not {"torch", "tensorboard", "starlette", "uvicorn", "ray"} & names
+    assert not {"torch", "tensorboard", "starlette", "uvicorn", "ray", "open_spiel"} & names
     extras = project["optional-dependencies"]
     torch = [d for d in extras["train"] if d.startswith("torch")]
     assert torch and "==" not in torch[0] and ">=" in torch[0], torch  # a range, not a pin
     assert any(d.startswith("tensorboard") for d in extras["train"])
     assert {d.split(">")[0] for d in extras["web"]} == {"starlette", "uvicorn"}
     assert any(d.startswith("ray") for d in extras["ray"])
-    assert extras["all"] == ["burako[train,web,ray]"]
+    assert any(d.startswith("open_spiel>=") for d in extras["openspiel"])
+    assert extras["all"] == ["burako[train,web,ray,openspiel]"]
     assert project["version"] == "0.3.0"
 
 
@@ -382,7 +383,7 @@ def test_without_starlette_serve_names_the_web_extra():
 
 def test_the_cli_and_the_core_import_no_extra():
     """Lazy: starting the CLI, the envs and the heuristic agents imports no torch,
-    starlette, uvicorn, tensorboard or Ray."""
+    starlette, uvicorn, tensorboard, Ray or OpenSpiel."""
     out = run_python(
         textwrap.dedent(
             """
@@ -391,7 +392,7 @@ def test_the_cli_and_the_core_import_no_extra():
             import burako_env.envs.aec, burako_env.envs.gym_env, burako_env.envs.vector
             import burako_env.frontends.cli, burako_env.frontends.play
             import burako_env.training.config
-            heavy = ("torch", "starlette", "uvicorn", "tensorboard", "ray")
+            heavy = ("torch", "starlette", "uvicorn", "tensorboard", "ray", "pyspiel")
             print(sorted(m for m in sys.modules if m.split(".")[0] in heavy))
             """
         ),
