@@ -141,9 +141,7 @@ class OpenSpielISMCTSAgent(Agent):
 
         key = (id(game.variant), game.num_players)
         if key not in self._games:
-            self._games = {
-                key: BurakoGame({"players": game.num_players}, variant=game.variant)
-            }
+            self._games = {key: BurakoGame({"players": game.num_players}, variant=game.variant)}
         return self._games[key]
 
     def act_game(self, game, b: int = 0) -> int:

@@ -5,7 +5,11 @@ where the ``openspiel`` extra is not installed."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +23,11 @@ from burako_env.agents import make_agent  # noqa: E402
 from burako_env.core.constants import DRAW_STOCK, NUM_ACTIONS, NUM_CARD_TYPES  # noqa: E402
 from burako_env.core.game import Game  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def test_the_game_loads_by_name_for_two_and_four_players():
+    assert bo.GAME_NAME in [t.short_name for t in pyspiel.registered_games()]
     game = pyspiel.load_game("python_burako")
     assert game.num_players() == 2
     assert game.num_distinct_actions() == NUM_ACTIONS
@@ -90,7 +97,7 @@ def test_a_resampled_state_keeps_the_players_information_state():
     rng = np.random.default_rng(1)
     for _ in range(12):
         if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
             state.apply_action(int(rng.choice(actions, p=probs)))
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
@@ -142,3 +149,29 @@ def test_the_ismcts_agent_decides_a_legal_action_from_the_game():
         assert a in legal
         game.step_one(a)
     assert agent.searched > 0
+
+
+def test_without_openspiel_the_module_and_the_agent_name_the_extra():
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["pyspiel"] = None  # as if OpenSpiel were not installed
+        from burako_env.extras import MissingExtra
+        from burako_env.agents import make_agent
+        for what in ("module", "agent"):
+            try:
+                if what == "module":
+                    import burako_env.openspiel
+                else:
+                    make_agent("openspiel_ismcts")
+            except MissingExtra as exc:
+                print(exc.extra, exc)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.splitlines()
+    assert out == [
+        "openspiel burako_env.openspiel needs pyspiel: pip install 'burako[openspiel]'",
+        "openspiel the openspiel_ismcts agent needs pyspiel: pip install 'burako[openspiel]'",
+    ]
