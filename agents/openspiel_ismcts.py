@@ -1,6 +1,6 @@
 """``openspiel_ismcts``: OpenSpiel's information-set Monte Carlo tree search as an agent.
 
-The agent wraps :class:`open_spiel.python.algorithms.ismcts.ISMCTSBot` (Cowling et al.
+The agent wraps ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` (Cowling et al.
 2012) on the OpenSpiel game of :mod:`burako_env.openspiel` (``pip install
 'burako[openspiel]'``; without it the agent raises
 :class:`~burako_env.extras.MissingExtra`). At each decision with more than one legal
@@ -22,7 +22,7 @@ Settings, in the agent's name (``openspiel_ismcts:sims=100,uct_c=2``) or as keyw
   one every simulation).
 
 The agent needs the game, not only an observation (``searches``): the tournament and the
-other callers call :meth:`act_game`.
+other callers call :meth:`OpenSpielISMCTSAgent.act_game`.
 """
 
 from __future__ import annotations
