@@ -7,9 +7,10 @@
   :mod:`burako_env.training`;
 * ``web``: starlette and uvicorn, for ``burako serve``;
 * ``ray``: Ray, for ``--ray`` (:mod:`burako_env.distributed` says so with its own error);
+* ``rllib``: Ray's RLlib (and torch), for :mod:`burako_env.rllib`;
 * ``openspiel``: OpenSpiel, for :mod:`burako_env.openspiel` (the ``python_burako`` game)
   and the ``openspiel_ismcts`` agent;
-* ``all``: the four.
+* ``all``: the five.
 
 The core imports none of them at start: each is imported where it is used, and asking
 for a part whose extra is missing raises :class:`MissingExtra`, which names the extra

@@ -117,8 +117,10 @@ def test_the_core_dependencies_leave_out_the_extras():
     assert any(d.startswith("tensorboard") for d in extras["train"])
     assert {d.split(">")[0] for d in extras["web"]} == {"starlette", "uvicorn"}
     assert any(d.startswith("ray") for d in extras["ray"])
+    assert any(d.startswith("ray[rllib]") for d in extras["rllib"])
+    assert any(d.startswith("torch") for d in extras["rllib"])  # RLlib's modules are torch
     assert any(d.startswith("open_spiel>=") for d in extras["openspiel"])
-    assert extras["all"] == ["burako[train,web,ray,openspiel]"]
+    assert extras["all"] == ["burako[train,web,ray,rllib,openspiel]"]
     assert project["version"] == "0.3.0"
 
 
@@ -379,6 +381,29 @@ def test_without_starlette_serve_names_the_web_extra():
         )
     )
     assert "no starlette ok" in run_python(script, ROOT)
+
+
+def test_without_ray_rllib_names_the_rllib_extra():
+    script = (
+        "BLOCKED = {'ray'}\n"
+        + BLOCK
+        + textwrap.dedent(
+            """
+        from burako_env.extras import MissingExtra
+        try:
+            import burako_env.rllib
+        except MissingExtra as exc:
+            want = "burako_env.rllib needs ray.rllib: pip install 'burako[rllib]'"
+            assert str(exc) == want and exc.extra == "rllib", exc
+            assert isinstance(exc, ImportError)
+        else:
+            raise AssertionError("rllib")
+        assert "ray" not in sys.modules
+        print("no ray ok")
+        """
+        )
+    )
+    assert "no ray ok" in run_python(script, ROOT)
 
 
 def test_the_cli_and_the_core_import_no_extra():

@@ -50,7 +50,6 @@ take int32's range.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -85,7 +84,7 @@ from burako_env.core.constants import (
 )
 from burako_env.core.game import Game
 from burako_env.core.state import GameState, allocate_state, state_dtype
-from burako_env.envs.observation import copies, max_meld_size
+from burako_env.envs.observation import BlockLayout, copies, max_meld_size
 from burako_env.variants import Variant
 
 INT32_MIN = int(np.iinfo(np.int32).min)
@@ -180,7 +179,7 @@ def _blocks(variant: Variant) -> list[tuple[str, tuple[int, ...], np.ndarray, np
     ]
 
 
-class StateLayout(Mapping):
+class StateLayout(BlockLayout):
     """The state vector's blocks by name (see the module doc): a read-only mapping name
     -> :class:`StateBlock`, the whole vectors ``low`` / ``high`` (int32), its ``size``,
     and the conversions :meth:`encode` (a game's state arrays to the vector) and
@@ -236,19 +235,6 @@ class StateLayout(Mapping):
         return [
             (width, np.concatenate(src), np.concatenate(dst)) for width, (src, dst) in plan.items()
         ]
-
-    def __getitem__(self, name: str) -> StateBlock:
-        return self._blocks[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._blocks)
-
-    def __len__(self) -> int:
-        return len(self._blocks)
-
-    def spans(self) -> dict[str, tuple[int, int]]:
-        """Block name -> ``(start, stop)``."""
-        return {name: (b.start, b.stop) for name, b in self._blocks.items()}
 
     def __repr__(self) -> str:
         v = self.variant

@@ -298,7 +298,27 @@ def _block_highs(variant: Variant) -> dict[str, list]:
     }
 
 
-class ObservationLayout(Mapping):
+class BlockLayout(Mapping):
+    """A read-only mapping of block name -> block (a NamedTuple with ``start`` and
+    ``stop``) over ``self._blocks``: the observation's and the global state's layouts."""
+
+    _blocks: dict
+
+    def __getitem__(self, name: str):
+        return self._blocks[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._blocks)
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+    def spans(self) -> dict[str, tuple[int, int]]:
+        """Block name -> ``(start, stop)``."""
+        return {name: (b.start, b.stop) for name, b in self._blocks.items()}
+
+
+class ObservationLayout(BlockLayout):
     """The observation's blocks by name (in :func:`~burako_env.core.constants.obs_layout`'s
     order): a read-only mapping name -> :class:`ObsBlock`, plus the whole vectors ``low``,
     ``high`` (raw bounds), ``scale`` and the normalised bounds ``normalized_low`` /
@@ -333,19 +353,6 @@ class ObservationLayout(Mapping):
         }
         for arr in (low, high, scale, self.normalized_low, self.normalized_high):
             arr.flags.writeable = False
-
-    def __getitem__(self, name: str) -> ObsBlock:
-        return self._blocks[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._blocks)
-
-    def __len__(self) -> int:
-        return len(self._blocks)
-
-    def spans(self) -> dict[str, tuple[int, int]]:
-        """Block name -> ``(start, stop)``."""
-        return {name: (b.start, b.stop) for name, b in self._blocks.items()}
 
     def normalize(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """float32 ``obs / scale`` of int16 observations ``[..., size]`` (into ``out``

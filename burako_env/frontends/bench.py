@@ -312,13 +312,20 @@ def bench_vector(
         "players": env.num_players,
         "batch": num_envs,
         "threads": nthreads,
-        "seconds": dt,
+        **_step_rates(steps, calls, episodes, dt, cpu),
+    }
+
+
+def _step_rates(steps: int, calls: int, episodes: int, seconds: float, cpu: float) -> dict:
+    """The counts of a stepping benchmark and their rates per wall and per CPU second."""
+    return {
+        "seconds": seconds,
         "steps": steps,
         "calls": calls,
         "episodes": episodes,
-        "steps_per_s": steps / dt,
-        "calls_per_s": calls / dt,
-        "episodes_per_s": episodes / dt,
+        "steps_per_s": steps / seconds,
+        "calls_per_s": calls / seconds,
+        "episodes_per_s": episodes / seconds,
         "cpu_seconds": cpu,
         "steps_per_cpu_s": steps / cpu,
     }
@@ -359,15 +366,7 @@ def _learner_steps(api: str, envs, num_envs: int, seconds: float, seed: int, mas
     return {
         "api": api,
         "picker": "mask",
-        "seconds": dt,
-        "steps": steps,
-        "calls": calls,
-        "episodes": episodes,
-        "steps_per_s": steps / dt,
-        "calls_per_s": calls / dt,
-        "episodes_per_s": episodes / dt,
-        "cpu_seconds": cpu,
-        "steps_per_cpu_s": steps / cpu,
+        **_step_rates(steps, calls, episodes, dt, cpu),
     }
 
 
