@@ -5,7 +5,9 @@
 ``discard_table:danger_fit=60,...`` (the same with other weights: see
 :data:`burako_env.agents.heuristic.WEIGHT_PRESETS`), ``ppo`` (the shipped policy of the table it
 plays) / ``ppo:PATH``,
-``pimc`` / ``pimc:k=64,rollout=greedy`` (a search agent: see :mod:`burako_env.agents.pimc`) and
+``pimc`` / ``pimc:k=64,rollout=greedy`` (a search agent: see :mod:`burako_env.agents.pimc`),
+``openspiel_ismcts`` / ``openspiel_ismcts:sims=100`` (OpenSpiel's IS-MCTS, with the
+``openspiel`` extra: see :mod:`burako_env.agents.openspiel_ismcts`) and
 whatever :func:`register_agent` adds.
 
 Layers: the agents import the engine (``burako_env``) and each other, never ``training/``,
@@ -96,11 +98,22 @@ def _pimc_agent(settings: str = "", seed: int = 0, **kw) -> Agent:
     return make_pimc(settings, seed=seed, **kw)
 
 
+def _openspiel_ismcts_agent(settings: str = "", seed: int = 0, **kw) -> Agent:
+    """``openspiel_ismcts``: OpenSpiel's IS-MCTS bot; ``openspiel_ismcts:sims=100`` with
+    settings (burako_env.agents.openspiel_ismcts, imported on first use; needs the
+    ``openspiel`` extra)."""
+    from burako_env.agents.openspiel_ismcts import make_openspiel_ismcts
+
+    return make_openspiel_ismcts(settings, seed=seed, **kw)
+
+
 register_agent("discard_table", weighted_discard_table, prefix=True)
 register_agent("ppo", _ppo_agent)
 register_agent("ppo", _ppo_agent, prefix=True)
 register_agent("pimc", _pimc_agent)
 register_agent("pimc", _pimc_agent, prefix=True)
+register_agent("openspiel_ismcts", _openspiel_ismcts_agent)
+register_agent("openspiel_ismcts", _openspiel_ismcts_agent, prefix=True)
 
 __all__ = [
     "Agent",

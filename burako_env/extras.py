@@ -8,7 +8,9 @@
 * ``web``: starlette and uvicorn, for ``burako serve``;
 * ``ray``: Ray, for ``--ray`` (:mod:`burako_env.distributed` says so with its own error);
 * ``rllib``: Ray's RLlib (and torch), for :mod:`burako_env.rllib`;
-* ``all``: the four.
+* ``openspiel``: OpenSpiel, for :mod:`burako_env.openspiel` (the ``python_burako`` game)
+  and the ``openspiel_ismcts`` agent;
+* ``all``: the five.
 
 The core imports none of them at start: each is imported where it is used, and asking
 for a part whose extra is missing raises :class:`MissingExtra`, which names the extra
@@ -27,6 +29,8 @@ EXTRAS = {
     "starlette": "web",
     "uvicorn": "web",
     "ray": "ray",
+    "pyspiel": "openspiel",
+    "open_spiel": "openspiel",
 }
 
 

@@ -110,7 +110,7 @@ def test_the_core_dependencies_leave_out_the_extras():
     }
     for core in ("numpy", "numba", "gymnasium", "pettingzoo", "pyyaml", "typer", "tqdm"):
         assert core in names
-    assert not {"torch", "tensorboard", "starlette", "uvicorn", "ray"} & names
+    assert not {"torch", "tensorboard", "starlette", "uvicorn", "ray", "open_spiel"} & names
     extras = project["optional-dependencies"]
     torch = [d for d in extras["train"] if d.startswith("torch")]
     assert torch and "==" not in torch[0] and ">=" in torch[0], torch  # a range, not a pin
@@ -119,7 +119,8 @@ def test_the_core_dependencies_leave_out_the_extras():
     assert any(d.startswith("ray") for d in extras["ray"])
     assert any(d.startswith("ray[rllib]") for d in extras["rllib"])
     assert any(d.startswith("torch") for d in extras["rllib"])  # RLlib's modules are torch
-    assert extras["all"] == ["burako[train,web,ray,rllib]"]
+    assert any(d.startswith("open_spiel>=") for d in extras["openspiel"])
+    assert extras["all"] == ["burako[train,web,ray,rllib,openspiel]"]
     assert project["version"] == "0.3.0"
 
 
@@ -407,7 +408,7 @@ def test_without_ray_rllib_names_the_rllib_extra():
 
 def test_the_cli_and_the_core_import_no_extra():
     """Lazy: starting the CLI, the envs and the heuristic agents imports no torch,
-    starlette, uvicorn, tensorboard or Ray."""
+    starlette, uvicorn, tensorboard, Ray or OpenSpiel."""
     out = run_python(
         textwrap.dedent(
             """
@@ -416,7 +417,7 @@ def test_the_cli_and_the_core_import_no_extra():
             import burako_env.envs.aec, burako_env.envs.gym_env, burako_env.envs.vector
             import burako_env.frontends.cli, burako_env.frontends.play
             import burako_env.training.config
-            heavy = ("torch", "starlette", "uvicorn", "tensorboard", "ray")
+            heavy = ("torch", "starlette", "uvicorn", "tensorboard", "ray", "pyspiel")
             print(sorted(m for m in sys.modules if m.split(".")[0] in heavy))
             """
         ),

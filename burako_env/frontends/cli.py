@@ -456,7 +456,8 @@ def tournament(
         list[str] | None,
         typer.Argument(
             help="agent names: random, greedy, discard_table, ppo, ppo:PATH, pimc, "
-            "pimc:k=64,rollout=greedy (docs/STRATEGIES.md) "
+            "pimc:k=64,rollout=greedy, openspiel_ismcts:sims=100 (the openspiel extra; "
+            "docs/STRATEGIES.md) "
             "(default: the built-in agents; ppo where its pretrained policy fits the table)",
             show_default=False,
         ),
