@@ -632,6 +632,33 @@ def test_serve_command_checks_the_host_header(host, tmp_path, monkeypatch):
     assert_only_local_names(apps[0], host)
 
 
+def test_serve_leaves_the_host_programs_log_handlers_open(tmp_path, monkeypatch):
+    """uvicorn's own log config (dictConfig) closes every handler the process has, and
+    absl's handler (OpenSpiel's, RLlib's) closes its stream when closed: the host
+    program's stderr, seen as 'I/O operation on closed file' after `burako serve` ran in
+    a process that had imported OpenSpiel. serve configures no logging of its own."""
+    import io
+    import logging
+
+    import uvicorn
+
+    class ClosesItsStream(logging.StreamHandler):  # as absl.logging.PythonHandler does
+        def close(self):
+            self.stream.close()
+            super().close()
+
+    stream = io.StringIO()
+    handler = ClosesItsStream(stream)
+    logging.getLogger("burako-test-host").addHandler(handler)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    try:
+        r = CliRunner().invoke(cli_app, ["serve", "--port", "0", "--records", str(tmp_path)])
+        assert r.exit_code == 0, r.output
+        assert not stream.closed
+    finally:
+        logging.getLogger("burako-test-host").removeHandler(handler)
+
+
 def test_store_drops_only_a_clients_own_games():
     """A browser's new game drops its own oldest past per_client, never another's; past
     max_games a new game takes a finished or idle game's place, else it is a 503."""

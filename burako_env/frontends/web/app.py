@@ -507,7 +507,11 @@ def serve(
     echo(f"Burako table at http://{shown}:{bound}/")
     echo(f"records from {folder if folder else '(none)'}; Ctrl+C stops the server")
     sys.stdout.flush()
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    # log_config=None: uvicorn's own config goes through logging.config.dictConfig, which
+    # closes every handler the process already has (absl's, for one, then closes the
+    # stream it writes to: a host program's stderr); its warnings reach stderr anyway,
+    # through the root logger's handlers or Python's last resort
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", log_config=None)
     uvicorn.Server(config).run(sockets=[sock])
 
 
