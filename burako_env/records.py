@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from burako_env.core.constants import NUM_ACTIONS
-from burako_env.core.game import Game, game_seed
+from burako_env.core.game import EPISODES, Game, game_seed
 from burako_env.limits import (
     MAX_RECORD_INDEX,
     MAX_RECORD_LINE_BYTES,
@@ -35,6 +36,7 @@ from burako_env.limits import (
 )
 from burako_env.variants import (
     MAX_PLAYERS,
+    PARAMETERS,
     VARIANT_NAMES,
     Variant,
     VariantError,
@@ -77,7 +79,8 @@ class GameRecord:
         if extra:
             raise ValueError(f"unknown record fields: {sorted(extra)}")
         version = data.get("version", 1)
-        size = data.get("num_actions", ACTION_SPACE_OF_VERSION.get(version))
+        known_version = isinstance(version, int) and version in ACTION_SPACE_OF_VERSION
+        size = data.get("num_actions", ACTION_SPACE_OF_VERSION[version] if known_version else None)
         if version != RECORD_VERSION or size != NUM_ACTIONS:
             raise ValueError(
                 f"record format version {version!r} (an action space of {size} ids) cannot "
@@ -90,7 +93,9 @@ class GameRecord:
 
 def _check_fields(data: dict) -> None:
     """ValueError naming the field of a record that no writer makes: a record is read
-    from outside (a file, a browser), and its fields reach the engine and the disk."""
+    from outside (a file, a browser), and its fields reach the engine and the disk. Every
+    field is checked here, its type and range (a list of action ids, two scores, a seat
+    name per player...), so that nothing past the reader meets a value of the wrong type."""
     variant = data.get("variant")
     if isinstance(variant, str):
         if variant not in VARIANT_NAMES:
@@ -109,9 +114,38 @@ def _check_fields(data: dict) -> None:
     for name in ("overrides", "meta"):
         if not isinstance(data.get(name, {}), dict):
             raise ValueError(f"{name} must be a mapping, got {data[name]!r}"[:200])
+    # overrides are rule parameters set on top of the variant; the player count is the
+    # record's own num_players
+    unknown = [k for k in data.get("overrides", {}) if k not in PARAMETERS or k == "num_players"]
+    if unknown:
+        raise ValueError(
+            f"overrides set rule parameters (not num_players, the record's own field), got "
+            f"{', '.join(map(repr, sorted(unknown)))}"[:300]
+        )
     seats = data.get("seats")
     if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats):
         raise ValueError("seats must be a list of names")
+    if len(seats) != data["num_players"]:
+        raise ValueError(
+            f"seats names {len(seats)} players, num_players says {data['num_players']}"
+        )
+    agents = data.get("agents", [])
+    if not isinstance(agents, list) or not all(isinstance(x, str) for x in agents):
+        raise ValueError("agents must be a list of names")
+    episode = data.get("episode", "hand")
+    if not isinstance(episode, str) or episode not in EPISODES:
+        raise ValueError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}"[:200])
+    actions = data.get("actions")
+    if not isinstance(actions, list):
+        raise ValueError("actions must be a list of action ids")
+    for k, a in enumerate(actions):
+        check_whole(f"actions[{k}]", a, 0, NUM_ACTIONS - 1, ValueError)
+    scores = data.get("scores")
+    if not isinstance(scores, list) or len(scores) != 2:
+        raise ValueError("scores must be a list of two whole numbers (team 0, team 1)")
+    for t, score in enumerate(scores):
+        check_whole(f"scores[{t}]", score, -(2**31), 2**31 - 1, ValueError)
+    check_whole("winner", data.get("winner"), -1, 1, ValueError)
 
 
 def variant_fields(variant: Variant, overrides: dict | None = None) -> tuple[str | dict, dict]:
@@ -183,8 +217,18 @@ def output_file(path: str | Path) -> Iterator[Path]:
 def record_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     """``(line number, text)`` of every line of a record file, each line read with a
     bounded read (a line past MAX_RECORD_LINE_BYTES, a file with no newline such as
-    /dev/zero, raises ValueError instead of filling memory; so does text not UTF-8)."""
-    with open(path, "rb") as f:
+    /dev/zero, raises ValueError instead of filling memory; so does text not UTF-8). A
+    FIFO with no writer reads as empty, at once."""
+    # opened without blocking: a FIFO with no writer made open() wait for ever; reads
+    # block again (a pipe being written, as from ``<(...)``, is read to its end)
+    nonblocking = getattr(os, "O_NONBLOCK", 0)  # POSIX only
+    fd = os.open(path, os.O_RDONLY | nonblocking)
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"{path} is a folder: give a file of game records")
+    if nonblocking:
+        os.set_blocking(fd, True)
+    with os.fdopen(fd, "rb") as f:
         for lineno in itertools.count(1):
             raw = f.readline(MAX_RECORD_LINE_BYTES + 1)
             if not raw:

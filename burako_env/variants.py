@@ -315,7 +315,8 @@ def _validate(v: Variant) -> None:
 
 
 def _build(values: dict[str, Any], source: str) -> Variant:
-    unknown = sorted(set(values) - set(PARAMETERS))
+    # sorted as text: a YAML key may be a number (``1: 2``), and numbers and text do not sort
+    unknown = sorted((str(k) for k in values if k not in PARAMETERS), key=str)
     if unknown:
         raise VariantError(
             f"{source}: unknown parameter(s) {', '.join(unknown)}; "
