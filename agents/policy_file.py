@@ -23,6 +23,7 @@ A truncated or foreign file raises :class:`CheckpointError`.
 from __future__ import annotations
 
 import pickle
+import struct
 import zipfile
 from pathlib import Path
 
@@ -118,21 +119,35 @@ def load_file(path: str | Path, kind: str | None = None) -> dict:
         UnicodeDecodeError,
         pickle.UnpicklingError,
         zipfile.BadZipFile,
+        struct.error,  # a pickle cut short inside a number (torch's weights-only unpickler)
+        OverflowError,
+        MemoryError,  # a corrupted length asks for more than there is
     ) as exc:
         raise CheckpointError(
             f"cannot read checkpoint {str(path)!r}: the file is truncated or corrupted "
             f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
         ) from exc
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or not _plain(data.get("format")) or data.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a burako PPO checkpoint")
-    if data.get("version") != VERSION:
+    if not _plain(data.get("version")) or data.get("version") != VERSION:
         raise CheckpointError(
-            f"{str(path)!r} has checkpoint version {data.get('version')}, this code reads "
+            f"{str(path)!r} has checkpoint version {data.get('version')!r:.80}, this code reads "
             f"version {VERSION}"
         )
     for key in ("kind", "spec", "variant", "model"):
         if key not in data:
             raise CheckpointError(f"{str(path)!r} lacks {key!r}: not a complete checkpoint")
+    # the file's description of itself is compared and formatted as plain values: a
+    # tensor or another object there (a corrupted or foreign file) is refused here
+    if not isinstance(data["kind"], str) or data["kind"] not in ("train", "policy"):
+        raise CheckpointError(
+            f"{str(path)!r}: its kind is {data['kind']!r:.80}, not train or policy"
+        )
+    for key in ("spec", "variant"):
+        if not isinstance(data[key], dict) or not _plain(data[key]):
+            raise CheckpointError(
+                f"{str(path)!r} is corrupted: its {key!r} is not a mapping of plain values"
+            )
     check_weights(data["model"], path)
     if kind is not None and data["kind"] != kind:
         raise CheckpointError(
@@ -140,6 +155,20 @@ def load_file(path: str | Path, kind: str | None = None) -> dict:
             f"(resume needs checkpoints/last.pt of a run folder)"
         )
     return data
+
+
+def _plain(value, depth: int = 0) -> bool:
+    """Whether ``value`` is made of None, bools, numbers, strings, lists and dicts only
+    (what a checkpoint's own description holds), nested at most a few levels."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if depth > 8:
+        return False
+    if isinstance(value, list):
+        return all(_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return False
 
 
 def check_weights(model, path: str | Path) -> None:
@@ -169,24 +198,31 @@ def load_network(path: str | Path):
     from burako_env.core.constants import NUM_ACTIONS
 
     data = load_file(path)
-    spec = data["spec"]
-    if not isinstance(spec, dict):
-        raise CheckpointError(f"checkpoint {str(path)!r}: bad network spec ({spec!r})")
+    spec = data["spec"]  # a mapping of plain values (load_file)
     if spec.get("num_actions") != NUM_ACTIONS:
         raise CheckpointError(
             f"checkpoint {str(path)!r} was trained on an action space of "
             f"{spec.get('num_actions')} ids; this engine (rules v1) has {NUM_ACTIONS}: "
             f"retrain it for this engine"
         )
+    from burako_env.variants import MAX_DECKS, MAX_PLAYERS
+
+    for key, high in (("num_players", MAX_PLAYERS), ("total_cards", MAX_DECKS * 54)):
+        value = spec.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= high:
+            raise CheckpointError(
+                f"checkpoint {str(path)!r}: bad network spec ({key} {value!r:.80}, 2..{high})"
+            )
     try:
         now = read_blocks(spec["num_players"], spec["total_cards"])
     except (KeyError, ValueError, TypeError) as exc:
         raise CheckpointError(f"checkpoint {str(path)!r}: bad network spec ({exc})") from exc
     if spec.get("blocks") != now:
+        then = spec.get("blocks") if isinstance(spec.get("blocks"), dict) else {}
         changed = [
-            f"{k}: {spec.get('blocks', {}).get(k)} -> {now.get(k)}"
-            for k in sorted(set(now) | set(spec.get("blocks", {})))
-            if spec.get("blocks", {}).get(k) != now.get(k)
+            f"{k}: {then.get(k)} -> {now.get(k)}"
+            for k in sorted(set(now) | set(then), key=str)
+            if then.get(k) != now.get(k)
         ]
         raise CheckpointError(
             f"checkpoint {str(path)!r} was trained on another observation layout "
@@ -199,8 +235,20 @@ def load_network(path: str | Path):
                 f"checkpoint {str(path)!r}: bad network spec ({key} {width!r}, at most "
                 f"{MAX_NETWORK_WIDTH})"
             )
+    for key, kinds in (
+        ("card_features", bool),
+        ("card_context", bool),
+        ("hint", (str, type(None))),
+    ):
+        if not isinstance(spec.get(key), kinds) and key in spec:
+            raise CheckpointError(
+                f"checkpoint {str(path)!r}: bad network spec ({key} {spec[key]!r:.80})"
+            )
     try:
         net = BurakoNet.from_spec(spec)
+    except (KeyError, ValueError, TypeError) as exc:  # an unknown hint policy, say
+        raise CheckpointError(f"checkpoint {str(path)!r}: bad network spec ({exc})") from exc
+    try:
         net.load_state_dict(data["model"])
     except (KeyError, RuntimeError, TypeError) as exc:
         raise CheckpointError(

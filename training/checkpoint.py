@@ -53,8 +53,21 @@ def env_state(env: VectorEnv) -> dict:
 def load_env_state(env: VectorEnv, state: dict):
     """Set ``env``'s games from a checkpoint's ``env`` section (returns what
     ``env.set_state`` does); games that do not fit this run are a :class:`CheckpointError`."""
+    if not isinstance(state, dict):
+        raise CheckpointError("the checkpoint's env section is not a table of state arrays")
+    arrays = {}
+    for name, t in state.items():
+        if not isinstance(t, torch.Tensor):
+            raise CheckpointError(
+                f"the checkpoint's env section holds {type(t).__name__} for {str(name)!r}, "
+                "not a state array (a corrupted checkpoint)"[:300]
+            )
+        try:
+            arrays[name] = t.numpy()
+        except (TypeError, RuntimeError) as exc:  # bfloat16, a tensor of another device...
+            raise CheckpointError(f"the checkpoint's env array {str(name)!r}: {exc}") from exc
     try:
-        return env.set_state({name: t.numpy() for name, t in state.items()})
+        return env.set_state(arrays)
     except ValueError as exc:
         raise CheckpointError(f"the checkpoint's games do not fit this run: {exc}") from exc
 
