@@ -119,7 +119,9 @@ from burako_env.core.constants import (
     TAKE_PILE,
 )
 from burako_env.core.game import Game, IllegalActionError
+from burako_env.core.kernels import refresh_legal_games
 from burako_env.core.nb import njit_kernel
+from burako_env.core.params import variant_params
 from burako_env.core.rules import action_error as _core_action_error
 from burako_env.core.state import (
     GameState,
@@ -590,6 +592,18 @@ def check_state_values(state: GameState, variant: Variant, episode_match: int | 
             check_cards(state, b, variant, cache)
         except (ApiTestError, IndexError) as exc:
             raise InvalidStateError(f"game {b}: {exc}") from None
+    # the legal-action cache follows from the position (every value above is safe for the
+    # kernels now): recomputed on a copy it must be the saved one, else a live game with
+    # no legal action, or an illegal one listed, would be stuck or stepped
+    fresh = state.copy()
+    refresh_legal_games(fresh, variant_params(variant))
+    for b in range(len(state)):
+        n = int(fresh.num_legal[b])
+        if n != state.num_legal[b] or not np.array_equal(fresh.legal[b, :n], state.legal[b, :n]):
+            raise InvalidStateError(
+                f"game {b}: its cached legal actions ({int(state.num_legal[b])} listed) are "
+                f"not its position's ({n}): the state was edited or corrupted"
+            )
 
 
 # ------------------------------------------------------------------------ (c) mask
