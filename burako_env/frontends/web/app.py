@@ -204,7 +204,11 @@ class HostCheck:
         if scope["type"] in ("http", "websocket"):
             host = Headers(scope=scope).get("host")
             if host is None or host_header_name(host) not in self.allowed:
-                response = Response("Invalid host header", 400, media_type="text/plain")
+                response = (  # /api answers JSON, errors included (the module's doc)
+                    _error("invalid Host header: this server answers its local names only", 400)
+                    if scope.get("path", "").startswith("/api/")
+                    else Response("Invalid host header", 400, media_type="text/plain")
+                )
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

@@ -293,12 +293,15 @@ class RecordLibrary:
     def files(self) -> dict[str, Path]:
         """Name (relative, with ``/``) to path of every record file inside the folder.
 
-        Links that lead outside the folder are left out."""
+        Links that lead outside the folder or nowhere (a loop) are left out."""
         if self.folder is None or not self.folder.is_dir():
             return {}
         out = {}
         for path in sorted(self.folder.rglob("*.jsonl")):
-            real = path.resolve()
+            try:
+                real = path.resolve()
+            except (OSError, RuntimeError):  # a link loop (RuntimeError before Python 3.13)
+                continue
             if real.is_file() and real.is_relative_to(self.folder):
                 out[path.relative_to(self.folder).as_posix()] = real
         return out
