@@ -22,6 +22,7 @@ leaves every output path as it was.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 from collections.abc import Iterator
@@ -156,14 +157,36 @@ def cli_errors() -> Iterator[None]:
         _fail(_os_message(exc) if isinstance(exc, OSError) else str(exc))
 
 
+def _lenient_stdin() -> None:
+    """Bytes on stdin that are not text in its encoding (a binary file piped in, a
+    terminal in another encoding) read as U+FFFD, a line that is no move, instead of a
+    UnicodeDecodeError out of ``readline`` (``play`` and ``replay --step`` read lines)."""
+    import sys
+
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="replace")
+        except (ValueError, OSError):  # closed, or not a text stream of its own
+            pass
+
+
 def check_writable_file(option: str, path: str, overwrite: bool = True) -> Path:
     """Fail (``error: ...``, exit 2) unless ``path`` can be written as a file: not a
-    folder, in a folder that exists or can be made, not an existing file unless
-    ``overwrite``. Nothing is created."""
+    folder, a FIFO, a device or a link loop (the output replaces the path: a FIFO or
+    /dev/null would be gone), in a folder that exists or can be made, not an existing file
+    unless ``overwrite``. Nothing is created."""
     target = Path(path)
     if path.endswith(("/", os.sep)) or target.is_dir():
         example = f"{path.rstrip('/')}/games.jsonl"
         _fail(f"{option} {path!r} is a folder; give a file name, e.g. {example}")
+    if target.exists() and not target.is_file():  # replaced by a file, a FIFO or device is gone
+        _fail(f"{option} {path!r} is not a regular file (a FIFO, device or socket)")
+    try:
+        os.stat(path)
+    except OSError as exc:  # a link loop would be replaced by the file; a dangling
+        if exc.errno == errno.ELOOP:  # link is followed: its target is written
+            _fail(f"{option} {path!r} is a link in a loop")
     if target.exists() and not overwrite:
         _fail(f"{option} {path!r} already exists; pass --force to overwrite it")
     if target.exists() and not os.access(target, os.W_OK):
@@ -652,6 +675,8 @@ def play(
         "Type 'help' for the moves."
     )
 
+    _lenient_stdin()
+
     def read(prompt: str) -> str | None:
         typer.echo(prompt, nl=False)
         try:
@@ -770,6 +795,8 @@ def replay(
         return
 
     i, line = chosen[0]
+    if step:
+        _lenient_stdin()
     rec = line.record
     problem = line.error if rec is None else check_record(rec)
     if problem is not None:
