@@ -547,7 +547,12 @@ def _in_range(name: str, values: np.ndarray, low: int, high: int, where=None) ->
         )
 
 
-def check_state_values(state: GameState, variant: Variant, episode_match: int | None = None):
+def check_state_values(
+    state: GameState,
+    variant: Variant,
+    episode_match: int | None = None,
+    fill_legal: bool = False,
+):
     """Every value of ``state`` is one a game of ``variant`` can hold, before any kernel
     reads it: the kernels index arrays with lengths, counts, cards and seats unchecked
     (a check in their loops costs too much), so a saved state that re-enters the core
@@ -558,6 +563,8 @@ def check_state_values(state: GameState, variant: Variant, episode_match: int | 
     legal-action cache, the melds as the referee reads them (check (d)) and the cards
     conserved (check (a), what ``burako sweep`` counts). Raises InvalidStateError (a
     ValueError) naming the game and the value; shapes and dtypes are the caller's check.
+    ``fill_legal``: a state saved without its legal-action cache (the global state
+    vector's) gets it computed, once every other value has passed, instead of checked.
     """
     copies = max(variant.decks, variant.decks * variant.jokers_per_deck)
     positions = np.arange(MAX_CARDS)
@@ -597,6 +604,10 @@ def check_state_values(state: GameState, variant: Variant, episode_match: int | 
     # no legal action, or an illegal one listed, would be stuck or stepped
     fresh = state.copy()
     refresh_legal_games(fresh, variant_params(variant))
+    if fill_legal:
+        state.legal[...] = fresh.legal
+        state.num_legal[...] = fresh.num_legal
+        return
     for b in range(len(state)):
         n = int(fresh.num_legal[b])
         if n != state.num_legal[b] or not np.array_equal(fresh.legal[b, :n], state.legal[b, :n]):

@@ -272,10 +272,10 @@ class StateLayout(BlockLayout):
         return out
 
     def decode(self, vector) -> GameState:
-        """The vector as a state of one game (its legal-action cache empty: see
-        :meth:`restore`). Raises ValueError for a vector of another size, values that
-        are not whole numbers, or values outside the bounds (naming the block and the
-        entry), and :class:`~burako_env.checks.InvalidStateError` (a ValueError) for
+        """The vector as a state of one game (its legal-action cache computed from the
+        position, which the vector leaves out). Raises ValueError for a vector of another
+        size, values that are not whole numbers, or values outside the bounds (naming the
+        block and the entry), and :class:`~burako_env.checks.InvalidStateError` (a ValueError) for
         arrays no game can hold (cards not conserved, a meld that is none)."""
         vec = np.asarray(vector)
         if vec.shape != (self.size,):
@@ -314,7 +314,7 @@ class StateLayout(BlockLayout):
         from burako_env.checks import InvalidStateError, check_state_values
 
         try:
-            check_state_values(st, self.variant)
+            check_state_values(st, self.variant, fill_legal=True)  # saved without it
         except InvalidStateError as exc:  # it names "game 0", the one decoded
             raise InvalidStateError(f"state vector: {exc}".replace(": game 0:", ":")) from None
         return st
