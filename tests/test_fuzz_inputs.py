@@ -58,6 +58,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
+from test_hostile import record_line as hostile_record_line
 
 from burako_env.variants import _INT_RANGES, PARAMETERS, VARIANT_NAMES
 
@@ -518,19 +519,7 @@ def check_record_file(path: Path) -> None:
 
 def record_line(**fields) -> bytes:
     """A record of the first kind (argentine, 4 players, no moves) with ``fields`` set."""
-    data = {
-        "variant": "argentine",
-        "num_players": 4,
-        "seed": 0,
-        "index": 0,
-        "seats": ["a", "b", "c", "d"],
-        "actions": [],
-        "scores": [0, 0],
-        "winner": -1,
-        "version": 2,
-        **fields,
-    }
-    return (json.dumps(data) + "\n").encode()
+    return hostile_record_line(**fields).encode()
 
 
 @fuzz_settings(120)
