@@ -661,23 +661,27 @@ def test_the_update_gives_the_same_network_on_one_and_two_threads(tmp_path):
         assert torch.equal(value, weights[1][name]), name
 
 
-def test_auto_update_threads_take_the_idle_cores_and_drop_a_slower_count(monkeypatch):
+def test_auto_update_threads_time_each_count_and_keep_the_fastest(monkeypatch):
     from burako_env.training import ppo
 
     threads = ppo.UpdateThreads("auto")
     threads.cores = 4
     monkeypatch.setattr(ppo, "busy_cores", lambda: 1)
-    assert threads.choose() == 3
+    assert threads.choose() == 1  # one thread is timed first
+    threads.record(1.0, 1000)
+    assert threads.choose() == 3  # then the idle cores
+    threads.record(1.5, 1000)  # slower per transition than one thread
+    assert threads.choose() == 1  # the fastest is kept
+    threads.record(1.0, 1000)
     monkeypatch.setattr(ppo, "busy_cores", lambda: 6)
     assert threads.choose() == 1  # every core busy: one thread
-    threads.record(1.0, 1000)  # one thread: 1 ms a transition
     monkeypatch.setattr(ppo, "busy_cores", lambda: 2)
-    assert threads.choose() == 2
-    threads.record(1.5, 1000)  # slower than one thread: 2 is dropped for a while
-    assert threads.choose() == 1
-    for _ in range(ppo.UpdateThreads.PROBE_EVERY):
+    assert threads.choose() == 2  # two idle cores: a count not timed yet
+    threads.record(0.5, 1000)
+    assert threads.choose() == 2  # faster: kept
+    while threads.updates % ppo.UpdateThreads.PROBE_EVERY:
         threads.choose()
-    assert threads.choose() == 2  # tried again
+    assert threads.choose() == 1  # every count timed again
     fixed = ppo.UpdateThreads(3)
     monkeypatch.setattr(ppo, "busy_cores", lambda: 0)
     assert fixed.choose() == 3

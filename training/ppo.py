@@ -143,17 +143,17 @@ def busy_cores() -> int:
 
 
 class UpdateThreads:
-    """The torch threads of each PPO update with ``update_threads: auto``: the cores no
-    other process keeps busy when the update starts (at least 1). torch's threads wait
-    for each other at every operation, so a thread without a core of its own stalls the
-    rest (20x slower updates were seen): a count whose last update ran slower per
-    transition than one thread's is not used again for ``PROBE_EVERY`` updates. The
-    update's results do not depend on the count (tests/test_training.py checks it), so
-    following the machine's load keeps runs reproducible."""
+    """The torch threads of each PPO update with ``update_threads: auto``: the fastest
+    count, per transition, among 1 and the cores no other process keeps busy when the
+    update starts. Each count is timed once before it is compared, and every
+    ``PROBE_EVERY`` updates the counts are timed again, as the machine's load changes.
+    More threads are not always faster: torch's threads wait for each other at every
+    operation (a thread without a core stalls the rest: 20x slower updates were seen),
+    and on this 2-core machine one thread beat two even when idle (docs/TRAINING.md).
+    The update's results do not depend on the count (tests/test_training.py checks it),
+    so following the machine keeps runs reproducible."""
 
     PROBE_EVERY = 20
-    #: the slowdown over one thread's time per transition past which a count is dropped
-    TOLERANCE = 1.1
 
     def __init__(self, setting: int | str) -> None:
         self.setting = setting
@@ -162,30 +162,30 @@ class UpdateThreads:
         except AttributeError:
             self.cores = os.cpu_count() or 1
         self.seconds: dict[int, float] = {}  # threads -> last seconds per transition
-        self.banned: dict[int, int] = {}  # threads -> updates left before a new try
+        self.updates = 0
         self.chosen = 1
 
     def choose(self) -> int:
         if self.setting != "auto":
             self.chosen = int(self.setting)
             return self.chosen
-        threads = max(1, self.cores - busy_cores())
-        while threads > 1 and self.banned.get(threads, 0) > 0:
-            threads -= 1
-        for k in self.banned:
-            self.banned[k] = max(0, self.banned[k] - 1)
-        self.chosen = threads
-        return threads
+        if self.updates and self.updates % self.PROBE_EVERY == 0:
+            self.seconds.clear()  # time every count again
+        self.updates += 1
+        idle = max(1, self.cores - busy_cores())
+        counts = sorted({1, idle})
+        untimed = [k for k in counts if k not in self.seconds]
+        if untimed:
+            self.chosen = untimed[0]
+        else:
+            self.chosen = min(counts, key=lambda k: self.seconds[k])
+        return self.chosen
 
     def record(self, seconds: float, transitions: int) -> None:
         """The last update's time (after :meth:`choose`)."""
         if self.setting != "auto" or transitions <= 0:
             return
-        per = seconds / transitions
-        self.seconds[self.chosen] = per
-        one = self.seconds.get(1)
-        if self.chosen > 1 and one is not None and per > self.TOLERANCE * one:
-            self.banned[self.chosen] = self.PROBE_EVERY
+        self.seconds[self.chosen] = seconds / transitions
 
 
 # ---------------------------------------------------------------- RNG state (checkpoints)
