@@ -178,12 +178,12 @@ class TrainConfig:
     numba's threads step the games beside it."""
     update_threads: int | str = "auto"
     """torch.set_num_threads during the PPO update and the imitation warm start: a
-    number, or ``auto``, the cores no other process keeps busy when the update starts
-    (:class:`~burako_env.training.ppo.UpdateThreads`). A fixed 2 on 2 cores made the
-    update 1.3x faster on an idle machine but 20x slower (2.2 s to 45-58 s) whenever
-    anything else kept a core busy, as torch's threads wait for each other at every
-    operation (scripts/bench_training.py --busy 1 measures it). The update's results do
-    not depend on this count (tests/test_training.py checks it)."""
+    number, or ``auto``: the faster, per transition, of 1 and the cores no other process
+    keeps busy, each timed (:class:`~burako_env.training.ppo.UpdateThreads`). A fixed 2
+    on 2 cores was 20x slower (2.2 s to 45-58 s) whenever anything else kept a core busy,
+    as torch's threads wait for each other at every operation (scripts/bench_training.py
+    --busy 1 measures it), and no faster than 1 on these idle cores since 0.4. The
+    update's results do not depend on this count (tests/test_training.py checks it)."""
     device: str = "auto"
     """Where the network trains: ``auto`` (a CUDA GPU when torch sees one, else the
     CPU), ``cpu``, ``cuda`` or ``cuda:N``. The games always run on the CPU (numba), and
