@@ -74,6 +74,7 @@ from burako_env.core.constants import (
     NUM_MELD_FIELDS,
     NUM_MISC,
     NUM_PHASES,
+    NUM_RANKS,
     OPEN_GROUP_BASE,
     ObsLayout,
     obs_layout,
@@ -91,8 +92,7 @@ NUM_CARD_FEATURES = 10  # see BurakoNet._card_features
 #: known cards and on their table (what discard_table's danger and usefulness read)
 NUM_CONTEXT_FEATURES = 6
 CARD_EMBED = 8
-NUM_RANK = 13
-WILD_CARD_IDS = torch.tensor([s * NUM_RANK + 1 for s in range(4)] + [NUM_CARD_TYPES - 1])
+WILD_CARD_IDS = torch.tensor([s * NUM_RANKS + 1 for s in range(4)] + [NUM_CARD_TYPES - 1])
 NUM_OTHER_ACTIONS = NUM_ACTIONS - (DISCARD_BASE - ADD_BASE)  # every action but the adds
 #: the rows of ``other_head`` nearly every observation uses: draw, peek, take a muerto
 #: (the ids below OPEN_GROUP_BASE) and the discards (its last NUM_CARD_TYPES rows)
@@ -130,7 +130,7 @@ def meld_fits(r: torch.Tensor, team_row: torch.Tensor, fits: torch.Tensor) -> No
     cand = torch.full((r.shape[0], 9), -1, dtype=torch.long)
     group = (kind == 1) & open_
     cand[:, :4] = torch.where(
-        group[:, None], torch.arange(4)[None, :] * NUM_RANK + key[:, None].clamp(0, 12), -1
+        group[:, None], torch.arange(4)[None, :] * NUM_RANKS + key[:, None].clamp(0, 12), -1
     )
     run = (kind == 2) & open_
     end_wild = (wild > 0) & (gap == 0)
@@ -139,7 +139,7 @@ def meld_fits(r: torch.Tensor, team_row: torch.Tensor, fits: torch.Tensor) -> No
     ok[:, 2:4] &= end_wild[:, None]
     ok[:, 4] &= gap > 0
     rank = torch.where(pos >= 14, torch.zeros_like(pos), pos - 1)
-    card = key[:, None].clamp(0, 3) * NUM_RANK + rank.clamp(0, 12)
+    card = key[:, None].clamp(0, 3) * NUM_RANKS + rank.clamp(0, 12)
     cand[:, 4:] = torch.where(run[:, None] & ok, card, -1)
     flat = team_row[:, None] * NUM_CARD_TYPES + cand
     hit = cand >= 0
@@ -725,10 +725,10 @@ def _rank_context(hand, pile, opp, opp_table) -> list[torch.Tensor]:
     n = hand.shape[0]
 
     def suited(v):  # [N, 53] -> [N, 4 suits, 13 ranks], the joker left out
-        return v[:, : 4 * NUM_RANK].reshape(n, 4, NUM_RANK)
+        return v[:, : 4 * NUM_RANKS].reshape(n, 4, NUM_RANKS)
 
     def per_card(v):  # [N, 4, 13] -> [N, 53], the joker's column 0
-        return torch.cat([v.reshape(n, 4 * NUM_RANK), v.new_zeros(n, 1)], dim=1)
+        return torch.cat([v.reshape(n, 4 * NUM_RANKS), v.new_zeros(n, 1)], dim=1)
 
     held = (suited(hand) > 0).float()
     # the ranks in run order A 2 3 ... K A (the ace at both ends, no wrap past it),

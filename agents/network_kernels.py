@@ -38,9 +38,9 @@ from burako_env.core.constants import (
     NUM_MELD_FIELDS,
     NUM_MISC,
     NUM_PHASES,
+    NUM_RANKS,
 )
 
-NUM_RANK = 13
 #: the observation blocks :func:`featurize` reads, in the order of its ``offsets``
 LAYOUT_BLOCKS = (
     "hand",
@@ -179,9 +179,9 @@ def _mark_fits(obs, n, base, team, fits):
     if obs[n, base + NUM_MELD_FIELDS + 2] > 0:  # closed: takes nothing
         return
     if kind == 1:
-        rank = min(max(key, 0), NUM_RANK - 1)
+        rank = min(max(key, 0), NUM_RANKS - 1)
         for s in range(4):
-            fits[team, s * NUM_RANK + rank] = 1.0
+            fits[team, s * NUM_RANKS + rank] = 1.0
     elif kind == 2:
         end_wild = wild > 0 and gap == 0
         suit = min(max(key, 0), 3)
@@ -203,10 +203,10 @@ def _mark_fits(obs, n, base, team, fits):
                 ok = ok and gap > 0
             if ok:
                 rank = 0 if pos >= 14 else pos - 1
-                fits[team, suit * NUM_RANK + min(max(rank, 0), NUM_RANK - 1)] = 1.0
+                fits[team, suit * NUM_RANKS + min(max(rank, 0), NUM_RANKS - 1)] = 1.0
     if ((kind == 1 or kind == 2) and wild == 0) or kind == 3:
         for s in range(4):
-            fits[team, s * NUM_RANK + 1] = 1.0
+            fits[team, s * NUM_RANKS + 1] = 1.0
         fits[team, NUM_CARD_TYPES - 1] = 1.0
 
 
@@ -275,24 +275,24 @@ def _card_rows(obs, n, offsets, num_players, card_context, fits, cards, tmp):
     if not card_context:
         return
     for s in range(4):
-        for rank in range(NUM_RANK):
-            f = cards[n, s * NUM_RANK + rank]
+        for rank in range(NUM_RANKS):
+            f = cards[n, s * NUM_RANKS + rank]
             for k in range(2):  # run neighbours one and two ranks away
                 dist = k + 1
                 near = 0
                 if rank == 0:  # the ace: next to the 2 (and 3) and to the king (queen)
-                    near += _held(hand, s, dist) + _held(hand, s, NUM_RANK - dist)
+                    near += _held(hand, s, dist) + _held(hand, s, NUM_RANKS - dist)
                 else:
                     for q in (rank - dist, rank + dist):
-                        if 0 <= q <= NUM_RANK:  # NUM_RANK: the ace above the king
-                            near += _held(hand, s, q % NUM_RANK)
+                        if 0 <= q <= NUM_RANKS:  # NUM_RANKS: the ace above the king
+                            near += _held(hand, s, q % NUM_RANKS)
                 f[10 + k] = np.float32(near) * half
             copies_hand = np.float32(0.0)
             copies_pile = np.float32(0.0)
             copies_opp = np.float32(0.0)
             copies_table = np.float32(0.0)
             for s2 in range(4):
-                c2 = s2 * NUM_RANK + rank
+                c2 = s2 * NUM_RANKS + rank
                 copies_hand += hand[c2]
                 copies_pile += pile[c2]
                 copies_opp += opp[c2]
@@ -401,7 +401,7 @@ def featurize(obs, offsets, num_players, card_context, starts, dense, meld_x, us
 @njit(cache=True, nogil=True)
 def _held(hand, suit, rank):
     """1 if the hand holds the card of ``suit`` and ``rank`` (0 = ace ... 12 = king)."""
-    return 1 if hand[suit * NUM_RANK + rank] > 0 else 0
+    return 1 if hand[suit * NUM_RANKS + rank] > 0 else 0
 
 
 #: the multiplier of :func:`_mix` (2^64 / the golden ratio, as a signed int64)

@@ -30,7 +30,7 @@ except ImportError as exc:
     raise MissingExtra("burako_env.training", "torch") from exc
 
 from burako_env.agents import make_agent
-from burako_env.agents.network import BurakoNet, env_legal_lists, legal_lists, padded
+from burako_env.agents.network import BurakoNet, env_legal_lists, padded
 from burako_env.agents.policies import act_batch
 from burako_env.training.config import LeagueConfig
 
@@ -118,7 +118,7 @@ class League:
         mask: np.ndarray,
         out: np.ndarray,
         generator: torch.Generator,
-        lists: tuple[np.ndarray, np.ndarray] | None = None,
+        lists: tuple[np.ndarray, np.ndarray],
     ) -> None:
         """Actions of the league members for the games ``rows`` (opponent seats), into
         ``out[rows]``; ``lists``: the env's legal lists (``legal``, ``num_legal``), which
@@ -136,10 +136,7 @@ class League:
                     out[sel] = np.asarray(self.agents[k].act(obs[sel], mask[sel]), np.int64)
             else:
                 net = self.snapshots[k - len(self.agent_names)][1]
-                if lists is None:
-                    ids, counts = legal_lists(mask[sel])
-                else:
-                    ids, counts = env_legal_lists(*lists, sel)
+                ids, counts = env_legal_lists(*lists, sel)
                 legal, valid = padded(ids, counts)
                 a, _, _, _ = net.act(torch.from_numpy(obs[sel]), legal, valid, generator)
                 out[sel] = a.cpu().numpy()
