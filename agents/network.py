@@ -151,6 +151,15 @@ def meld_fits(r: torch.Tensor, team_row: torch.Tensor, fits: torch.Tensor) -> No
         fits.view(-1)[idx.reshape(-1)] = 1.0
 
 
+class Heads(NamedTuple):
+    """What :meth:`BurakoNet.heads` computes for a batch of decisions."""
+
+    logits: torch.Tensor  # [N, K] the legal actions' logits, padding at MASKED_LOGIT
+    value: torch.Tensor  # [N] the value from the observation
+    oracle_value: torch.Tensor | None  # [N] the oracle critic's (training, oracle given)
+    hidden_error: torch.Tensor | None  # [N] the hidden-card prediction's squared error
+
+
 class NetInputs(NamedTuple):
     """What the network reads from a batch of N observations (:meth:`BurakoNet.inputs`)."""
 
@@ -274,6 +283,8 @@ class BurakoNet(nn.Module):
         card_features: bool = True,
         hint: str | None = None,
         card_context: bool = False,
+        oracle_critic: bool = False,
+        hidden_cards: bool = False,
     ) -> None:
         super().__init__()
         if card_context and not card_features:
@@ -289,6 +300,10 @@ class BurakoNet(nn.Module):
         }
         if card_context:  # only when set: the files saved before it keep their spec
             self.hparams["card_context"] = True
+        if oracle_critic:
+            self.hparams["oracle_critic"] = True
+        if hidden_cards:
+            self.hparams["hidden_cards"] = True
         #: the card encoder's pooling by the compiled kernels where they apply (False:
         #: always torch's, the reference the kernels are tested against)
         self.card_kernels = True
@@ -339,6 +354,29 @@ class BurakoNet(nn.Module):
         self.add_row = layer_init(nn.Linear(meld_dim, meld_dim))
         self.add_head = layer_init(nn.Linear(meld_dim, NUM_CARD_TYPES), std=0.01)
         self.value_head = layer_init(nn.Linear(hidden, 1), std=1.0)
+        #: the size of the oracle input (the other seats' hands) of the training-only
+        #: heads, 0: none
+        self.oracle_size = (
+            (self.num_players - 1) * NUM_CARD_TYPES if oracle_critic or hidden_cards else 0
+        )
+        self.oracle_critic = bool(oracle_critic)
+        if hidden_cards:
+            # an auxiliary task: the other seats' hands predicted from the trunk, so that
+            # the trunk the policy reads learns to infer them (training only)
+            self.hidden_head = layer_init(nn.Linear(hidden, self.oracle_size), std=0.01)
+        self.hidden_cards = bool(hidden_cards)
+        if oracle_critic:
+            # training only: a second value head that also reads every hidden hand
+            # (Suphx's oracle guiding, PerfectDou's perfect-training-imperfect-execution);
+            # the policy's logits never read it, so play depends on the observation only
+            self.oracle_enc = nn.Sequential(
+                layer_init(nn.Linear(self.oracle_size, encoder)), nn.ReLU()
+            )
+            self.oracle_head = nn.Sequential(
+                layer_init(nn.Linear(hidden + encoder, hidden)),
+                nn.ReLU(),
+                layer_init(nn.Linear(hidden, 1), std=1.0),
+            )
         if self.hint_policy is not None:
             # the hinted action's logit bonus: a learned constant plus a learned function
             # of the state (zero at first), so the policy can learn where to trust it
@@ -565,7 +603,23 @@ class BurakoNet(nn.Module):
         legal: torch.Tensor,
         valid: torch.Tensor,
         hint: torch.Tensor | None = None,
+        oracle: torch.Tensor | None = None,
     ):
+        """``(logits [N, K], values [N])`` of :meth:`heads`; with ``oracle`` and an
+        oracle critic, values [N, 2]: the observation's critic and the oracle critic's."""
+        out = self.heads(obs, legal, valid, hint, oracle)
+        if out.oracle_value is None:
+            return out.logits, out.value
+        return out.logits, torch.stack([out.value, out.oracle_value], 1)
+
+    def heads(
+        self,
+        obs: torch.Tensor,
+        legal: torch.Tensor,
+        valid: torch.Tensor,
+        hint: torch.Tensor | None = None,
+        oracle: torch.Tensor | None = None,
+    ) -> Heads:
         """Logits of the legal actions and the values.
 
         ``obs`` int16 [N, O]; ``legal`` int64 [N, K] action ids (padding anywhere
@@ -577,6 +631,11 @@ class BurakoNet(nn.Module):
         m from slot m's context vector (its row embedding and the trunk) dotted with
         ``add_head``'s row for c. With a hint policy, its action (``hint``, positions
         from :meth:`hints`, computed here when None) gets a learned bonus.
+
+        With ``oracle`` (training only: the other seats' hands [N, (P - 1) * 53], see
+        :func:`oracle_inputs`), a network built with ``oracle_critic`` gives the oracle
+        critic's value and one built with ``hidden_cards`` the error of its prediction of
+        those hands. The logits and the observation's value never read it.
         """
         h, melds, used, feats = self._features(obs)
         legal, valid = legal.to(h.device), valid.to(h.device)
@@ -634,7 +693,21 @@ class BurakoNet(nn.Module):
             gain = self.hint_gain + self.hint_ctx(h).squeeze(1)
             bonus = F.one_hot(hint.clamp(min=0), width) * (hint >= 0)[:, None]
             logits = logits + gain[:, None] * bonus
-        return logits, self.value_head(h).squeeze(1)
+        value = self.value_head(h).squeeze(1)
+        oracle_value = hidden_error = None
+        if oracle is not None:
+            if not self.oracle_size:
+                raise ValueError(
+                    "oracle inputs given to a network without an oracle critic or a "
+                    "hidden-card head"
+                )
+            hands = oracle.to(h.device, torch.float32) * 0.5
+            if self.oracle_critic:
+                seen = self.oracle_enc(hands)
+                oracle_value = self.oracle_head(torch.cat([h, seen], 1)).squeeze(1)
+            if self.hidden_cards:
+                hidden_error = ((self.hidden_head(h) - hands) ** 2).mean(1)
+        return Heads(logits, value, oracle_value, hidden_error)
 
     def full_logits(self, obs: torch.Tensor) -> torch.Tensor:
         """Logits of every action id [N, NUM_ACTIONS], computed densely, head by head
@@ -661,15 +734,17 @@ class BurakoNet(nn.Module):
         generator: torch.Generator | None = None,
         greedy: bool = False,
         hint: torch.Tensor | None = None,
+        oracle: torch.Tensor | None = None,
     ):
         """Sample (or argmax) a legal action per row: ``(actions, picks, logprobs,
-        values)``, ``picks`` being the chosen positions in the legal lists.
+        values)``, ``picks`` being the chosen positions in the legal lists (values as
+        :meth:`forward` gives them).
 
         Sampling is Gumbel-max over the legal logits with noise from ``generator`` (a CPU
         generator: the same noise on any device); padding entries can never be chosen.
         The results are on the network's device.
         """
-        logits, value = self.forward(obs, legal, valid, hint)
+        logits, value = self.forward(obs, legal, valid, hint, oracle)
         legal, valid = legal.to(logits.device), valid.to(logits.device)
         logp = torch.log_softmax(logits, dim=-1)
         if greedy:
@@ -681,14 +756,11 @@ class BurakoNet(nn.Module):
         action = legal.gather(1, pick[:, None]).squeeze(1)
         return action, pick, logp.gather(1, pick[:, None]).squeeze(1), value
 
-    def evaluate(self, obs, legal, valid, pick, hint=None):
+    def evaluate(self, obs, legal, valid, pick, hint=None, oracle=None):
         """``(logprob, entropy, value)`` of the legal-list positions ``pick`` [N] (PPO
         loss). Entropy counts only the legal actions."""
-        logits, value = self.forward(obs, legal, valid, hint)
-        valid, pick = valid.to(logits.device), pick.to(logits.device)
-        logp = torch.log_softmax(logits, dim=-1)
-        entropy = -torch.where(valid, logp.exp() * logp, torch.zeros_like(logp)).sum(-1)
-        return logp.gather(1, pick[:, None]).squeeze(1), entropy, value
+        logits, value = self.forward(obs, legal, valid, hint, oracle)
+        return (*policy_terms(logits, valid, pick), value)
 
     # ------------------------------------------------------------ files
     def spec(self) -> dict:
@@ -714,6 +786,8 @@ class BurakoNet(nn.Module):
             card_features=spec.get("card_features", False),
             hint=spec.get("hint"),
             card_context=spec.get("card_context", False),
+            oracle_critic=spec.get("oracle_critic", False),
+            hidden_cards=spec.get("hidden_cards", False),
         )
 
 
@@ -763,6 +837,25 @@ def read_blocks(num_players: int, total_cards: int) -> dict[str, int]:
     ends = [lay[k] for k in names[1:]] + [lay["size"]]
     sizes = {k: end - lay[k] for k, end in zip(names, ends, strict=True)}
     return {k: v for k, v in sizes.items() if k not in ("variant", "pile_order")}
+
+
+def policy_terms(logits: torch.Tensor, valid: torch.Tensor, pick: torch.Tensor):
+    """``(logprob, entropy)`` of the legal-list positions ``pick`` [N] under ``logits``
+    [N, K]; the entropy counts only the valid (legal) entries."""
+    valid, pick = valid.to(logits.device), pick.to(logits.device)
+    logp = torch.log_softmax(logits, dim=-1)
+    entropy = -torch.where(valid, logp.exp() * logp, torch.zeros_like(logp)).sum(-1)
+    return logp.gather(1, pick[:, None]).squeeze(1), entropy
+
+
+def oracle_inputs(hands: np.ndarray, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """The oracle critic's input for games ``rows`` whose seat ``seat[rows]`` acts: the
+    other seats' hands (from a game state's ``hands`` [B, P, 53]) in the order of play
+    after the acting seat, int8 [N, (P - 1) * 53]. Hidden information: for training's
+    critic only, never an input of the policy."""
+    num_players = hands.shape[1]
+    order = (seat[rows][:, None] + np.arange(1, num_players)[None, :]) % num_players
+    return hands[rows[:, None], order].reshape(len(rows), -1)
 
 
 def num_parameters(net: nn.Module) -> int:

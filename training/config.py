@@ -63,6 +63,14 @@ class NetworkConfig:
     card_context: bool = False
     """With ``card_features``: also each card's run neighbours in the hand and its rank's
     copies in the hand, the pile, the opponents' known cards and table (agents/network.py)."""
+    oracle_critic: bool = False
+    """Training only: a second value head that also reads the other seats' hidden hands
+    (an oracle critic, as Suphx and PerfectDou train); the advantages come from it, the
+    observation's own value head learns beside it, and the policy never reads the hands."""
+    hidden_cards: bool = False
+    """Training only: an auxiliary head predicts the other seats' hands from the trunk
+    (loss weight ``ppo.hidden_coef``), so the trunk the policy reads learns to infer them;
+    the policy never reads the hands themselves."""
     hint: str | None = None
     """A compiled agent (``greedy``, ``discard_table``) whose choice the network reads as
     an input: the hinted action's logit gets a learned, state-dependent bonus, so the
@@ -97,6 +105,8 @@ class PPOConfig:
     """Entropy bonus coefficient (entropy over the legal actions only)."""
     vf_coef: float = 0.5
     """Value loss coefficient."""
+    hidden_coef: float = 1.0
+    """Weight of the hidden-card prediction's loss (``network.hidden_cards``)."""
     max_grad_norm: float = 0.5
     """Global gradient norm clip."""
     target_kl: float | None = None
@@ -350,6 +360,7 @@ def _validate(cfg: TrainConfig) -> None:
     need(p.update_epochs >= 1, "ppo.update_epochs", "positive", p.update_epochs)
     need(p.clip_coef > 0, "ppo.clip_coef", "positive", p.clip_coef)
     need(p.max_grad_norm > 0, "ppo.max_grad_norm", "positive", p.max_grad_norm)
+    need(p.hidden_coef >= 0, "ppo.hidden_coef", "non-negative", p.hidden_coef)
     need(lg.self_play >= 0, "league.self_play", "non-negative", lg.self_play)
     need(lg.snapshots >= 0, "league.snapshots", "non-negative", lg.snapshots)
     for name, w in lg.heuristics.items():

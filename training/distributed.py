@@ -125,6 +125,7 @@ class RolloutWorker(Trainer):
             "hint": store.hint[rows].copy(),
             "logp": store.logp[rows].copy(),
             "value": store.value[rows].copy(),
+            "oracle": store.oracle[rows].copy(),
             "adv": adv[rows],
             "returns": returns[rows],
             "counts": counts,
@@ -240,7 +241,7 @@ class DistributedTrainer(Trainer):
             k = len(b["counts"])
             idx = np.arange(store.n, store.n + k)
             store.obs[idx] = b["obs"]
-            for name in ("pick", "hint", "logp", "value"):
+            for name in ("pick", "hint", "logp", "value", "oracle"):
                 getattr(store, name)[idx] = b[name]
             ends = store.offsets[store.n] + np.cumsum(b["counts"])
             need = int(ends[-1]) if k else int(store.offsets[store.n])

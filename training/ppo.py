@@ -71,7 +71,13 @@ except ImportError as exc:
 
     raise MissingExtra("burako_env.training", "torch") from exc
 
-from burako_env.agents.network import BurakoNet, env_legal_lists, padded
+from burako_env.agents.network import (
+    BurakoNet,
+    env_legal_lists,
+    oracle_inputs,
+    padded,
+    policy_terms,
+)
 from burako_env.agents.ppo_agent import PPOAgent
 from burako_env.core.nb import seconds_compiling
 from burako_env.envs.vector import VectorEnv
@@ -261,6 +267,8 @@ class Trainer:
             n.card_features,
             n.hint,
             card_context=n.card_context,
+            oracle_critic=n.oracle_critic,
+            hidden_cards=n.hidden_cards,
         ).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(
@@ -268,7 +276,7 @@ class Trainer:
         )
 
         capacity = e.num_envs * cfg.ppo.num_steps + e.num_envs * self.num_players
-        self.store = Transitions(capacity, self.obs_size)
+        self.store = Transitions(capacity, self.obs_size, self.net.oracle_size)
         self.last = np.full((e.num_envs, self.num_players), -1, np.int64)  # stream heads
         self.ep_len = np.zeros(e.num_envs, np.int64)
         self.take_step(*self.env.reset())
@@ -314,11 +322,21 @@ class Trainer:
                 ids, counts = env_legal_lists(self.legal, self.num_legal, rows)
                 legal, valid = padded(ids, counts)
                 obs_rows = torch.from_numpy(obs[rows])
+                oracle = None
+                if self.net.oracle_size:  # the hidden hands: training's heads only
+                    oracle = oracle_inputs(env.game.state.hands, rows, seat)
                 with torch.inference_mode():
                     hint = self.net.hints(obs_rows, legal, valid, mask[rows])
                     a, pick, logp, value = self.net.act(
-                        obs_rows, legal, valid, self.generator, hint=hint
+                        obs_rows,
+                        legal,
+                        valid,
+                        self.generator,
+                        hint=hint,
+                        oracle=None if oracle is None else torch.from_numpy(oracle),
                     )
+                if value.dim() == 2:
+                    value = value[:, 1]  # the advantages come from the oracle critic
                 actions[rows] = a.cpu().numpy()
                 idx = store.add(
                     obs[rows],
@@ -328,6 +346,7 @@ class Trainer:
                     logp.cpu().numpy(),
                     value.cpu().numpy(),
                     hint.numpy(),
+                    oracle,
                 )
                 prev = self.last[rows, seat[rows]]
                 has = prev >= 0
@@ -422,7 +441,7 @@ class Trainer:
         m = len(train_idx)
         mb_size = max(1, math.ceil(m / p.num_minibatches))
         clipfracs, approx_kl, old_approx_kl = [], 0.0, 0.0
-        pg_loss = v_loss = entropy_loss = torch.zeros(())
+        pg_loss = v_loss = entropy_loss = hidden_loss = torch.zeros(())
 
         def tensor(values: np.ndarray) -> torch.Tensor:  # on the network's device
             return torch.from_numpy(values).to(self.device)
@@ -435,7 +454,12 @@ class Trainer:
                 legal, valid = store.lists(mb)
                 pick = tensor(store.pick[mb])
                 hint = torch.from_numpy(store.hint[mb])
-                newlogp, entropy, newvalue = self.net.evaluate(obs, legal, valid, pick, hint)
+                oracle = torch.from_numpy(store.oracle[mb]) if self.net.oracle_size else None
+                out = self.net.heads(obs, legal, valid, hint, oracle)
+                newlogp, entropy = policy_terms(out.logits, valid, pick)
+                newvalue, seen_value = out.value, None
+                if out.oracle_value is not None:  # the observation's critic learns beside
+                    newvalue, seen_value = out.oracle_value, out.value
                 logratio = newlogp - tensor(store.logp[mb])
                 ratio = logratio.exp()
                 with torch.no_grad():
@@ -459,8 +483,13 @@ class Trainer:
                     v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - mb_ret) ** 2).mean()
                 else:
                     v_loss = 0.5 * ((newvalue - mb_ret) ** 2).mean()
+                if seen_value is not None:
+                    v_loss = v_loss + 0.5 * ((seen_value - mb_ret) ** 2).mean()
                 entropy_loss = entropy.mean()
                 loss = pg_loss - p.ent_coef * entropy_loss + v_loss * p.vf_coef
+                if out.hidden_error is not None:
+                    hidden_loss = out.hidden_error.mean()
+                    loss = loss + p.hidden_coef * hidden_loss
 
                 self.optimizer.zero_grad()
                 loss.backward()
@@ -474,7 +503,7 @@ class Trainer:
         y_pred, y_true = store.value[train_idx], returns[train_idx]
         var_y = float(np.var(y_true)) if m else 0.0
         explained_var = math.nan if var_y == 0 else 1.0 - float(np.var(y_true - y_pred)) / var_y
-        return {
+        scalars = {
             "losses/policy_loss": float(pg_loss.detach()),
             "losses/value_loss": float(v_loss.detach()),
             "losses/entropy": float(entropy_loss.detach()),
@@ -487,6 +516,9 @@ class Trainer:
             "charts/learner_transitions": float(m),
             "charts/mean_return": float(returns[train_idx].mean()) if m else 0.0,
         }
+        if self.net.hidden_cards:
+            scalars["losses/hidden_cards"] = float(hidden_loss.detach())
+        return scalars
 
     def add_snapshot(self) -> None:
         """A frozen copy of the learner joins the league."""

@@ -39,11 +39,13 @@ class Transitions:
     to the same seat's next decision in the same game (-1: none yet or episode over).
     """
 
-    FIELDS = ("pick", "hint", "logp", "value", "reward", "done", "next")
+    FIELDS = ("pick", "hint", "logp", "value", "reward", "done", "next", "oracle")
 
-    def __init__(self, capacity: int, obs_size: int) -> None:
+    def __init__(self, capacity: int, obs_size: int, oracle_size: int = 0) -> None:
         self.capacity = capacity
         self.obs = np.zeros((capacity, obs_size), np.int16)
+        # the oracle critic's input (hidden hands, training only); no columns without one
+        self.oracle = np.zeros((capacity, oracle_size), np.int8)
         self.pick = np.zeros(capacity, np.int64)
         self.hint = np.full(capacity, -1, np.int64)  # the hint policy's position, -1: none
         self.logp = np.zeros(capacity, np.float32)
@@ -55,7 +57,7 @@ class Transitions:
         self.flat = np.zeros(capacity * 16, np.int16)
         self.n = 0
 
-    def add(self, obs, ids, counts, pick, logp, value, hint=None) -> np.ndarray:
+    def add(self, obs, ids, counts, pick, logp, value, hint=None, oracle=None) -> np.ndarray:
         k = len(counts)
         idx = np.arange(self.n, self.n + k)
         if self.n + k > self.capacity:
@@ -63,6 +65,8 @@ class Transitions:
         self.obs[idx] = obs
         self.pick[idx] = pick
         self.hint[idx] = -1 if hint is None else hint
+        if oracle is not None:
+            self.oracle[idx] = oracle
         self.logp[idx] = logp
         self.value[idx] = value
         self.reward[idx] = 0.0
@@ -120,6 +124,9 @@ class Transitions:
         for name in self.FIELDS:
             if name == "hint" and name not in state:  # a checkpoint from before hints
                 self.hint[:n] = -1
+                continue
+            if name == "oracle" and name not in state:  # from before the oracle critic
+                self.oracle[:n] = 0
                 continue
             getattr(self, name)[:n] = state[name].numpy()
         self.offsets[: n + 1] = state["offsets"].numpy()

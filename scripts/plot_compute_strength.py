@@ -1,0 +1,108 @@
+"""What an afternoon buys: a run's win rate against one opponent over env steps and over
+wall-clock minutes, from its own logs.
+
+    .venv/bin/python scripts/plot_compute_strength.py --run runs/fast-arg \\
+        --opponent discard_table --out docs/img/compute_strength.png \\
+        --point "shipped policy, 4,000 hands=32.0:0.616:0.601:0.631"
+
+``--run``: a ``burako train`` run folder (``eval.jsonl`` for the evaluations, the
+TensorBoard log for when each one ended; the clock starts when the warm start began).
+``--point LABEL=MSTEPS:RATE:LOW:HIGH``: a measured point known by its env steps only
+(drawn on the steps panel). Prints the table it plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def run_curve(run: Path, opponent: str) -> list[dict]:
+    """One row per evaluation: env steps, minutes since the run began, rate, interval."""
+    from burako_env.training.evaluate import read_scalars
+
+    scalars = read_scalars(run)
+    tag = f"eval/win_rate_{opponent}"
+    if tag not in scalars:
+        raise SystemExit(f"{run} has no evaluation against {opponent!r} in its log")
+    ended = {step: wall for step, wall, _ in scalars[tag]}
+    first = min(wall for _, wall, _ in scalars["charts/learning_rate"])
+    warm = sum(v for _, _, v in scalars.get("imitation/seconds", []))
+    start = min(min(ended.values()), first) - warm
+    rows = []
+    for line in (run / "eval.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        step = row["global_step"]
+        if opponent not in row or step not in ended:
+            continue
+        r = row[opponent]
+        rows.append(
+            {
+                "msteps": step / 1e6,
+                "minutes": (ended[step] - start) / 60.0,
+                "rate": r["win_rate"],
+                "low": r["ci_low"],
+                "high": r["ci_high"],
+                "hands": r["hands"],
+            }
+        )
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--run", type=Path, required=True)
+    ap.add_argument("--opponent", default="discard_table")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--point", action="append", default=[], help="LABEL=MSTEPS:RATE:LOW:HIGH")
+    args = ap.parse_args()
+
+    rows = run_curve(args.run, args.opponent)
+    print(f"{'M env steps':>11} {'minutes':>8} {'win rate':>9}  95% interval  hands")
+    for r in rows:
+        print(
+            f"{r['msteps']:11.1f} {r['minutes']:8.1f} {r['rate']:9.3f}  "
+            f"[{r['low']:.3f}, {r['high']:.3f}]  {r['hands']}"
+        )
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    for ax, key, label in (
+        (axes[0], "msteps", "env steps (millions)"),
+        (axes[1], "minutes", "wall-clock minutes on this 2-core machine"),
+    ):
+        xs = [r[key] for r in rows]
+        ys = [r["rate"] for r in rows]
+        err = [[r["rate"] - r["low"] for r in rows], [r["high"] - r["rate"] for r in rows]]
+        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=args.run.name)
+        ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+        ax.set_xlabel(label)
+        ax.grid(alpha=0.3)
+    for text in args.point:
+        name, _, values = text.partition("=")
+        msteps, rate, low, high = (float(v) for v in values.split(":"))
+        axes[0].errorbar(
+            [msteps],
+            [rate],
+            yerr=[[rate - low], [high - rate]],
+            marker="s",
+            capsize=3,
+            label=name,
+            color="black",
+        )
+    axes[0].set_ylabel(f"win rate against {args.opponent}")
+    axes[0].legend(fontsize=8, loc="lower right")
+    fig.suptitle(f"Compute against strength: the argentine recipe against {args.opponent}")
+    fig.tight_layout()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(args.out, dpi=110)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
