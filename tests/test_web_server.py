@@ -245,9 +245,7 @@ def test_running_score_is_the_engines_scoring():
         items = game.state.score_items[0]
         for t in range(2):
             assert running[t]["table_cards"] == int(items[t, SCORE_ITEMS.index("table_cards")])
-            assert running[t]["canasta_bonus"] == int(
-                items[t, SCORE_ITEMS.index("canasta_bonus")]
-            )
+            assert running[t]["canasta_bonus"] == int(items[t, SCORE_ITEMS.index("canasta_bonus")])
             melds = table_view(game)["melds"][t]
             assert running[t]["clean_canastas"] == sum(m["canasta"] and m["clean"] for m in melds)
             assert running[t]["dirty_canastas"] == sum(
