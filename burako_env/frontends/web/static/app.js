@@ -29,7 +29,7 @@ let autoPlay = null;     // Watch: the auto-play timer
 // "normal" waits the server's --bot-delay
 const SPEEDS = {
   instant: { delay: 0, anim: 0 },
-  fast: { delay: 60, anim: 120 },
+  fast: { delay: 40, anim: 100 },
   normal: { delay: null, anim: 320 },
   slow: { delay: 1500, anim: 650 },
 };
