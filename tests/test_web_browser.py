@@ -443,6 +443,7 @@ def test_hand_tools_keys_and_help(open_page):
     page.keyboard.press("?")
     help_text = page.inner_text("#help")
     assert "Keys and gestures" in help_text and "double-click" in help_text
+    assert "a hint" not in help_text  # no hint from this server: no key for it
     page.keyboard.press("Escape")
     assert page.query_selector("#help") is None
     # no data from the server: no toggle, no hint button, no panel

@@ -879,7 +879,7 @@ function toggleHelp() {
   document.body.append(h("div", { class: "overlay", id: "help", onclick: ev => { if (ev.target.id === "help") toggleHelp(); } },
     h("div", { class: "summary help" },
       h("h2", {}, "Keys and gestures"),
-      h("h3", {}, "Playing"), rows(KEYS_PLAY),
+      h("h3", {}, "Playing"), rows(KEYS_PLAY.filter(([k]) => k !== "H" || (view && !watch && hintUrl(view)))),
       h("h3", {}, "Watching a record"), rows(KEYS_WATCH),
       h("h3", {}, "Mouse and touch"), h("ul", {}, GESTURES.map(g => h("li", {}, g))),
       h("button", { class: "primary", id: "help-close", onclick: toggleHelp }, "Close"))));
