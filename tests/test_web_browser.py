@@ -12,11 +12,13 @@ Chromium fails them, since ``.ci/run`` installs it.
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -95,17 +97,41 @@ def browser(server):
         b.close()
 
 
+#: the screens the layout is tested on: a phone, a laptop, a desktop
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 768}
+DESKTOP = {"width": 1920, "height": 1080}
+
+
 @pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1400, "height": 950})
-    pg = context.new_page()
-    pg.set_default_timeout(WAIT_MS)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    pg.base_url = server[0]
-    yield pg
-    context.close()
-    assert errors == [], errors  # no script error on the page
+def open_page(browser, server):
+    """A factory of pages: ``open_page(viewport, touch=False, speed="instant")``. The bots
+    play at ``speed`` (the page's setting, kept in localStorage); every page must end
+    without a script error."""
+    made = []
+
+    def make(viewport=None, touch=False, speed="instant"):
+        context = browser.new_context(
+            viewport=viewport or {"width": 1400, "height": 950}, has_touch=touch, is_mobile=touch
+        )
+        context.add_init_script(f"localStorage.setItem('burako-speed', {speed!r})")
+        pg = context.new_page()
+        pg.set_default_timeout(WAIT_MS)
+        errors: list[str] = []
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        pg.base_url = server[0]
+        made.append((context, errors))
+        return pg
+
+    yield make
+    for context, errors in made:
+        context.close()
+        assert errors == [], errors  # no script error on the page
+
+
+@pytest.fixture
+def page(open_page):
+    return open_page()
 
 
 def assert_not_blank(png: bytes) -> None:
@@ -159,13 +185,41 @@ def hand_cards(page) -> list[int]:
     ]
 
 
-def test_play_a_whole_hand_by_clicking(page, records_dir):
+#: the layout's promises on every screen: no sideways scrolling, the hand's top on screen
+LAYOUT = """() => {
+  const top = document.querySelector('#hand').getBoundingClientRect().top;
+  return {scroll: document.scrollingElement.scrollWidth, width: innerWidth,
+          top, height: innerHeight};
+}"""
+
+
+def assert_layout(page) -> None:
+    got = page.evaluate(LAYOUT)
+    assert got["scroll"] <= got["width"], f"the page scrolls sideways: {got}"
+    assert 0 <= got["top"] < got["height"], f"the hand's top is off the screen: {got}"
+
+
+def sent_moves(page) -> list:
+    """Collects the bodies of the moves the page sends (the list grows as it plays)."""
+    bodies: list = []
+
+    def seen(request) -> None:
+        if request.method == "POST" and request.url.endswith("/move"):
+            bodies.append(json.loads(request.post_data))
+
+    page.on("request", seen)
+    return bodies
+
+
+def test_play_a_whole_hand_by_clicking(open_page, records_dir):
+    page = open_page(DESKTOP)
     game_id = start_game(page, players=4, seed=3)
     assert_not_blank(page.screenshot())
     turns = 0
     while wait_my_turn(page) == "mine":
         turns += 1
         assert turns < 300, "the hand does not end"
+        assert_layout(page)
         draw = page.query_selector(
             "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
         )
@@ -211,6 +265,254 @@ def test_play_a_whole_hand_by_clicking(page, records_dir):
     # at the end every hand is open
     assert len(page.query_selector_all("#seats .seat .card:not(.back)")) > 0
     assert_not_blank(page.screenshot(full_page=True))
+
+
+def mouse_drag(page, source, target) -> None:
+    """Drag ``source`` (an element handle) onto ``target`` with the mouse, in steps; the
+    target is first scrolled to the middle of the screen (clear of the hand's bar)."""
+    target.evaluate("e => e.scrollIntoView({block: 'center'})")
+    a, b = source.bounding_box(), target.bounding_box()
+    page.mouse.move(a["x"] + 8, a["y"] + a["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=8)
+    page.mouse.up()
+
+
+def touch_drag(page, source, target) -> None:
+    """Drag ``source`` onto ``target`` with a finger (Chromium's touch events, which the
+    page receives as pointer events of type touch)."""
+    target.evaluate("e => e.scrollIntoView({block: 'center'})")
+    cdp = page.context.new_cdp_session(page)
+    a, b = source.bounding_box(), target.bounding_box()
+    x0, y0 = a["x"] + 6, a["y"] + a["height"] / 2  # a fanned card shows its left edge
+    x1, y1 = b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+    cdp.send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]}
+    )
+    for k in range(1, 9):
+        x, y = x0 + (x1 - x0) * k / 8, y0 + (y1 - y0) * k / 8
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
+        )
+        page.wait_for_timeout(16)  # a finger's pace: a frame a step, then a rest
+    page.wait_for_timeout(100)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def tap_card(page, card) -> None:
+    box = card.bounding_box()
+    page.touchscreen.tap(box["x"] + 6, box["y"] + box["height"] / 2)
+
+
+def wait_moved(page, before: int, what: str) -> None:
+    """Wait for the move ``what`` to show; if it does not, fail with the page's message."""
+    try:
+        page.wait_for_function(MOVED, arg=before)
+    except playwright_api.TimeoutError:
+        pytest.fail(f"{what}: no move; the page says {page.inner_text('#message')!r}")
+
+
+def test_play_a_whole_hand_with_gestures_and_keys_on_a_laptop(open_page):
+    """1366x768: the stock and the peeked card clicked, the D key, a drag onto a meld, a
+    double-click to discard; the hand's top stays on the screen every turn, and every
+    gesture sends a legal action id (the same as the buttons)."""
+    page = open_page(LAPTOP)
+    bodies = sent_moves(page)
+    start_game(page, players=4, seed=3)
+    turns = 0
+    while wait_my_turn(page) == "mine":
+        turns += 1
+        assert turns < 300, "the hand does not end"
+        assert_layout(page)
+        before = moves_count(page)
+        state = page.get_attribute("#table", "data-state")
+        assert state == "my-turn"
+        what = "the rest"
+        if page.query_selector("#peek.takeable"):
+            what = "keep the peeked card"
+            page.click("#peek")
+        elif page.query_selector("#stock.takeable"):
+            what = "draw"
+            if turns % 2:
+                page.click("#stock")
+            else:
+                page.keyboard.press("d")
+            page.wait_for_selector("#hand .card.drawn")  # the card drawn is marked
+        elif page.query_selector("#suggest .option"):
+            what = "open a meld"
+            if not page.is_visible("#suggest .option"):
+                page.click("#suggest summary")
+            page.click("#suggest .option")
+        elif page.query_selector("#hand .card.addable"):
+            what = "drag onto a meld"
+            page.click("#hand .card.addable")
+            mouse_drag(
+                page,
+                page.query_selector("#hand .card.selected"),
+                page.query_selector(".meld.can-add"),
+            )
+        elif page.query_selector("#hand .card.discardable"):
+            what = "double-click to discard"
+            page.dblclick("#hand .card.discardable >> nth=-1")
+        else:
+            page.click("#actions button[data-kind]")
+        wait_moved(page, before, what)
+    assert turns > 3
+    kinds = [set(b) for b in bodies]
+    assert kinds and all(k == {"action"} for k in kinds), bodies  # the engine's ids only
+    assert "Game over" in page.inner_text("#summary")
+
+
+def test_play_a_whole_hand_by_touch_on_a_phone(open_page):
+    """390x844 with a touch screen: taps on the buttons, the stock and the cards, a
+    finger drag of a card onto the pile to discard; the board stacks, the moves go into a
+    drawer, the hand stays in the bar at the bottom, nothing scrolls sideways."""
+    page = open_page(PHONE, touch=True)
+    bodies = sent_moves(page)
+    start_game(page, players=4, seed=5)
+    assert page.is_hidden("#log")  # in the closed drawer
+    page.tap("#log-toggle")
+    page.wait_for_selector("#log", state="visible")
+    assert_layout(page)
+    page.tap("#drawer-close")
+    page.wait_for_selector("#log", state="hidden")
+    turns = 0
+    dragged = 0
+    while wait_my_turn(page) == "mine":
+        turns += 1
+        assert turns < 300, "the hand does not end"
+        assert_layout(page)
+        before = moves_count(page)
+        what = "the rest"
+        draw = page.query_selector(
+            "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
+        )
+        if draw is not None:
+            what = "draw"
+            # the first: keep the peeked card, a tap on the button that the hand once covered
+            page.tap(f"#actions button[data-action='{draw.get_attribute('data-action')}']")
+        elif page.query_selector("#suggest .option"):
+            if not page.is_visible("#suggest .option"):
+                page.tap("#suggest summary")
+            page.tap("#suggest .option")
+        elif page.query_selector("#hand .card.addable"):
+            what = "tap a card, tap its meld"
+            tap_card(page, page.query_selector("#hand .card.addable"))
+            meld = page.query_selector(".meld.can-add")
+            meld.evaluate("e => e.scrollIntoView({block: 'center'})")  # clear of the bar
+            meld.tap()
+        elif page.query_selector("#hand .card.discardable"):
+            card = page.query_selector_all("#hand .card.discardable")[-1]
+            what = "drag onto the pile"
+            touch_drag(page, card, page.query_selector("#pile"))
+            dragged += 1
+        else:
+            page.tap("#actions button[data-kind]")
+        wait_moved(page, before, what)
+    assert turns > 3 and dragged > 3
+    assert all(set(b) == {"action"} for b in bodies), bodies
+    assert "Game over" in page.inner_text("#summary")
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+
+
+def test_hand_tools_keys_and_help(open_page):
+    """Sort by rank and by suit, drag a card to reorder the hand, clear the selection,
+    the keys, the help panel; the bot's-thinking panel and the hint stay hidden when the
+    server serves no such data, and its renderer draws both kinds of bot."""
+    page = open_page(LAPTOP)
+    start_game(page, players=2, seed=9)
+    wait_my_turn(page)
+    by_suit = hand_cards(page)
+    page.click("#sort-rank")
+    by_rank = hand_cards(page)
+    assert sorted(by_rank) == sorted(by_suit) and by_rank != by_suit
+    ranks = [52 * 4 if c == 52 else (c % 13) * 4 + c // 13 for c in by_rank]
+    assert ranks == sorted(ranks)
+    page.keyboard.press("s")
+    assert hand_cards(page) == by_suit
+    cards = page.query_selector_all("#hand .card")
+    mouse_drag(page, cards[0], cards[3])  # the first card, dropped after the fourth
+    moved = hand_cards(page)
+    assert moved == by_suit[1:4] + by_suit[:1] + by_suit[4:]
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    assert len(page.query_selector_all("#hand .card.selected")) == 2
+    page.keyboard.press("Escape")
+    assert page.query_selector("#hand .card.selected") is None
+    page.keyboard.press("?")
+    help_text = page.inner_text("#help")
+    assert "Keys and gestures" in help_text and "double-click" in help_text
+    assert "a hint" not in help_text  # no hint from this server: no key for it
+    page.keyboard.press("Escape")
+    assert page.query_selector("#help") is None
+    # no data from the server: no toggle, no hint button, no panel
+    for selector in ("#think-toggle", "#hint", "#thinking"):
+        assert page.query_selector(selector) is None
+    pimc = [
+        {"move": "discard 5h", "mean": 12.5, "low": 3.0, "high": 20.0, "n": 64},
+        {"move": "discard Kd", "mean": -4.0, "low": -15.0, "high": 6.5, "n": 64},
+    ]
+    ppo = {"candidates": [{"move": "draw from the stock", "prob": 0.8}], "value": 0.25}
+    drawn = page.evaluate(
+        """([a, b]) => [renderThinking(a).innerText, renderThinking(b).innerText,
+                        renderThinking([]), renderThinking(null)]""",
+        [pimc, ppo],
+    )
+    assert "discard 5h" in drawn[0] and "12.5 [3.0, 20.0]" in drawn[0] and "64" in drawn[0]
+    assert "80.0%" in drawn[1] and "0.250" in drawn[1]
+    assert drawn[2] is None and drawn[3] is None
+
+
+def test_running_score_on_the_table(open_page):
+    """The points each team has on the table, its canastas, and on a brazilian table the
+    points still needed to open, as the state JSON gives them."""
+    page = open_page(DESKTOP)
+    page.goto(page.base_url + "#/")
+    page.wait_for_selector("#setup")
+    page.select_option("#variant", "brazilian")
+    page.dispatch_event("#variant", "change")
+    page.select_option("#players", "2")
+    page.fill("#seed", "2")
+    page.click("#start")
+    wait_my_turn(page)
+    for t in (0, 1):
+        text = page.inner_text(f"#running-{t}")
+        assert "0 pts" in text and "50 to open" in text
+    assert page.query_selector("#muertos .pack .card.back")  # a muerto: a face-down pack
+
+
+def test_fast_bots_play_a_round_in_under_a_second(open_page):
+    """Three discard_table bots at "fast": the time from the person's discard to their
+    next turn, over the rounds of a hand (the median is in the README)."""
+    page = open_page(LAPTOP, speed="fast")
+    start_game(page, players=4, seed=3, bots="discard_table")
+    rounds = []
+    while wait_my_turn(page) == "mine" and len(rounds) < 8:
+        draw = page.query_selector(
+            "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
+        )
+        if draw is not None:
+            click_and_wait(
+                page, f"#actions button[data-action='{draw.get_attribute('data-action')}']"
+            )
+            continue
+        card = page.query_selector("#hand .card.discardable")
+        if card is None:
+            break
+        before = moves_count(page)
+        card.dblclick()
+        t0 = time.perf_counter()
+        page.wait_for_function(MOVED, arg=before)
+        page.wait_for_selector("#table[data-state=my-turn], #overlay")
+        if page.query_selector("#overlay"):
+            break
+        rounds.append(time.perf_counter() - t0)
+    assert len(rounds) >= 3
+    rounds.sort()
+    median = rounds[len(rounds) // 2]
+    print(f"fast bots: a round of three in {median:.2f} s (median of {len(rounds)})")
+    assert median < 1.0, rounds
 
 
 def test_a_refused_move_shows_the_engines_reason(page):
@@ -329,3 +631,63 @@ def test_step_a_recorded_game_forward_and_back(page, records_dir):
     page.goto(page.base_url + "#/watch?file=..%2Fsecret.jsonl&game=0")
     page.wait_for_selector("#message.error")
     assert "no record file '../secret.jsonl'" in page.inner_text("#message")
+
+
+def test_watch_auto_play_jumps_and_the_replay_command(open_page, records_dir):
+    """Watch on a phone: nothing scrolls sideways; auto-play at the fastest speed moves
+    on by itself and pauses; "next hand" and "next turn of" a seat jump to where the
+    record says; the seed, the seats and a `burako replay` command are shown."""
+    game = Game("argentine", num_players=2, seed=6, episode="match")
+    agent = make_agent("random", seed=6)
+    actions = []
+    while not game.is_over():
+        obs = game.observe_one(int(game.current_player[0]))[None]
+        a = int(agent.act(obs, game.legal_action_mask())[0])
+        game.step_one(a)
+        actions.append(a)
+    rec = GameRecord(
+        variant="argentine",
+        num_players=2,
+        seed=6,
+        index=0,
+        seats=["random", "greedy"],
+        actions=actions,
+        scores=[int(v) for v in game.match_scores[0]],
+        winner=int(game.winner[0]),
+        episode="match",
+    )
+    write_records(records_dir / "match.jsonl", [rec])
+    page = open_page(PHONE, touch=True)
+    page.goto(page.base_url + "#/watch?file=match.jsonl&game=0&step=0&viewer=all")
+    page.wait_for_selector("#table[data-step='0']")
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+    assert page.input_value("#replay-cmd") == "burako replay match.jsonl --game 0 --step"
+    assert "seed 6" in page.inner_text("#record-seats") and "P1 greedy" in page.inner_text(
+        "#record-seats"
+    )
+    # the next hand: where the second hand's deal begins
+    page.click("#next-hand-jump")
+    page.wait_for_function("+document.querySelector('#table').dataset.step > 0")
+    step = int(page.get_attribute("#table", "data-step"))
+    assert "hand 2" in page.inner_text("#status")
+    assert "hand 1" in page.evaluate(
+        "fetch('/api/records/view?file=match.jsonl&step=' + (" + str(step) + " - 1))"
+        ".then(r => r.json()).then(v => 'hand ' + v.hand_number)"
+    )
+    # the next turn of P1: the table as P1 is about to act
+    page.select_option("#turn-seat", "1")
+    page.click("#next-turn")
+    page.wait_for_function(f"+document.querySelector('#table').dataset.step > {step}")
+    assert page.inner_text("#status").startswith("P1 (greedy) to act")
+    # auto-play at 20 moves a second, then a pause
+    page.eval_on_selector(
+        "#watch-speed", "e => { e.value = 20; e.dispatchEvent(new Event('input')); }"
+    )
+    at = int(page.get_attribute("#table", "data-step"))
+    page.click("#auto")
+    page.wait_for_function(f"+document.querySelector('#table').dataset.step >= {at + 5}")
+    page.click("#auto")
+    paused = int(page.get_attribute("#table", "data-step"))
+    page.wait_for_timeout(400)
+    assert int(page.get_attribute("#table", "data-step")) <= paused + 1  # one in flight at most
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")

@@ -33,6 +33,7 @@ from burako_env.core.constants import (
     MF_WILD,
     NUM_ACTIONS,
     NUM_MELD_FIELDS,
+    S_HANDS_ENDED,
     SCORE_ITEMS,
 )
 from burako_env.core.game import Game
@@ -43,7 +44,7 @@ from burako_env.frontends.web import create_app
 from burako_env.frontends.web.app import serve_app
 from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
 from burako_env.frontends.web.sessions import PlaySession, SessionError, SessionStore
-from burako_env.frontends.web.table import card_faces, meld_cards, table_view
+from burako_env.frontends.web.table import card_faces, meld_cards, running_score, table_view
 from burako_env.records import GameRecord, read_records, write_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -231,6 +232,33 @@ def test_legal_moves_come_from_the_engine():
         assert states_equal(before, game.state)  # trying openings never moves the game
         game.step_one(int(game.legal_actions()[0]))
     assert checked_openings > 0
+
+
+def test_running_score_is_the_engines_scoring():
+    """The score as the hand goes (``running``): the engine's score items of the table
+    (``score_hand``), so at the end of a hand they are the hand's own table items; the
+    brazilian opening minimum and what is still needed; nothing from hidden hands."""
+    for seed in (3, 5):
+        game = Game("argentine", seed=seed)
+        play_out(game, seed)
+        running = running_score(game)  # the melds still lie on the table at the end
+        items = game.state.score_items[0]
+        for t in range(2):
+            assert running[t]["table_cards"] == int(items[t, SCORE_ITEMS.index("table_cards")])
+            assert running[t]["canasta_bonus"] == int(items[t, SCORE_ITEMS.index("canasta_bonus")])
+            melds = table_view(game)["melds"][t]
+            assert running[t]["clean_canastas"] == sum(m["canasta"] and m["clean"] for m in melds)
+            assert running[t]["dirty_canastas"] == sum(
+                m["canasta"] and not m["clean"] for m in melds
+            )
+            assert running[t]["to_open"] is None  # argentine has no opening minimum
+    fresh = Game("brazilian", seed=1)
+    view = table_view(fresh, viewer=0)
+    assert [(r["minimum"], r["to_open"], r["total"]) for r in view["running"]] == [(50, 50, 0)] * 2
+    before = json.dumps(table_view(fresh, viewer=0)["running"])
+    fresh.state.hands[0, 1, :] = 0  # another seat's hidden cards change nothing shown
+    assert json.dumps(table_view(fresh, viewer=0)["running"]) == before
+    assert table_view(game)["running"] is None  # the game is over: last_hand says it
 
 
 # ---------------------------------------------------------------- playing through the API
@@ -445,6 +473,7 @@ def test_watch_steps_and_viewers(client, folders):
         "/api/records/view", params={"file": name, "step": 3, "viewer": "2"}
     ).json()
     assert [("hand" in s) for s in seat_view["seats"]] == [False, False, True, False]
+    assert (view["seed"], view["hand_starts"]) == (rec.seed, [0])  # one hand, from move 0
     second = client.get("/api/records/view", params={"file": name, "game": 1}).json()
     assert second["steps"] == len(random_record(seed=2).actions)
     for params, status, message in (
@@ -458,6 +487,30 @@ def test_watch_steps_and_viewers(client, folders):
         r = client.get("/api/records/view", params=params)
         assert r.status_code == status, (params, r.text)
         assert message in r.json()["error"], (params, r.json())
+
+
+def test_watch_names_where_each_hand_of_a_match_begins(client, folders):
+    records, _ = folders
+    game = Game("argentine", num_players=2, seed=6, episode="match")
+    actions = play_out(game, 6)
+    rec = GameRecord(
+        variant="argentine",
+        num_players=2,
+        seed=6,
+        index=0,
+        seats=["random"] * 2,
+        actions=actions,
+        scores=[int(v) for v in game.match_scores[0]],
+        winner=int(game.winner[0]),
+        episode="match",
+    )
+    write_records(records / "match.jsonl", [rec])
+    view = client.get("/api/records/view", params={"file": "match.jsonl"}).json()
+    starts = view["hand_starts"]
+    assert len(starts) == int(game.state.scalars[0, S_HANDS_ENDED]) > 1 and starts[0] == 0
+    for number, step in enumerate(starts, 1):  # hand N begins at its start step
+        at = client.get("/api/records/view", params={"file": "match.jsonl", "step": step})
+        assert at.json()["hand_number"] == number and at.json()["hands_ended"] == number - 1
 
 
 def test_corrupt_records_get_a_clear_error(client, folders):

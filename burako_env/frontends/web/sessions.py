@@ -371,10 +371,13 @@ def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
     game = start(record)
     moves = []
     at_step = copy_state(game.state) if step == 0 else None
+    hand_starts = [0]  # the step at which each hand begins (Watch jumps to the next)
     for k, a in enumerate(record.actions, 1):
         p = int(game.current_player[0])
         moves.append({"seat": p, "who": record.seats[p], "text": describe_action(int(a))})
         game.step_one(int(a))
+        if int(game.state.scalars[0, S_HANDS_ENDED]) > len(hand_starts) - 1 and k < n:
+            hand_starts.append(k)
         if k == step:
             at_step = copy_state(game.state)
     if step < n:
@@ -385,6 +388,9 @@ def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
     final["step"] = step
     final["steps"] = n
     final["header"] = header(record)
+    final["hand_starts"] = hand_starts
+    final["seed"] = record.seed
+    final["index"] = record.index
     return final
 
 

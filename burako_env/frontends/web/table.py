@@ -48,6 +48,11 @@ from burako_env.core.constants import (
     S_WINNER,
     SCORE_ITEMS,
 )
+from burako_env.core.melds import row_is_canasta, row_is_clean
+from burako_env.core.nb import njit_kernel
+from burako_env.core.rules import min_first_meld_active, provisional_points, team_minimum
+from burako_env.core.scoring import I_CANASTA, I_TABLE, score_hand
+from burako_env.core.state import take_games
 from burako_env.render import END_TEXT, HOW_TEXT, PHASE_TEXT, meld_display_cards, meld_label
 
 #: a canasta is a meld of 7 cards or more (RULES.md 2)
@@ -143,6 +148,63 @@ def _muertos(st, b: int) -> list[list[dict]]:
     return teams
 
 
+#: the columns of :func:`_running_score_kernel`'s answer, one row per team
+RS_TABLE, RS_CANASTA, RS_MIN_ACTIVE, RS_MINIMUM, RS_PROVISIONAL, RS_CLEAN, RS_DIRTY = range(7)
+
+
+@njit_kernel
+def _running_score_kernel(st, params, out):
+    """The engine's own scoring of game 0 of ``st`` (a copy: ``score_hand`` writes its
+    score items) as if the hand ended now with nobody going out, and each team's opening
+    minimum (``min_first_meld``): ``out[t]`` is table cards, canasta bonuses, whether the
+    minimum still applies, the minimum, and the provisional points the team to act laid
+    this turn (0 for the other team)."""
+    score_hand(st, 0, params, -1)
+    to_act = st.scalars[0, S_PLAYER] % 2
+    for t in range(2):
+        out[t, RS_TABLE] = st.score_items[0, t, I_TABLE]
+        out[t, RS_CANASTA] = st.score_items[0, t, I_CANASTA]
+        out[t, RS_MIN_ACTIVE] = 1 if min_first_meld_active(st, 0, t, params) else 0
+        out[t, RS_MINIMUM] = team_minimum(st, 0, t, params)
+        out[t, RS_PROVISIONAL] = provisional_points(st, 0, t, params) if t == to_act else 0
+        for i in range(st.num_melds[0, t]):
+            row = st.melds[0, t, i]
+            if row_is_canasta(row):
+                if row_is_clean(row):
+                    out[t, RS_CLEAN] += 1
+                else:
+                    out[t, RS_DIRTY] += 1
+
+
+def running_score(game, b: int = 0) -> list[dict]:
+    """Each team's points on the table so far, from the engine's scoring (``score_hand``
+    on a copy, as if the hand ended now with nobody out; the cards in hand, which would
+    tell the other hands' values, are left out): table cards, canasta bonuses, clean and
+    dirty canastas, and ``to_open``, the points still needed to open where the variant
+    has a minimum (``min_first_meld``; None once opened or without one)."""
+    out = np.zeros((2, 7), np.int64)
+    _running_score_kernel(take_games(game.state, b), game.params, out)
+    teams = []
+    for t in range(2):
+        table, bonus = int(out[t, RS_TABLE]), int(out[t, RS_CANASTA])
+        to_open = None
+        if out[t, RS_MIN_ACTIVE]:
+            to_open = max(0, int(out[t, RS_MINIMUM]) - int(out[t, RS_PROVISIONAL]))
+        teams.append(
+            {
+                "team": t,
+                "table_cards": table,
+                "canasta_bonus": bonus,
+                "total": table + bonus,
+                "clean_canastas": int(out[t, RS_CLEAN]),
+                "dirty_canastas": int(out[t, RS_DIRTY]),
+                "minimum": int(out[t, RS_MINIMUM]) if out[t, RS_MIN_ACTIVE] else None,
+                "to_open": to_open,
+            }
+        )
+    return teams
+
+
 def score_view(items, scores) -> list[dict]:
     """Both teams' score items of a finished hand, in words, with their totals."""
     return [
@@ -215,6 +277,7 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
             for t in range(2)
         ],
         "opened": [bool(s[S_OPENED0 + t]) for t in range(2)] if v.min_first_meld else None,
+        "running": None if over else running_score(game, b),
         "match_points": [int(s[S_MATCH0]), int(s[S_MATCH0 + 1])],
         "hands_ended": hands_ended,
         "last_hand": None,
@@ -242,4 +305,11 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
     return view
 
 
-__all__ = ["CANASTA_SIZE", "card_faces", "meld_cards", "score_view", "table_view"]
+__all__ = [
+    "CANASTA_SIZE",
+    "card_faces",
+    "meld_cards",
+    "running_score",
+    "score_view",
+    "table_view",
+]

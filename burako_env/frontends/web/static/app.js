@@ -1,18 +1,105 @@
 // The Burako table in the browser: plain JavaScript, no build step, no outside assets.
 // Every move offered comes from the server's list of the engine's legal actions (their ids,
-// words and cards); the page never computes a rule or an action id itself.
+// words and cards); the page never computes a rule or an action id itself. A click, a drag,
+// a double-click or a key looks its move up in that list and sends its action id; a
+// gesture that matches no legal move is sent as a move on cards, so the engine says why.
 "use strict";
 
 const app = document.getElementById("app");
 let options = null;      // /api/options: variants, bots, card faces, bot delay
 let view = null;         // the table of the game being played or watched
-let selected = [];       // positions in the hand of the selected cards
+let selected = [];       // positions (in the hand as shown) of the selected cards
 let busy = false;        // a request is on its way: clicks wait
 let botTimer = null;
 let showPile = false;
 let message = { text: "", kind: "info" };
 let summaryShown = false; // an end-of-hand summary is open: the bots wait
 let watch = null;        // {file, game, step, viewer} while watching
+let order = [];          // the hand as shown: card ids, in the order the person keeps them
+let sortMode = localStorage.getItem("burako-sort") || "suit"; // suit | rank | own
+let drawn = [];          // cards just drawn (highlighted until the turn ends)
+let turnBase = null;     // the table when the turn of the player to act began
+let markBase = null;     // the table when the last player's turn began: newer cards are marked
+let skipping = false;    // "skip to my turn": the bots move without pause or animation
+let thinkingOn = localStorage.getItem("burako-thinking") === "on";
+let drawerOpen = false;  // the moves and scores drawer (small screens)
+let autoPlay = null;     // Watch: the auto-play timer
+
+// the pause before each bot move and the length of a move's animation, per speed;
+// "normal" waits the server's --bot-delay
+const SPEEDS = {
+  instant: { delay: 0, anim: 0 },
+  fast: { delay: 40, anim: 100 },
+  normal: { delay: null, anim: 320 },
+  slow: { delay: 1500, anim: 650 },
+};
+function speedName() { const s = localStorage.getItem("burako-speed"); return SPEEDS[s] ? s : "normal"; }
+function botDelay() { const s = SPEEDS[speedName()]; return skipping ? 0 : (s.delay === null ? options.bot_delay_ms : s.delay); }
+function animMs() { return skipping ? 0 : SPEEDS[speedName()].anim; }
+
+// ------------------------------------------------------------------ the bot's thinking
+// The server's "how the bot thinks" data. These two functions name where it comes from;
+// null: this server serves none, and the panel and the hint button stay hidden.
+function thinkingUrl(v) { return null; }
+function hintUrl(v) { return null; }
+
+// One function draws it all. ``data`` is a list of candidates, or an object holding one
+// ({candidates | moves, value, bot, seat}): pimc's [{move, mean, low, high, n}] (its
+// margin estimate with an interval over n sampled deals) or ppo's [{move, prob}] with
+// the position's "value". Returns null when there is nothing to show.
+function renderThinking(data, title) {
+  if (!data) return null;
+  const list = Array.isArray(data) ? data : (data.candidates || data.moves || []);
+  if (!Array.isArray(list) || !list.length) return null;
+  const box = h("div", { class: "thinking panel", id: "thinking" }, h("h3", {}, title || "How the bot thinks"));
+  if (!Array.isArray(data) && data.bot) box.append(h("div", { class: "think-who" }, (data.seat !== undefined ? "P" + data.seat + " " : "") + "(" + data.bot + ")"));
+  const num = x => (typeof x === "number" && isFinite(x) ? x : null);
+  if (list.some(c => num(c.mean) !== null)) {
+    const lo = Math.min(...list.map(c => num(c.low) ?? num(c.mean)));
+    const hi = Math.max(...list.map(c => num(c.high) ?? num(c.mean)));
+    const span = hi - lo || 1;
+    const pct = x => ((x - lo) / span * 100).toFixed(1) + "%";
+    box.append(h("table", { class: "think-table" },
+      h("tr", {}, h("th", {}, "move"), h("th", {}, "margin (mean, interval)"), h("th", {}, "deals")),
+      list.map((c, k) => h("tr", { class: k === 0 ? "best" : "" },
+        h("td", {}, String(c.move)),
+        h("td", {}, h("div", { class: "think-bar" },
+          h("span", { class: "interval", style: "left:" + pct(num(c.low) ?? c.mean) + ";width:calc(" + pct(num(c.high) ?? c.mean) + " - " + pct(num(c.low) ?? c.mean) + ")" }),
+          h("span", { class: "mean", style: "left:" + pct(c.mean) })),
+          h("span", { class: "think-num" }, c.mean.toFixed(1) + (num(c.low) !== null ? " [" + c.low.toFixed(1) + ", " + c.high.toFixed(1) + "]" : ""))),
+        h("td", {}, c.n === undefined ? "" : String(c.n))))));
+  } else {
+    box.append(h("table", { class: "think-table" },
+      h("tr", {}, h("th", {}, "move"), h("th", {}, "probability")),
+      list.map((c, k) => h("tr", { class: k === 0 ? "best" : "" },
+        h("td", {}, String(c.move)),
+        h("td", {}, h("div", { class: "think-bar" }, h("span", { class: "prob", style: "width:" + (Math.max(0, Math.min(1, num(c.prob) || 0)) * 100).toFixed(1) + "%" })),
+          h("span", { class: "think-num" }, ((num(c.prob) || 0) * 100).toFixed(1) + "%"))))));
+    if (!Array.isArray(data) && num(data.value) !== null) box.append(h("div", { class: "think-value" }, "value of the position: " + data.value.toFixed(3)));
+  }
+  return box;
+}
+
+async function refreshThinking() {
+  const slot = document.getElementById("think-slot");
+  if (!slot || !view) return;
+  const url = thinkingOn ? thinkingUrl(view) : null;
+  if (!url) { slot.replaceChildren(); return; }
+  const res = await api("GET", url);
+  const el = res.ok ? renderThinking(res.data) : null;
+  const now = document.getElementById("think-slot");
+  if (now) now.replaceChildren(...(el ? [el] : []));
+}
+
+async function askHint() {
+  const url = view && hintUrl(view);
+  if (!url) return;
+  const res = await api("GET", url);
+  if (!res.ok) { setMessage(res.error, "error"); return; }
+  const el = renderThinking(res.data, "Hint: the moves the bot would weigh");
+  const slot = document.getElementById("hint-slot");
+  if (slot) slot.replaceChildren(...(el ? [el] : []));
+}
 
 // ------------------------------------------------------------------ helpers
 function h(tag, attrs, ...children) {
@@ -60,7 +147,7 @@ function cardEl(id, extra) {
   const cls = ["card", f.suit, extra.small ? "small" : "", extra.wild ? "wild" : "", extra.cls || ""];
   const el = h("div", { class: cls.filter(Boolean).join(" "), "data-card": id, title: cardText(id) + (extra.wild ? " (wild)" : "") },
     f.suit === "joker" ? [h("span", { class: "rank" }, "★"), h("span", { class: "suit" }, "JOKER")]
-                       : [h("span", { class: "rank" }, f.rank), h("span", { class: "suit" }, f.symbol)]);
+                       : [h("span", { class: "rank" }, f.rank), h("span", { class: "pip" }, f.symbol), h("span", { class: "suit" }, f.symbol)]);
   if (extra.wild) el.append(h("span", { class: "tag" }, extra.wild === "end" ? "wild · end" : "wild"));
   if (extra.onclick) el.addEventListener("click", extra.onclick);
   return el;
@@ -84,10 +171,23 @@ function paintMessage() {
 
 function sortedKey(ids) { return ids.slice().sort((a, b) => a - b).join(","); }
 
+// the cards of ``a`` not in ``b`` (multisets of card ids)
+function minus(a, b) {
+  const left = b.slice();
+  const out = [];
+  for (const c of a) { const k = left.indexOf(c); if (k >= 0) left.splice(k, 1); else out.push(c); }
+  return out;
+}
+
+function rankKey(c) { return c === 52 ? 1000 : (c % 13) * 4 + Math.floor(c / 13); }
+
 // ------------------------------------------------------------------ routing
 function route() {
   clearTimeout(botTimer);
+  stopAuto();
   view = null; watch = null; selected = []; showPile = false; summaryShown = false;
+  order = []; drawn = []; turnBase = null; markBase = null; skipping = false; drawerOpen = false;
+  document.body.classList.remove("drawer-open");
   setMessage("");
   const hash = location.hash || "#/";
   if (hash.startsWith("#/play/")) return openGame(decodeURIComponent(hash.slice(7)));
@@ -182,19 +282,51 @@ async function openGame(id) {
 
 function seenHands() { return +(sessionStorage.getItem("burako-seen-" + view.id) || 0); }
 
+function mySeat(v) { return v.seats[v.seat]; }
+
+// what a table looks like for marking: each meld's cards, and the pile's size
+function snapshot(v) {
+  return { hand: v.hand_number, melds: v.melds.map(ms => ms.map(m => m.cards.map(x => x.card))), pile: v.pile.length };
+}
+
+// the hand as the person keeps it: the order they chose, new cards at the end
+function arrange(serverHand) {
+  if (sortMode === "suit") return serverHand.slice();
+  if (sortMode === "rank") return serverHand.slice().sort((a, b) => rankKey(a) - rankKey(b));
+  const kept = [];
+  const left = serverHand.slice();
+  for (const c of order) { const k = left.indexOf(c); if (k >= 0) { kept.push(c); left.splice(k, 1); } }
+  return kept.concat(left);
+}
+
 function setView(v) {
-  const handChanged = !view || sortedKey(mySeat(view).hand || []) !== sortedKey(mySeat(v).hand || []);
+  const prev = view;
+  const oldHand = prev ? (mySeat(prev).hand || []) : null;
+  const newHand = mySeat(v).hand || [];
+  const handChanged = !prev || sortedKey(oldHand) !== sortedKey(newHand);
+  if (prev && prev.id === v.id && oldHand) {
+    const gained = minus(newHand, oldHand);
+    const lost = minus(oldHand, newHand);
+    if (prev.to_act === prev.seat && gained.length && !lost.length) drawn = drawn.concat(gained);
+    if (v.to_act !== v.seat || v.hand_number !== prev.hand_number) drawn = [];
+    drawn = drawn.filter(c => newHand.includes(c));
+  }
+  if (!prev || prev.id !== v.id || v.hand_number !== prev.hand_number) {
+    turnBase = snapshot(v); markBase = snapshot(v);
+  } else if (v.to_act !== prev.to_act) {
+    markBase = turnBase; turnBase = snapshot(v);
+  }
   view = v;
   if (handChanged) selected = [];
+  order = arrange(newHand);
   renderPlay();
+  if (prev && prev.id === v.id && animMs() > 0) animateChange(prev, v);
   scheduleBot();
 }
 
-function mySeat(v) { return v.seats[v.seat]; }
-
 function scheduleBot() {
   clearTimeout(botTimer);
-  if (!view || watch || view.over || view.to_act === view.seat || summaryShown) return;
+  if (!view || watch || view.over || view.to_act === view.seat || summaryShown) { skipping = false; return; }
   const id = view.id;
   botTimer = setTimeout(async () => {
     if (!view || view.id !== id || busy) { scheduleBot(); return; }
@@ -204,7 +336,13 @@ function scheduleBot() {
     if (!view || view.id !== id) return;
     if (res.ok) setView(res.data);
     else setMessage(res.error, "error");
-  }, options.bot_delay_ms);
+  }, botDelay());
+}
+
+function skipToMyTurn() {
+  if (!view || view.over || view.to_act === view.seat) return;
+  skipping = true;
+  scheduleBot();
 }
 
 async function sendMove(body) {
@@ -216,10 +354,7 @@ async function sendMove(body) {
   else setMessage(res.error, "error"); // the game is as it was: keep the table and selection
 }
 
-function selectedCards() {
-  const hand = mySeat(view).hand || [];
-  return selected.map(i => hand[i]);
-}
+function selectedCards() { return selected.map(i => order[i]); }
 
 function toggle(i) {
   const k = selected.indexOf(i);
@@ -228,7 +363,77 @@ function toggle(i) {
   renderPlay();
 }
 
-function movesOf(kind) { return view.moves.filter(m => m.kind === kind); }
+function clearSelection() { if (selected.length) { selected = []; renderPlay(); } }
+
+function movesOf(kind) { return view ? view.moves.filter(m => m.kind === kind) : []; }
+
+function myTurnNow() { return view && !watch && !view.over && view.to_act === view.seat && view.moves.length > 0; }
+
+// gestures: the legal move they stand for (its action id), else the move on cards
+function playDiscard(card) {
+  const m = movesOf("discard").find(x => x.cards[0] === card);
+  sendMove(m ? { action: m.action } : { kind: "discard", cards: [card] });
+}
+function playAdd(card, slot) {
+  const m = movesOf("add").find(x => x.cards[0] === card && x.slot === slot);
+  sendMove(m ? { action: m.action } : { kind: "add", cards: [card], slot });
+}
+function playOpen(cards) {
+  const key = sortedKey(cards);
+  const found = movesOf("open").filter(m => sortedKey(m.cards) === key);
+  if (found.length === 1) sendMove({ action: found[0].action });
+  else if (!found.length) sendMove({ kind: "open", cards });
+  else setMessage("These cards open more than one meld: pick one of the Meld buttons.", "info");
+}
+function playKind(kind) {
+  const m = movesOf(kind)[0];
+  if (m) sendMove({ action: m.action });
+  return !!m;
+}
+
+function clickStock() {
+  if (!myTurnNow()) return;
+  if (view.phase === "peek") playKind("peek_reject");
+  else playKind("draw");
+}
+
+function clickPile() {
+  if (!view || watch) return;
+  const cards = selectedCards();
+  if (cards.length === 1) { playDiscard(cards[0]); return; }
+  if (myTurnNow() && playKind("take_pile")) return;
+  if (view.pile.length > 1) { showPile = !showPile; renderPlay(); }
+}
+
+function setSort(mode) {
+  sortMode = mode;
+  localStorage.setItem("burako-sort", mode);
+  const keep = selectedCards();
+  order = arrange(mySeat(view).hand || []);
+  selected = reselect(keep);
+  renderPlay();
+}
+
+// the positions of ``cards`` in the hand as now shown
+function reselect(cards) {
+  const used = new Set();
+  const out = [];
+  for (const c of cards) {
+    const i = order.findIndex((x, k) => x === c && !used.has(k));
+    if (i >= 0) { used.add(i); out.push(i); }
+  }
+  return out;
+}
+
+function moveInHand(from, to) {
+  const keep = selectedCards();
+  const [c] = order.splice(from, 1);
+  order.splice(to > from ? to - 1 : to, 0, c);
+  sortMode = "own";
+  localStorage.setItem("burako-sort", "own");
+  selected = reselect(keep);
+  renderPlay();
+}
 
 function renderPlay() {
   const v = view;
@@ -240,13 +445,21 @@ function renderPlay() {
   const adds = movesOf("add");
   const addable = new Set(adds.map(m => m.cards[0]));
   const addSlots = new Set(adds.filter(m => m.cards[0] === one).map(m => m.slot));
+  const fresh = drawn.slice();
 
-  // the hand, sorted by suit then rank (the server sorts it)
-  const hand = h("div", { class: "cards hand", id: "hand" }, (me.hand || []).map((c, i) =>
-    cardEl(c, {
-      cls: [selected.includes(i) ? "selected" : "", discards.has(c) ? "discardable" : "", addable.has(c) ? "addable" : ""].join(" "),
-      onclick: () => toggle(i),
-    })));
+  const hand = h("div", { class: "cards hand", id: "hand" }, order.map((c, i) => {
+    const k = fresh.indexOf(c);
+    const isDrawn = k >= 0;
+    if (isDrawn) fresh.splice(k, 1);
+    const el = cardEl(c, {
+      cls: [selected.includes(i) ? "selected" : "", discards.has(c) ? "discardable" : "", addable.has(c) ? "addable" : "", isDrawn ? "drawn" : ""].join(" "),
+    });
+    el.dataset.pos = i;
+    el.addEventListener("click", ev => { if (dragJustEnded) return; toggle(i); });
+    el.addEventListener("dblclick", ev => { ev.preventDefault(); if (myTurnNow() && discards.has(c)) playDiscard(c); });
+    el.addEventListener("pointerdown", ev => startDrag(ev, i));
+    return el;
+  }));
 
   // buttons: the moves that take no card choice, then those the selection makes
   const actions = h("div", { class: "actions", id: "actions" });
@@ -256,7 +469,7 @@ function renderPlay() {
       actions.append(h("button", { class: "primary", "data-kind": m.kind, "data-action": m.action, onclick: () => sendMove({ action: m.action }) }, m.text));
     }
     if (one !== null && discards.has(one)) {
-      actions.append(h("button", { class: "primary", id: "discard", onclick: () => sendMove({ action: movesOf("discard").find(m => m.cards[0] === one).action }) }, "Discard " + cardText(one)));
+      actions.append(h("button", { class: "primary", id: "discard", onclick: () => playDiscard(one) }, "Discard " + cardText(one)));
     }
     if (cards.length >= 2) {
       const key = sortedKey(cards);
@@ -268,12 +481,15 @@ function renderPlay() {
         actions.append(h("button", { class: "attempt", id: "meld-try", onclick: () => sendMove({ kind: "open", cards }) }, "Meld " + cardsText(cards)));
       }
     }
-    const hints = [];
     if (v.phase === "play") {
-      hints.push(cards.length ? "Click one of your team's melds to add the selected card, the pile to discard it." :
-        "Select cards in your hand: one to discard or add to a meld, three to open a meld.");
+      actions.prepend(h("div", { class: "hint" }, cards.length
+        ? "Drop or click: a glowing meld adds the card, the pile discards it (or double-click it)."
+        : "Select cards: one to discard or add to a meld, three to open a meld. Drag to reorder."));
+    } else if (v.phase === "draw") {
+      actions.prepend(h("div", { class: "hint" }, "Click the stock to draw" + (movesOf("take_pile").length ? ", the pile to take it." : ".")));
+    } else if (v.phase === "peek") {
+      actions.prepend(h("div", { class: "hint" }, "Click the peeked card to keep it, the stock to draw the next."));
     }
-    if (hints.length) actions.prepend(h("div", { class: "hint" }, hints.join(" ")));
   } else if (!v.over) {
     actions.append(h("div", { class: "hint" }, seatName(v.to_act, v) + " is thinking…"));
   }
@@ -285,92 +501,327 @@ function renderPlay() {
     const seen = new Set();
     const shown = opens.filter(m => { const k = m.text + "|" + sortedKey(m.cards); if (seen.has(k)) return false; seen.add(k); return true; });
     suggest = h("details", { class: "suggest", id: "suggest" }, h("summary", {}, "Melds you can open (" + shown.length + ")"),
-      shown.map(m => h("div", { class: "option", title: m.text, "data-action": m.action, onclick: () => sendMove({ action: m.action }) },
-        (m.meld || m.cards.map(c => ({ card: c, wild: null }))).map(x => cardEl(x.card, { small: true, wild: x.wild })))));
+      h("div", { class: "options" }, shown.map(m => h("div", { class: "option", title: m.text, "data-action": m.action, onclick: () => sendMove({ action: m.action }) },
+        (m.meld || m.cards.map(c => ({ card: c, wild: null }))).map(x => cardEl(x.card, { small: true, wild: x.wild }))))));
   }
+
+  const handTools = h("div", { class: "hand-tools" },
+    h("button", { id: "sort-suit", class: sortMode === "suit" ? "on" : "", title: "sort by suit (S)", onclick: () => setSort("suit") }, "by suit"),
+    h("button", { id: "sort-rank", class: sortMode === "rank" ? "on" : "", title: "sort by rank (R)", onclick: () => setSort("rank") }, "by rank"),
+    h("button", { id: "clear", title: "clear the selection (Esc)", disabled: !selected.length, onclick: clearSelection }, "clear"));
 
   // data-state and data-moves let a script (the browser tests) wait for the next turn
   const state = v.over ? "over" : myTurn ? "my-turn" : "waiting";
   app.replaceChildren(h("div", { class: "table play", id: "table", "data-state": state, "data-moves": v.log.length },
     h("div", { class: "board" },
       statusLine(v),
+      toolbar(v),
       seatsEl(v, false),
       middleEl(v, one, myTurn),
       teamsEl(v, addSlots, one, myTurn),
-      h("div", { class: "mine panel" },
-        h("h3", {}, "Your hand, P" + v.seat + " (team " + (v.seat % 2) + "), " + me.cards + (me.cards === 1 ? " card" : " cards")),
-        hand, actions, suggest,
+      h("div", { id: "hint-slot" }),
+      h("div", { id: "think-slot" }),
+      h("div", { class: "mine panel", id: "mine" },
+        h("div", { class: "mine-head" },
+          h("h3", {}, "Your hand, P" + v.seat + " (team " + (v.seat % 2) + "), " + me.cards + (me.cards === 1 ? " card" : " cards")),
+          handTools),
+        actions, hand, suggest,
         h("div", { id: "message", class: "message" }))),
-    h("aside", { class: "side" }, scoresEl(v), logEl(v.log, null))));
+    h("aside", { class: "side", id: "side" },
+      h("button", { class: "drawer-close", id: "drawer-close", onclick: () => setDrawer(false) }, "close ✕"),
+      scoresEl(v), logEl(v.log, null))));
+  layoutHand();
   paintMessage();
+  refreshThinking();
   maybeSummary();
 }
 
+function toolbar(v) {
+  const speed = h("select", { id: "speed", title: "how fast the bots play" },
+    Object.keys(SPEEDS).map(s => h("option", { value: s, selected: s === speedName() }, s)));
+  speed.addEventListener("change", () => { localStorage.setItem("burako-speed", speed.value); scheduleBot(); });
+  const think = thinkingUrl(v) ? h("label", { class: "think-toggle" },
+    h("input", { type: "checkbox", id: "think-toggle", checked: thinkingOn, onchange: ev => { thinkingOn = ev.target.checked; localStorage.setItem("burako-thinking", thinkingOn ? "on" : "off"); refreshThinking(); } }),
+    " how the bot thinks") : null;
+  const hint = hintUrl(v) && !v.over && v.to_act === v.seat ? h("button", { id: "hint", title: "hint (H)", onclick: askHint }, "hint") : null;
+  return h("div", { class: "toolbar", id: "toolbar" },
+    h("label", {}, "bots ", speed),
+    h("button", { id: "skip", title: "skip to my turn (F)", disabled: v.over || v.to_act === v.seat, onclick: skipToMyTurn }, "skip to my turn »"),
+    hint, think,
+    h("button", { id: "log-toggle", class: "drawer-open-btn", title: "moves and scores (L)", onclick: () => setDrawer(!drawerOpen) }, "moves ☰"),
+    h("button", { id: "help-btn", title: "keys and gestures (?)", onclick: toggleHelp }, "?"));
+}
+
+function setDrawer(open) {
+  drawerOpen = open;
+  document.body.classList.toggle("drawer-open", open);
+}
+
+// the hand fans out (cards overlap) when it does not fit one row
+function layoutHand() {
+  const el = document.getElementById("hand");
+  if (!el) return;
+  const cards = el.children.length;
+  const first = el.firstElementChild;
+  if (!first) return;
+  const cardW = first.getBoundingClientRect().width;
+  const width = el.parentElement.clientWidth - 24;
+  const open = cardW + 4;
+  const minStep = Math.min(open, Math.max(18, cardW * 0.42));
+  let step = cards > 1 ? Math.min(open, (width - cardW) / (cards - 1)) : open;
+  if (step < minStep) step = minStep; // two rows, still fanned
+  el.style.setProperty("--step", step.toFixed(2) + "px");
+  el.classList.toggle("fanned", step < open);
+}
+window.addEventListener("resize", () => layoutHand());
+
+// ------------------------------------------------------------------ dragging a card
+let drag = null;
+let dragJustEnded = false;
+
+function startDrag(ev, pos) {
+  if (ev.button !== undefined && ev.button !== 0) return;
+  const el = ev.currentTarget;
+  drag = { pos, el, x0: ev.clientX, y0: ev.clientY, id: ev.pointerId, ghost: null };
+  el.setPointerCapture?.(ev.pointerId);
+}
+
+function dropTarget(x, y) {
+  const under = document.elementFromPoint(x, y);
+  if (!under) return null;
+  const mine = view.seat % 2;
+  const meld = under.closest(".meld[data-team='" + mine + "']");
+  if (meld) return { kind: "add", el: meld, slot: +meld.dataset.slot };
+  const pile = under.closest("#pile");
+  if (pile) return { kind: "discard", el: pile };
+  const card = under.closest("#hand .card");
+  if (card) return { kind: "reorder", el: card, pos: +card.dataset.pos };
+  const area = under.closest("#melds-" + mine);
+  if (area) return { kind: "open", el: area };
+  return null;
+}
+
+document.addEventListener("pointermove", ev => {
+  if (!drag || ev.pointerId !== drag.id) return;
+  const dx = ev.clientX - drag.x0, dy = ev.clientY - drag.y0;
+  if (!drag.ghost) {
+    if (dx * dx + dy * dy < 64) return;
+    const r = drag.el.getBoundingClientRect();
+    drag.ghost = drag.el.cloneNode(true);
+    drag.ghost.classList.add("ghost");
+    drag.ghost.classList.remove("selected");
+    drag.ghost.style.left = r.left + "px"; drag.ghost.style.top = r.top + "px";
+    drag.ox = drag.x0 - r.left; drag.oy = drag.y0 - r.top;
+    document.body.append(drag.ghost);
+    drag.el.classList.add("dragging");
+    document.body.classList.add("is-dragging");
+  }
+  drag.ghost.style.left = (ev.clientX - drag.ox) + "px";
+  drag.ghost.style.top = (ev.clientY - drag.oy) + "px";
+  document.querySelectorAll(".drop-over").forEach(e => e.classList.remove("drop-over"));
+  const t = dropTarget(ev.clientX, ev.clientY);
+  if (t) t.el.classList.add("drop-over");
+  ev.preventDefault();
+});
+
+function endDrag(ev, cancel) {
+  if (!drag || ev.pointerId !== drag.id) return;
+  const d = drag;
+  drag = null;
+  if (!d.ghost) return; // a tap or a click: the click handler selects
+  d.ghost.remove();
+  document.body.classList.remove("is-dragging");
+  document.querySelectorAll(".drop-over").forEach(e => e.classList.remove("drop-over"));
+  d.el.classList.remove("dragging");
+  dragJustEnded = true;
+  setTimeout(() => { dragJustEnded = false; }, 0);
+  if (cancel || !view || watch) return;
+  const t = dropTarget(ev.clientX, ev.clientY);
+  if (!t) return;
+  const card = order[d.pos];
+  if (t.kind === "reorder") { if (t.pos !== d.pos) moveInHand(d.pos, t.pos > d.pos ? t.pos + 1 : t.pos); return; }
+  if (!myTurnNow()) { setMessage("Wait for your turn.", "info"); return; }
+  if (t.kind === "discard") playDiscard(card);
+  else if (t.kind === "add") playAdd(card, t.slot);
+  else if (t.kind === "open") {
+    const cards = selected.includes(d.pos) ? selectedCards() : selectedCards().concat([card]);
+    if (cards.length >= 3) playOpen(cards);
+    else setMessage("Select the cards of the meld, then drag one of them onto your team's melds.", "info");
+  }
+}
+document.addEventListener("pointerup", ev => endDrag(ev, false));
+document.addEventListener("pointercancel", ev => endDrag(ev, true));
+
+// ------------------------------------------------------------------ animating a move
+function rectOf(sel) { const el = document.querySelector(sel); return el ? el.getBoundingClientRect() : null; }
+
+function seatRect(p) {
+  if (view && !watch && p === view.seat) return rectOf("#hand");
+  return rectOf("#seats .seat[data-seat='" + p + "']");
+}
+
+function fly(cardId, from, to, delay) {
+  if (!from || !to) return;
+  const el = cardId === null ? backEl(false) : cardEl(cardId);
+  el.classList.add("flying");
+  const x0 = from.left + from.width / 2, y0 = from.top + from.height / 2;
+  const x1 = to.left + to.width / 2, y1 = to.top + to.height / 2;
+  el.style.left = x0 + "px"; el.style.top = y0 + "px";
+  document.body.append(el);
+  const ms = animMs();
+  const anim = el.animate([
+    { transform: "translate(-50%, -50%) scale(0.9)", opacity: 0.95 },
+    { transform: "translate(calc(-50% + " + (x1 - x0) + "px), calc(-50% + " + (y1 - y0) + "px)) scale(1)", opacity: 1 },
+  ], { duration: ms, delay: delay || 0, easing: "ease-out", fill: "both" });
+  anim.onfinish = () => el.remove();
+  anim.oncancel = () => el.remove();
+}
+
+// the move(s) between two views of one game, drawn as cards flying from the seat
+function animateChange(prev, v) {
+  if (v.hand_number !== prev.hand_number) return; // a new deal: nothing flies
+  const actor = prev.to_act;
+  if (actor === null || actor === undefined) return;
+  const seat = seatRect(actor);
+  const stock = rectOf("#stock"), pile = rectOf("#pile");
+  let k = 0;
+  const next = () => (k++) * animMs() * 0.35;
+  if (v.pile.length < prev.pile.length) fly(prev.pile[prev.pile.length - 1], pile, seat, next()); // took the pile
+  else if (v.stock < prev.stock) {
+    const mine = actor === v.seat && !watch;
+    const got = mine ? minus(mySeat(v).hand || [], mySeat(prev).hand || []) : [];
+    fly(got.length === 1 ? got[0] : null, stock, seat, next());
+  }
+  for (let t = 0; t < 2; t++) {
+    v.melds[t].forEach(m => {
+      const before = prev.melds[t].find(x => x.slot === m.slot);
+      const added = minus(m.cards.map(x => x.card), before ? before.cards.map(x => x.card) : []);
+      const target = rectOf("#melds-" + t + " .meld[data-slot='" + m.slot + "']");
+      added.forEach(c => fly(c, seat, target, next()));
+    });
+  }
+  for (let t = 0; t < 2; t++) {
+    v.muertos[t].forEach((m, i) => {
+      const before = prev.muertos[t][i];
+      if (before && !before.taken && m.taken) fly(null, rectOf("#muertos .pack[data-team='" + t + "']") || stock, seat, next());
+    });
+  }
+  if (v.pile.length === prev.pile.length + 1) fly(v.pile[v.pile.length - 1], seat, pile, next()); // discarded
+}
+
+// ------------------------------------------------------------------ the table
 function statusLine(v) {
   let text;
   if (v.over) text = [h("span", { class: "who" }, "Game over: "), v.result.text];
   else if (v.seat !== undefined && v.to_act === v.seat) text = [h("span", { class: "who" }, "Your turn"), " · " + v.phase_text];
   else text = [h("span", { class: "who" }, seatName(v.to_act, v)), " to act · " + v.phase_text];
   const hand = "hand " + v.hand_number + (v.episode === "match" ? " of a match to " + v.target : "") + " · turn " + v.turn;
-  return h("div", { class: "status-line", id: "status" }, ...text, h("span", { style: "opacity:0.7" }, "  ·  " + v.variant + ", " + v.num_players + " players, " + hand));
+  return h("div", { class: "status-line", id: "status" }, ...text, h("span", { class: "dim" }, "  ·  " + v.variant + ", " + v.num_players + " players, " + hand));
 }
 
 function seatsEl(v, allHands) {
   const own = allHands ? null : v.seat; // playing: one's own hand is drawn below the table
+  const last = markBase && turnBase && !allHands ? lastActor(v) : null;
   return h("div", { class: "seats" + (allHands ? " all-hands" : ""), id: "seats" }, v.seats.map(s => {
     if (s.seat === own) return null;
-    const box = h("div", { class: "seat" + (s.to_act ? " to-act" : ""), "data-seat": s.seat },
+    const box = h("div", { class: "seat" + (s.to_act ? " to-act" : "") + (s.seat === last ? " last-actor" : ""), "data-seat": s.seat },
       h("div", { class: "name" }, seatName(s.seat, v) + (!allHands && s.team === v.seat % 2 ? " · partner" : "")),
       h("div", {}, "team " + s.team + " · " + s.cards + (s.cards === 1 ? " card" : " cards")));
     if (s.hand) box.append(h("div", { class: "cards" }, s.hand.map(c => cardEl(c, { small: true }))));
-    else box.append(h("div", { class: "cards" }, Array.from({ length: Math.min(s.cards, 8) }, () => backEl(true))));
+    else box.append(h("div", { class: "cards backs" }, Array.from({ length: Math.min(s.cards, 8) }, () => backEl(true))));
     if (s.known && s.known.length) box.append(h("div", { class: "known" }, "known in hand: " + cardsText(s.known)));
     return box;
   }));
 }
 
+// the seat whose turn ended last (its cards on the table are marked)
+function lastActor(v) {
+  const log = v.log || [];
+  for (let k = log.length - 1; k >= 0; k--) {
+    const e = log[k];
+    if (e.seat === null || e.seat === undefined) return null;
+    if (e.seat !== v.to_act) return e.seat;
+  }
+  return null;
+}
+
+function muertosEl(v) {
+  return h("div", { class: "muertos", id: "muertos" }, h("h3", {}, "Muertos"),
+    v.muertos.map((packets, t) => h("div", { class: "packet", "data-team": t }, h("span", { class: "team-name" }, "team " + t + ": "),
+      packets.length ? packets.map(p => p.taken
+        ? h("span", { class: "taken", title: p.text }, p.text)
+        : h("span", { class: "pack", "data-team": t, title: "a muerto, face down (" + p.text + ")" }, backEl(true), backEl(true)))
+        : "none")));
+}
+
 function middleEl(v, one, myTurn) {
   const top = v.pile.length ? v.pile[v.pile.length - 1] : null;
-  const pileBox = h("div", { class: "stack pile" + (one !== null && myTurn ? " target" : ""), id: "pile",
-    title: one !== null ? "discard the selected card" : "the discard pile",
-    onclick: () => { if (view && !watch && one !== null) sendMove({ kind: "discard", cards: [one] }); } },
-    top === null ? h("div", { class: "card", style: "opacity:0.25" }) : cardEl(top),
+  const canTake = myTurn && movesOf("take_pile").length > 0;
+  const canDraw = myTurn && (movesOf("draw").length > 0 || movesOf("peek_reject").length > 0);
+  const pileFresh = markBase && v.pile.length > markBase.pile && !watch;
+  const pileBox = h("div", { class: "stack pile" + (one !== null && myTurn ? " target" : "") + (canTake && one === null ? " takeable" : ""), id: "pile",
+    title: one !== null ? "discard the selected card" : canTake ? "take the discard pile (T)" : "the discard pile",
+    onclick: clickPile },
+    top === null ? h("div", { class: "card empty" }) : cardEl(top, { cls: pileFresh ? "fresh" : "" }),
     h("div", { class: "count" }, "pile " + v.pile.length));
   const toggleBtn = v.pile.length > 1 ? h("button", { id: "pile-toggle", onclick: () => { showPile = !showPile; rerender(); } }, showPile ? "hide the pile" : "show the pile") : null;
   const pileList = showPile && v.pile.length ? h("div", { class: "pile-list cards", id: "pile-cards" }, v.pile.slice().reverse().map(c => cardEl(c, { small: true }))) : null;
-  const muertos = h("div", { class: "muertos" }, h("h3", {}, "Muertos"),
-    v.muertos.map((packets, t) => h("div", { class: "packet" }, "team " + t + ": " + (packets.map(p => p.text).join(", ") || "none"))));
-  const peek = v.peek_card !== null ? h("div", { class: "stack", id: "peek" }, cardEl(v.peek_card), h("div", { class: "count" }, "peeked card")) : null;
+  const peek = v.peek_card !== null ? h("div", { class: "stack" + (myTurn ? " takeable" : ""), id: "peek", title: "keep the peeked card (K)",
+    onclick: () => { if (myTurnNow()) playKind("peek_keep"); } }, cardEl(v.peek_card), h("div", { class: "count" }, "peeked card")) : null;
   const barred = v.no_discard !== null ? h("div", { class: "packet" }, "may not discard " + cardText(v.no_discard) + " this turn") : null;
   return h("div", { class: "middle panel" },
-    h("div", { class: "stack", id: "stock" }, backEl(false), h("div", { class: "count" }, "stock " + v.stock)),
-    pileBox, peek, h("div", {}, muertos, barred, toggleBtn, pileList));
+    h("div", { class: "stack" + (canDraw ? " takeable" : ""), id: "stock", title: canDraw ? "draw from the stock (D)" : "the stock", onclick: clickStock },
+      backEl(false), h("div", { class: "count" }, "stock " + v.stock)),
+    pileBox, peek, h("div", { class: "middle-info" }, muertosEl(v), barred, toggleBtn, pileList));
+}
+
+function runningEl(v, t) {
+  const r = v.running && v.running[t];
+  if (!r) return null;
+  const parts = [h("span", { class: "pts", title: "table cards " + r.table_cards + ", canasta bonuses " + r.canasta_bonus + " (the engine's scoring, the hand cards left out)" }, r.total + " pts")];
+  if (r.clean_canastas) parts.push(h("span", { class: "badge clean", title: "clean canastas" }, r.clean_canastas + " clean"));
+  if (r.dirty_canastas) parts.push(h("span", { class: "badge dirty", title: "dirty canastas" }, r.dirty_canastas + " dirty"));
+  if (r.to_open !== null) parts.push(h("span", { class: "badge open-need", title: "opening minimum " + r.minimum }, r.to_open + " to open"));
+  return h("span", { class: "running", id: "running-" + t }, parts);
+}
+
+function freshCards(t, m) {
+  if (!markBase || watch || markBase.hand !== view.hand_number) return [];
+  const before = (markBase.melds[t] || [])[m.slot] || [];
+  return minus(m.cards.map(x => x.card), before);
 }
 
 function teamsEl(v, addSlots, one, myTurn) {
   const me = v.seat !== undefined ? v.seat : v.viewer;
   const mine = me === null ? -1 : me % 2;
   return h("div", { class: "teams" }, [0, 1].map(t => {
-    const title = "Team " + t + (t === mine ? " (your team)" : "") + " melds" +
+    const title = "Team " + t + (t === mine ? " (your team)" : "") +
       (v.opened ? (v.opened[t] ? " · opened" : " · not opened") : "");
-    return h("div", { class: "melds panel", id: "melds-" + t }, h("h3", {}, title),
+    return h("div", { class: "melds panel" + (t === mine && myTurn ? " mine-melds" : ""), id: "melds-" + t }, h("h3", {}, title, runningEl(v, t)),
       v.melds[t].length ? v.melds[t].map(m => {
         const canAdd = t === mine && addSlots.has(m.slot);
         const click = t === mine && myTurn && one !== null;
-        return h("div", { class: "meld" + (m.canasta ? " canasta" : "") + (canAdd ? " can-add" : "") + (click ? " clickable" : ""),
+        const fresh = freshCards(t, m);
+        const kind = m.canasta ? (m.clean ? " canasta clean" : " canasta dirty") : "";
+        return h("div", { class: "meld" + kind + (m.closed ? " closed" : "") + (canAdd ? " can-add" : "") + (click ? " clickable" : ""),
           "data-team": t, "data-slot": m.slot,
-          onclick: click ? () => sendMove({ kind: "add", cards: [one], slot: m.slot }) : null },
-          h("div", { class: "cards" }, m.cards.map(x => cardEl(x.card, { small: true, wild: x.wild }))),
+          onclick: click ? () => playAdd(one, m.slot) : null },
+          h("div", { class: "cards" }, m.cards.map(x => {
+            const k = fresh.indexOf(x.card);
+            if (k >= 0) fresh.splice(k, 1);
+            return cardEl(x.card, { small: true, wild: x.wild, cls: k >= 0 ? "fresh" : "" });
+          })),
           h("div", { class: "meld-label" }, "[" + m.slot + "] " + m.label));
-      }) : h("div", { style: "opacity:0.6" }, "none"));
+      }) : h("div", { class: "dim" }, "none"));
   }));
 }
 
 function scoresEl(v) {
   const rows = [];
+  if (v.running) rows.push(h("div", { id: "running-total" }, "on the table now: team 0 " + v.running[0].total + " · team 1 " + v.running[1].total));
   if (v.episode === "match") rows.push(h("div", {}, "match points: team 0 " + v.match_points[0] + " · team 1 " + v.match_points[1] + " (to " + v.target + ")"));
   if (v.last_hand) rows.push(h("div", {}, "last hand (" + v.last_hand.number + "): team 0 " + v.last_hand.scores[0] + " · team 1 " + v.last_hand.scores[1]));
-  if (!rows.length) rows.push(h("div", { style: "opacity:0.7" }, "no hand scored yet"));
+  if (!rows.length) rows.push(h("div", { class: "dim" }, "no hand scored yet"));
   const extra = [];
   if (!watch && v.last_hand) extra.push(h("button", { id: "show-summary", onclick: () => openSummary(true) }, "score details"));
   return h("div", { class: "scores panel", id: "scores" }, h("h3", {}, "Scores"), rows, extra);
@@ -382,7 +833,7 @@ function logEl(entries, current) {
     "data-step": k + 1,
     onclick: watch ? () => goStep(k + 1) : null,
   }, e.seat === null || e.seat === undefined ? e.text : "P" + e.seat + " (" + e.who + "): " + e.text));
-  const box = h("div", { class: "log panel", id: "log" }, h("h3", {}, "Moves"), items.length ? h("ol", {}, items) : h("div", { style: "opacity:0.7" }, "no moves yet"));
+  const box = h("div", { class: "log panel", id: "log" }, h("h3", {}, "Moves"), items.length ? h("ol", {}, items) : h("div", { class: "dim" }, "no moves yet"));
   setTimeout(() => { // scroll the list only (never the page) to the latest or current move
     const cur = box.querySelector("li.current");
     box.scrollTop = cur ? Math.max(0, cur.offsetTop - box.clientHeight / 2) : box.scrollHeight;
@@ -391,6 +842,48 @@ function logEl(entries, current) {
 }
 
 function rerender() { if (watch) renderWatch(); else if (view) renderPlay(); }
+
+// ------------------------------------------------------------------ help
+const KEYS_PLAY = [
+  ["D", "draw from the stock (in a peek: reject the peeked card and draw the next)"],
+  ["T", "take the discard pile"],
+  ["K", "keep the peeked card"],
+  ["1 … 9, 0", "select or unselect the hand's 1st … 9th, 10th card"],
+  ["X or Enter", "discard the selected card"],
+  ["M", "meld the selected cards"],
+  ["Esc", "clear the selection (and close this panel or the drawer)"],
+  ["S / R", "sort the hand by suit / by rank"],
+  ["F", "skip to my turn (the bots play without pause)"],
+  ["L", "the moves and scores (a drawer on small screens)"],
+  ["H", "a hint, where the server gives one"],
+  ["?", "this panel"],
+];
+const KEYS_WATCH = [
+  ["→ / ←", "one move forward / back"],
+  ["Home / End", "the deal / the end"],
+  ["Space", "auto-play on or off"],
+  ["N", "the next hand"],
+  ["T", "the next turn of the chosen seat"],
+];
+const GESTURES = [
+  "Click (tap) a card to select it; click the stock to draw, the pile to take it; click the peeked card to keep it.",
+  "With a card selected, click a glowing meld to add it, or the pile to discard it; double-click a card to discard it.",
+  "Drag a card onto one of your team's melds (add), onto the pile (discard), onto your team's melds area with the meld's cards selected (open), or onto another card of your hand (reorder). Drag works with a finger too.",
+  "Every gesture sends the same legal move as the buttons: the engine decides, and a refused move shows its reason.",
+];
+
+function toggleHelp() {
+  const old = document.getElementById("help");
+  if (old) { old.remove(); return; }
+  const rows = list => h("table", {}, list.map(([k, t]) => h("tr", {}, h("td", {}, h("kbd", {}, k)), h("td", {}, t))));
+  document.body.append(h("div", { class: "overlay", id: "help", onclick: ev => { if (ev.target.id === "help") toggleHelp(); } },
+    h("div", { class: "summary help" },
+      h("h2", {}, "Keys and gestures"),
+      h("h3", {}, "Playing"), rows(KEYS_PLAY.filter(([k]) => k !== "H" || (view && !watch && hintUrl(view)))),
+      h("h3", {}, "Watching a record"), rows(KEYS_WATCH),
+      h("h3", {}, "Mouse and touch"), h("ul", {}, GESTURES.map(g => h("li", {}, g))),
+      h("button", { class: "primary", id: "help-close", onclick: toggleHelp }, "Close"))));
+}
 
 // ------------------------------------------------------------------ end of a hand
 function maybeSummary() {
@@ -410,6 +903,7 @@ function openSummary(onRequest) {
   const v = view;
   if (!v.last_hand) return;
   summaryShown = true;
+  skipping = false;
   clearTimeout(botTimer);
   const done = () => {
     summaryShown = false;
@@ -435,7 +929,7 @@ function openSummary(onRequest) {
   if (v.episode === "match") lines.push(h("p", {}, "Match points: team 0 " + v.match_points[0] + ", team 1 " + v.match_points[1] + " (to " + v.target + ")."));
   lines.push(h("h3", {}, "Hand " + v.last_hand.number + ", every score item"), scoreTable(v.last_hand.teams));
   document.getElementById("overlay")?.remove();
-  document.body.append(h("div", { class: "overlay", id: "overlay" }, h("div", { class: "summary", id: "summary" }, lines, buttons, status)));
+  document.body.append(h("div", { class: "overlay", id: "overlay" }, h("div", { class: "summary", id: "summary" }, lines, h("div", { class: "buttons" }, buttons), status)));
 }
 
 async function saveGame(status) {
@@ -472,24 +966,68 @@ async function showGames(file) {
             : h("a", { href: "#/watch?" + new URLSearchParams({ file, game: g.game, step: 0, viewer: "all" }), "data-game": g.game }, "game " + g.game + ": " + g.header)))));
 }
 
+let watchLoading = false;
+
 async function openRecord(file, game, step, viewer) {
-  watch = { file, game, step, viewer };
+  watch = Object.assign(watch || {}, { file, game, step, viewer });
+  watchLoading = true;
   const res = await api("GET", "/api/records/view?" + new URLSearchParams({ file, game, step, viewer }));
+  watchLoading = false;
+  if (!watch) return;
   if (!res.ok) {
+    stopAuto();
     app.replaceChildren(h("div", { class: "panel" }, h("div", { id: "message", class: "message error" }, res.error),
       h("p", {}, h("a", { href: "#/watch" }, "Back to the recorded games"))));
     return;
   }
+  const prev = view && view.file === file && view.game === game ? view : null;
   view = res.data;
   renderWatch();
+  if (prev && animMs() > 0 && view.step === prev.step + 1) animateChange(prev, view);
 }
 
 function goStep(step) {
   if (!watch || !view) return;
   step = Math.max(0, Math.min(view.steps, step));
   history.replaceState(null, "", "#/watch?" + new URLSearchParams({ file: watch.file, game: watch.game, step, viewer: watch.viewer }));
-  openRecord(watch.file, watch.game, step, watch.viewer);
+  return openRecord(watch.file, watch.game, step, watch.viewer);
 }
+
+// the first step after ``step`` at which ``seat`` begins a turn
+function nextTurnOf(v, seat, step) {
+  const moves = v.moves_played;
+  for (let k = step + 1; k < moves.length; k++) {
+    if (moves[k].seat === seat && (k === 0 || moves[k - 1].seat !== seat)) return k;
+  }
+  return null;
+}
+
+function nextHandStart(v, step) {
+  return (v.hand_starts || []).find(s => s > step) ?? null;
+}
+
+function watchSpeed() { return Math.min(20, Math.max(1, +(localStorage.getItem("burako-watch-speed") || 4))); }
+
+function stopAuto() { clearTimeout(autoPlay); autoPlay = null; const b = document.getElementById("auto"); if (b) b.textContent = "▶ play"; }
+
+function startAuto() {
+  if (!watch || !view) return;
+  const tick = async () => {
+    if (!watch || !view) { autoPlay = null; return; }
+    if (view.step >= view.steps) { stopAuto(); return; }
+    if (!watchLoading) await goStep(view.step + 1);
+    if (autoPlay !== null) autoPlay = setTimeout(tick, 1000 / watchSpeed());
+  };
+  autoPlay = setTimeout(tick, 0);
+  const b = document.getElementById("auto"); if (b) b.textContent = "❚❚ pause";
+}
+
+function toggleAuto() { if (autoPlay !== null) stopAuto(); else startAuto(); }
+
+function replayCommand(v) {
+  return "burako replay " + shellQuote(watch.file) + " --game " + watch.game + (watch.viewer !== "all" ? " --viewer " + watch.viewer : "") + " --step";
+}
+function shellQuote(s) { return /^[\w./-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'"; }
 
 function renderWatch() {
   const v = view;
@@ -497,6 +1035,15 @@ function renderWatch() {
     Array.from({ length: v.num_players }, (_, p) => h("option", { value: p, selected: watch.viewer === String(p) }, "as P" + p + " (" + v.names[p] + ") sees it")));
   seatSel.addEventListener("change", () => { watch.viewer = seatSel.value; goStep(v.step); });
   const last = v.step > 0 ? v.moves_played[v.step - 1] : null;
+  if (watch.turnSeat === undefined || watch.turnSeat >= v.num_players) watch.turnSeat = 0;
+  const turnSel = h("select", { id: "turn-seat", title: "the seat whose next turn T jumps to" },
+    Array.from({ length: v.num_players }, (_, p) => h("option", { value: p, selected: p === watch.turnSeat }, "P" + p + " (" + v.names[p] + ")")));
+  turnSel.addEventListener("change", () => { watch.turnSeat = +turnSel.value; });
+  const nextTurn = nextTurnOf(v, watch.turnSeat, v.step);
+  const nextHand = nextHandStart(v, v.step);
+  const speed = h("input", { type: "range", id: "watch-speed", min: "1", max: "20", value: String(watchSpeed()), title: "moves a second" });
+  const speedLabel = h("span", { id: "watch-speed-label" }, watchSpeed() + " moves/s");
+  speed.addEventListener("input", () => { localStorage.setItem("burako-watch-speed", speed.value); speedLabel.textContent = speed.value + " moves/s"; });
   const controls = h("div", { class: "controls" },
     h("button", { id: "first", onclick: () => goStep(0), disabled: v.step === 0 }, "|◀ start"),
     h("button", { id: "back", onclick: () => goStep(v.step - 1), disabled: v.step === 0 }, "◀ back"),
@@ -504,16 +1051,73 @@ function renderWatch() {
     h("button", { id: "last", onclick: () => goStep(v.steps), disabled: v.step === v.steps }, "end ▶|"),
     h("span", { class: "counter", id: "counter" }, "move " + v.step + " / " + v.steps),
     seatSel);
+  const controls2 = h("div", { class: "controls" },
+    h("button", { id: "auto", class: "primary", onclick: toggleAuto, disabled: v.step === v.steps && autoPlay === null }, autoPlay !== null ? "❚❚ pause" : "▶ play"),
+    h("label", {}, "speed ", speed, " ", speedLabel),
+    h("button", { id: "next-hand-jump", onclick: () => { stopAuto(); goStep(nextHand); }, disabled: nextHand === null }, "next hand »"),
+    h("span", { class: "turn-jump" }, h("button", { id: "next-turn", onclick: () => { stopAuto(); goStep(nextTurnOf(v, watch.turnSeat, v.step)); }, disabled: nextTurn === null }, "next turn of"), " ", turnSel));
+  const cmd = replayCommand(v);
+  const cmdBox = h("input", { id: "replay-cmd", readonly: true, value: cmd, onclick: ev => ev.target.select() });
+  const info = h("div", { class: "record-info panel", id: "record-info" },
+    h("div", { id: "record-header" }, v.header),
+    h("div", { id: "record-seats" }, "seed " + v.seed + " · seats " + v.names.map((n, p) => "P" + p + " " + n).join(", ")),
+    h("div", { class: "cmd" }, cmdBox, h("button", { id: "copy-cmd", onclick: () => copyText(cmd) }, "copy")),
+    h("div", { class: "dim small" }, "the file's path is relative to the server's records folder"));
   const lastMove = h("div", { class: "status-line", id: "last-move" }, last ? "P" + last.seat + " (" + last.who + "): " + last.text : "the deal, before the first move");
-  const board = [h("p", { style: "opacity:0.8;margin:0" }, v.header), controls, lastMove, statusLine(v), seatsEl(v, true), middleEl(v, null, false), teamsEl(v, new Set(), null, false)];
+  const board = [info, controls, controls2, lastMove, statusLine(v), seatsEl(v, true), middleEl(v, null, false), teamsEl(v, new Set(), null, false)];
   if (v.over && v.last_hand) board.push(h("div", { class: "panel" }, h("h3", {}, v.result.text), scoreTable(v.last_hand.teams)));
-  app.replaceChildren(h("div", { class: "table watch", id: "table", "data-step": v.step }, h("div", { class: "board" }, board), h("aside", {}, scoresEl(v), logEl(v.moves_played, v.step))));
+  app.replaceChildren(h("div", { class: "table watch", id: "table", "data-step": v.step },
+    h("div", { class: "board" }, board,
+      h("div", { class: "toolbar" }, h("button", { id: "log-toggle", class: "drawer-open-btn", onclick: () => setDrawer(!drawerOpen) }, "moves ☰"),
+        h("button", { id: "help-btn", onclick: toggleHelp }, "?"))),
+    h("aside", { class: "side", id: "side" },
+      h("button", { class: "drawer-close", id: "drawer-close", onclick: () => setDrawer(false) }, "close ✕"),
+      scoresEl(v), logEl(v.moves_played, v.step))));
 }
 
+async function copyText(text) {
+  try { await navigator.clipboard.writeText(text); setFlash("copied"); }
+  catch (err) { const el = document.getElementById("replay-cmd"); if (el) { el.select(); document.execCommand?.("copy"); } setFlash("selected: copy it with Ctrl+C"); }
+}
+function setFlash(text) { const b = document.getElementById("copy-cmd"); if (b) { b.textContent = text; setTimeout(() => { b.textContent = "copy"; }, 1500); } }
+
+// ------------------------------------------------------------------ keys
 document.addEventListener("keydown", ev => {
-  if (!watch || !view || ev.target.tagName === "SELECT") return;
-  if (ev.key === "ArrowRight") goStep(view.step + 1);
-  else if (ev.key === "ArrowLeft") goStep(view.step - 1);
+  const tag = ev.target.tagName;
+  const key = ev.key;
+  if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (tag === "BUTTON" && (key === "Enter" || key === " ")) return; // the button's own click
+  if (key === "?") { toggleHelp(); ev.preventDefault(); return; }
+  if (key === "Escape") {
+    if (document.getElementById("help")) toggleHelp();
+    else if (drawerOpen) setDrawer(false);
+    else if (!watch && view) clearSelection();
+    return;
+  }
+  if (!view || document.getElementById("overlay")) return;
+  if (key === "l" || key === "L") { setDrawer(!drawerOpen); return; }
+  if (watch) {
+    if (key === "ArrowRight") goStep(view.step + 1);
+    else if (key === "ArrowLeft") goStep(view.step - 1);
+    else if (key === "Home") goStep(0);
+    else if (key === "End") goStep(view.steps);
+    else if (key === " ") { ev.preventDefault(); toggleAuto(); }
+    else if (key === "n" || key === "N") { const s = nextHandStart(view, view.step); if (s !== null) goStep(s); }
+    else if (key === "t" || key === "T") { const s = nextTurnOf(view, watch.turnSeat || 0, view.step); if (s !== null) goStep(s); }
+    return;
+  }
+  const k = key.toLowerCase();
+  if (k === "s") setSort("suit");
+  else if (k === "r") setSort("rank");
+  else if (k === "f") skipToMyTurn();
+  else if (k === "h") askHint();
+  else if (/^[0-9]$/.test(key)) { const i = key === "0" ? 9 : +key - 1; if (i < order.length) toggle(i); }
+  else if (!myTurnNow()) return;
+  else if (k === "d") clickStock();
+  else if (k === "t") playKind("take_pile");
+  else if (k === "k") playKind("peek_keep");
+  else if (k === "x" || key === "Enter") { const c = selectedCards(); if (c.length === 1) { ev.preventDefault(); playDiscard(c[0]); } }
+  else if (k === "m") { const c = selectedCards(); if (c.length >= 2) playOpen(c); }
 });
 
 // ------------------------------------------------------------------ start
