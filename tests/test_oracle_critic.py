@@ -152,3 +152,23 @@ def test_a_hidden_card_run_trains_its_head_by_its_loss_weight(tmp_path):
     assert not torch.equal(heads[0], heads[1])
     losses = [v for _, _, v in read_scalars(Path(out["run_dir"]))["losses/hidden_cards"]]
     assert len(losses) == 4 and all(0 < v < 1 for v in losses)
+
+
+@pytest.mark.parametrize("variant, fails", [("brazilian", True), ("argentine", False)])
+def test_the_failed_opening_penalty_lands_on_the_turns_that_fail(variant, fails, tmp_path):
+    """Brazilian's first-meld minimum: a learner's turn that ends below it loses
+    ``ppo.failed_opening_penalty``; the moves are those of the same run without it
+    (shaping changes the rewards only), and a table without a minimum is unchanged."""
+    base = [f"env.variant={variant}", "network.hint=null", "imitation.env_steps=0"]
+    rollouts = []
+    for penalty in (0.0, 0.25):
+        cfg = load_config(TINY, [*base, f"ppo.failed_opening_penalty={penalty}"])
+        trainer = ppo.Trainer(cfg, tmp_path)
+        trainer.collect()
+        n = trainer.store.n
+        rollouts.append((trainer.store.pick[:n].copy(), trainer.store.reward[:n].copy()))
+    (pick0, reward0), (pick1, reward1) = rollouts
+    assert np.array_equal(pick0, pick1)
+    diff = reward1 - reward0
+    assert np.allclose(diff[diff != 0], -0.25)
+    assert (np.count_nonzero(diff) > 0) == fails

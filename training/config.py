@@ -105,6 +105,11 @@ class PPOConfig:
     """Entropy bonus coefficient (entropy over the legal actions only)."""
     vf_coef: float = 0.5
     """Value loss coefficient."""
+    failed_opening_penalty: float = 0.0
+    """Reward shaping for tables with a first-meld minimum (brazilian's
+    ``min_first_meld``): subtracted from the learner's reward for each turn that ends
+    below the minimum (its provisional melds go back and its team's minimum rises by 15).
+    0: the reward alone."""
     hidden_coef: float = 1.0
     """Weight of the hidden-card prediction's loss (``network.hidden_cards``)."""
     max_grad_norm: float = 0.5
@@ -361,6 +366,12 @@ def _validate(cfg: TrainConfig) -> None:
     need(p.clip_coef > 0, "ppo.clip_coef", "positive", p.clip_coef)
     need(p.max_grad_norm > 0, "ppo.max_grad_norm", "positive", p.max_grad_norm)
     need(p.hidden_coef >= 0, "ppo.hidden_coef", "non-negative", p.hidden_coef)
+    need(
+        p.failed_opening_penalty >= 0,
+        "ppo.failed_opening_penalty",
+        "non-negative",
+        p.failed_opening_penalty,
+    )
     need(lg.self_play >= 0, "league.self_play", "non-negative", lg.self_play)
     need(lg.snapshots >= 0, "league.snapshots", "non-negative", lg.snapshots)
     for name, w in lg.heuristics.items():

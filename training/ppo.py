@@ -79,6 +79,7 @@ from burako_env.agents.network import (
     policy_terms,
 )
 from burako_env.agents.ppo_agent import PPOAgent
+from burako_env.core.constants import S_MIN_EXTRA0
 from burako_env.core.nb import seconds_compiling
 from burako_env.envs.vector import VectorEnv
 from burako_env.evaluation import EVAL_SEED, evaluate
@@ -356,7 +357,13 @@ class Trainer:
             if others.size:
                 league.act(others, obs, mask, actions, self.generator, (self.legal, self.num_legal))
 
+            failed_before = None
+            if cfg.ppo.failed_opening_penalty and rows.size:
+                failed_before = self._minimum_extra(rows, seat)
             obs, mask, info = env.step(actions)
+            if failed_before is not None:  # the turn ended below the first-meld minimum
+                failed = self._minimum_extra(rows, seat) > failed_before
+                store.reward[idx[failed]] -= cfg.ppo.failed_opening_penalty
             self.take_step(obs, mask, info)
             self.global_step += num_envs
             self.ep_len += 1
@@ -377,6 +384,12 @@ class Trainer:
                 league.record(ended, info["winner"][ended])
                 league.assign(ended, self.rng)
                 self.ep_len[ended] = 0
+
+    def _minimum_extra(self, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """What failed first melds have added to the minimum of the team of ``seat`` in
+        games ``rows`` (0 on tables without a minimum, and in a new deal)."""
+        scalars = self.env.game.state.scalars
+        return scalars[rows, S_MIN_EXTRA0 + seat[rows] % 2].copy()
 
     def _episode_stats(self, ended: np.ndarray, info: dict) -> None:
         scores = info["final_scores"][ended].astype(np.float64)
