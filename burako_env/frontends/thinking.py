@@ -30,8 +30,8 @@ JSON of one decision (:func:`search_json`, :func:`policy_json`)::
 move was played on, ``margin_low`` / ``margin_high`` its 95% interval (null below two
 re-deals), ``win`` the share of those hands won; ``gain``, ``gain_low``, ``gain_high``
 the paired difference over the baseline (the rollout policy's own move), which the
-search decides on. Candidates come searched longest first, then by margin (halving keeps the better half
-each round), or most likely first.
+search decides on. A search's candidates come searched longest first (halving keeps the
+better half each round), then by margin; a policy's most likely first.
 
 **What a client may see.** A bot's candidates name cards of its hand. Seen from a seat
 (``public`` given: the play view), a candidate is shown only when every card it moves is
