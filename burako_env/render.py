@@ -280,7 +280,7 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
         "Cards: " + " · ".join(f"{_seat_name(p, viewer)} {int(sizes[p])}" for p in range(n))
     )
     if phase == PHASE_PEEK and s[S_PEEK_CARD] >= 0 and viewer in (None, player):
-        lines.append(f"Peeked card: {card(s[S_PEEK_CARD])}")
+        lines.append(f"First card drawn: {card(s[S_PEEK_CARD])}")
     if s[S_NO_DISCARD] >= 0 and phase != PHASE_OVER:
         lines.append(f"P{player} may not discard {card(s[S_NO_DISCARD])} this turn")
 
@@ -322,9 +322,13 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
         for t in range(2):
             lines.append(
                 f"  team {t}: "
-                + ", ".join(
-                    f"{SCORE_ITEM_TEXT[name]} {int(items[t, k]):+d}"
-                    for k, name in enumerate(SCORE_ITEMS)
+                + (
+                    ", ".join(
+                        f"{SCORE_ITEM_TEXT[name]} {int(items[t, k]):+d}"
+                        for k, name in enumerate(SCORE_ITEMS)
+                        if int(items[t, k])
+                    )
+                    or "nothing"
                 )
             )
 

@@ -361,3 +361,22 @@ def test_watch_thinking_of_a_recorded_expert_seat(client, tmp_path):
         assert r.json()["thinking"] is None and "fixed rules" in r.json()["why_none"]
     bad = client.get("/api/records/thinking", params={"file": "../g.jsonl", "step": 0})
     assert bad.status_code == 404  # records only from the records folder
+
+
+def test_ppo_thinks_as_it_acts():
+    """``PPOAgent.think`` is ``act_game`` with its probabilities and value: the same
+    action and the same generator draw, for the greedy and the sampling agent."""
+    pytest.importorskip("torch")
+    for greedy in (True, False):
+        game = Game("argentine", seed=4)
+        for _ in range(9):
+            game.step_one(int(game.legal_actions()[0]))
+        a = make_agent("ppo", seed=3, greedy=greedy)
+        b = make_agent("ppo", seed=3, greedy=greedy)
+        for _ in range(3):
+            report = a.think(game)
+            assert report.action == b.act_game(game)
+            probs = [q for _, q in report.actions]
+            assert abs(sum(probs) - 1) < 1e-4 and probs == sorted(probs, reverse=True)
+            assert {x for x, _ in report.actions} == {int(x) for x in game.legal_actions()}
+            assert -1.5 < report.value < 1.5

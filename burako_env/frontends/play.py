@@ -28,7 +28,6 @@ from burako_env.cards import CardParseError, format_card, format_cards, parse_ca
 from burako_env.core.actions import (
     add_action,
     decode_action,
-    describe_action,
     discard_action,
     open_actions_for,
 )
@@ -44,7 +43,12 @@ from burako_env.core.constants import (
 )
 from burako_env.core.game import Game
 from burako_env.frontends.levels import agent_for, bot_label, default_level, why_not
-from burako_env.frontends.narrate import play_and_describe, refusal_words, score_words
+from burako_env.frontends.narrate import (
+    action_words,
+    play_and_describe,
+    refusal_words,
+    score_words,
+)
 from burako_env.render import render_table
 from burako_env.variants import load_variant
 
@@ -239,7 +243,7 @@ def typed_form(a: int) -> str:
 def legal_text(game: Game, seat: int, b: int = 0) -> str:
     lines = ["Legal moves (type the move, or its id):"]
     for a in game.legal_actions(b):
-        lines.append(f"  {int(a):5d}  {typed_form(int(a)):<20} {describe_action(a)}")
+        lines.append(f"  {int(a):5d}  {typed_form(int(a)):<20} {action_words(int(a))}")
     return "\n".join(lines)
 
 
