@@ -118,7 +118,7 @@ def assert_not_blank(png: bytes) -> None:
     assert max(n for n, _ in colours) / total < 0.9
 
 
-def start_game(page, players=4, seed=3, seat=0, bots="greedy") -> str:
+def start_game(page, players=4, seed=3, seat=0, bots="easy") -> str:
     page.goto(page.base_url + "#/")
     page.wait_for_selector("#setup")
     page.select_option("#players", str(players))
@@ -223,7 +223,8 @@ def test_a_refused_move_shows_the_engines_reason(page):
     page.click("#pile")  # discarding before the peek is decided
     page.wait_for_selector("#message.error")
     text = page.inner_text("#message")
-    assert "not legal: discard" in text and "it is not the phase for this kind of action" in text
+    # the rule in the page's words: this part of the turn comes first
+    assert "You cannot discard" in text and "first keep the card drawn" in text
     assert hand_cards(page) == hand and moves_count(page) == before
     # three cards that make no meld: the attempt is explained
     page.click("#hand .card >> nth=0")  # unselect

@@ -615,8 +615,8 @@ def play(
     bots: Annotated[
         str | None,
         typer.Option(
-            help="agents at the other seats: one name for all, or one per seat in seat order, "
-            "comma-separated (default: ppo where it fits the table, else discard_table)",
+            help="bots at the other seats: a level (easy, normal, hard, expert) or agent name for "
+            "all, or one per seat, comma-separated (default: hard where it plays, else normal)",
             show_default=False,
         ),
     ] = None,
