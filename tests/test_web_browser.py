@@ -25,8 +25,8 @@ from playwright import sync_api as playwright_api
 
 from burako_env.agents import make_agent
 from burako_env.cards import NUM_RANKS
-from burako_env.core.actions import describe_action
 from burako_env.core.game import Game
+from burako_env.frontends.narrate import play_and_describe
 from burako_env.frontends.playback import check_record
 from burako_env.records import GameRecord, read_records, write_records
 
@@ -304,10 +304,12 @@ def test_step_a_recorded_game_forward_and_back(page, records_dir):
         page.click("#forward")
         page.wait_for_selector(f"#table[data-step='{k}']")
     assert page.inner_text("#counter") == f"move 3 / {n}"
-    assert describe_action(rec.actions[2]) in page.inner_text("#last-move")
+    told = Game("argentine", seed=rec.seed)  # the moves in the words of burako replay
+    words = [play_and_describe(told, a).text for a in rec.actions[:3]]
+    assert words[2] in page.inner_text("#last-move")
     page.click("#back")
     page.wait_for_selector("#table[data-step='2']")
-    assert describe_action(rec.actions[1]) in page.inner_text("#last-move")
+    assert words[1] in page.inner_text("#last-move")
     page.keyboard.press("ArrowRight")
     page.wait_for_selector("#table[data-step='3']")
     # every hand open, then one seat's view

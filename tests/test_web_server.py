@@ -452,13 +452,13 @@ def test_watch_steps_and_viewers(client, folders):
         expected = table_view(game)
         assert view["seats"] == expected["seats"] and view["melds"] == expected["melds"]
         assert view["pile"] == expected["pile"] and view["to_act"] == expected["to_act"]
-        texts = [m["text"] for m in view["moves_played"]]
+        texts = [(m["text"], m["events"]) for m in view["moves_played"]]
         told = Game("argentine", seed=1)  # the moves in the words of burako replay
         expected = []
         for a in rec.actions:
             narration = play_and_describe(told, a)
-            expected += [narration.text, *narration.events]
-        assert texts == expected
+            expected.append((narration.text, narration.events))
+        assert texts == expected and expected[-1][1][0].startswith("Hand 1 is over")
     seat_view = client.get(
         "/api/records/view", params={"file": name, "step": 3, "viewer": "2"}
     ).json()

@@ -449,7 +449,9 @@ class RecordLibrary:
 
 
 def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
-    """The recorded game after ``step`` moves, seen by ``viewer`` (None: every hand)."""
+    """The recorded game after ``step`` moves, seen by ``viewer`` (None: every hand).
+    ``moves_played``: every move of the record, ``{seat, who, text, move, events}``, in
+    the words of ``burako replay`` (``events``: the end of a hand it brought, in words)."""
     n = len(record.actions)
     if not 0 <= step <= n:
         raise SessionError(f"step must be 0..{n} (the record has {n} moves), got {step}")
@@ -464,8 +466,10 @@ def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
         before = snapshot(game)
         game.step_one(int(a))
         told = describe_step(before, game, int(a))  # the words of burako replay
-        moves.append({"seat": p, "who": names[p], "text": told.text, "move": k})
-        moves += [{"seat": None, "who": "", "text": event} for event in told.events]
+        # one entry a move (moves_played[K - 1] is move K); what followed it in "events"
+        moves.append(
+            {"seat": p, "who": names[p], "text": told.text, "move": k, "events": told.events}
+        )
         if k == step:
             at_step = copy_state(game.state)
     if step < n:
