@@ -380,3 +380,26 @@ def test_ppo_thinks_as_it_acts():
             assert abs(sum(probs) - 1) < 1e-4 and probs == sorted(probs, reverse=True)
             assert {x for x, _ in report.actions} == {int(x) for x in game.legal_actions()}
             assert -1.5 < report.value < 1.5
+
+
+def test_the_search_reads_only_the_searchers_information():
+    """Expert's report (candidates, margins, choice) is the same on the real game and on
+    a game whose cards hidden from the searching seat were dealt again: it is a function of
+    that seat's information alone, so what it shows cannot carry another seat's hidden
+    cards (the bot's thinking reveals nothing of the person's hand, the hint nothing of the
+    bots')."""
+    game = Game("argentine", num_players=2, seed=3)
+    searched = 0
+    for i in range(40):
+        if game.is_over():
+            break
+        p = int(game.current_player[0])
+        if game.legal_actions().size > 1 and i % 4 == 0:
+            other = game.determinize(p, 1000 + i)
+            assert not np.array_equal(other.state.hands[0, 1 - p], game.state.hands[0, 1 - p])
+            real = make_agent(HINT_AGENT, seed=i).think(game)
+            redealt = make_agent(HINT_AGENT, seed=i).think(other)
+            assert real == redealt
+            searched += 1
+        game.step_one(make_agent("greedy", seed=i).act_game(game))
+    assert searched >= 3

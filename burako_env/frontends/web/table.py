@@ -3,8 +3,10 @@
 :func:`table_view` reads game ``b`` of a :class:`~burako_env.core.game.Game` (no kernel
 runs, so drawing never changes a game) and returns what a player at ``viewer`` may see
 (RULES.md 10): their own hand, every hand size, the whole discard pile in order, both
-teams' melds with where each wild stands, the muertos, the cards known to be in other
-hands, scores and, once a hand has ended, every score item of both teams.
+teams' melds with where each wild stands and what it stands for (a meld's ``wild_text``,
+in the log's words; a run wild's ``stands_for`` card ids: its gap's card, or both cards
+an end wild may be), the muertos, the cards known to be in other hands, scores and, once
+a hand has ended, every score item of both teams.
 ``viewer=None`` opens every hand (watching a recorded game).
 
 Cards travel as card type ids (0..52); :func:`card_faces` gives the page their rank,
