@@ -273,11 +273,8 @@ def _consequences(before: Before, game, action: int, b: int, same_hand: bool) ->
             if was != MUERTO_UNTAKEN or now == MUERTO_UNTAKEN:
                 continue
             if now == MUERTO_STOCK:
-                whose = (
-                    "the next muerto"
-                    if game.variant.muerto_pot == "shared"
-                    else ("team " + str(t) + "'s muerto")
-                )
+                shared = game.variant.muerto_pot == "shared"
+                whose = "the pot's next muerto" if shared else f"team {t}'s muerto"
                 out.append(f"the stock is used up: {whose} becomes the stock")
             elif int(st.muerto_taker[b, t, m]) == p and kind != "muerto_keep_wilds":
                 how = int(st.muerto_how[b, t, m])
@@ -292,10 +289,10 @@ def _consequences(before: Before, game, action: int, b: int, same_hand: bool) ->
                     )
     if kind == "discard" and int(st.num_melds[b, team]) < before.num_melds:
         back = before.num_melds - int(st.num_melds[b, team])
+        melds = "the meld laid this turn is" if back == 1 else f"the {back} melds laid this turn are"
         out.append(
-            f"the {back} meld{'s' * (back != 1)} laid this turn "
-            f"{'are' if back != 1 else 'is'} worth less than the minimum first meld: "
-            "the cards go back to the hand, for all to see"
+            f"{melds} worth less than the minimum first meld: the cards go back to the hand, "
+            "for all to see"
         )
     s = st.scalars[b]
     if kind == "draw" and s[S_LAST_TURN] and not before.last_turn:
