@@ -289,7 +289,7 @@ def _consequences(before: Before, game, action: int, b: int, same_hand: bool) ->
                     )
     if kind == "discard" and int(st.num_melds[b, team]) < before.num_melds:
         back = before.num_melds - int(st.num_melds[b, team])
-        melds = "the meld laid this turn is" if back == 1 else f"the {back} melds laid this turn are"
+        melds = f"the {back} melds laid this turn are" if back > 1 else "the meld laid this turn is"
         out.append(
             f"{melds} worth less than the minimum first meld: the cards go back to the hand, "
             "for all to see"
