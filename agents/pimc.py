@@ -47,6 +47,13 @@ Settings, in the agent's name (``pimc:k=64,rollout=greedy``) or as keyword argum
 ``agent.stats()`` reports decisions, searched decisions, rollouts, milliseconds per
 decision and how often the budget bound.
 
+``agent.think(game, b)`` decides as ``act_game`` does (the same search: the same seed
+plays the same action) and returns a :class:`SearchReport` besides: every candidate's
+mean hand margin over the determinizations it was played on (its re-deals), with a 95%
+interval, its share of hands won, and its paired gain over the baseline, which decides.
+``act_game`` keeps the last report in ``agent.last_report`` (the web table's "how the bot
+thinks", ``burako_env.frontends.thinking``).
+
 The agent needs the game, not only an observation: it implements
 :meth:`~burako_env.agents.base.Agent.act_game`, which the tournament, ``burako play``, the web
 table and the PettingZoo env's helper :func:`burako_env.envs.aec.act_in_env` call.
@@ -55,6 +62,7 @@ table and the PettingZoo env's helper :func:`burako_env.envs.aec.act_in_env` cal
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -217,6 +225,59 @@ def halving_schedule(n: int, k: int) -> list[tuple[int, int]]:
     return out
 
 
+# ---------------------------------------------------------------- the report
+#: the normal quantile of a two-sided 95% interval
+Z95 = 1.959963984540054
+
+
+def _interval(total: float, squares: float, n: int) -> tuple[float, float, float | None]:
+    """Mean and the half-width of its 95% interval (normal approximation, the sample's
+    standard deviation) of ``n`` values given their sum and sum of squares; the half-width
+    is None below 2 values."""
+    mean = total / n if n else 0.0
+    if n < 2:
+        return mean, 0.0, None
+    var = max(squares / n - mean * mean, 0.0) * n / (n - 1)
+    return mean, float(np.sqrt(var / n)), Z95 * float(np.sqrt(var / n))
+
+
+@dataclass(frozen=True)
+class CandidateReport:
+    """One candidate action of a search, over the ``redeals`` determinizations (re-deals
+    of the hidden cards) it was played on. ``margin``: the mean hand score margin of the
+    searching player's team (points), ``margin_ci``: its 95% interval's half-width (None
+    with fewer than 2 re-deals); ``win``: the share of those hands the team won (a tie
+    counts half; in a match, the match lead after the hand); ``gain``: the mean paired
+    difference of the objective (margin or win) over the baseline on the same re-deals,
+    ``gain_ci`` its half-width: the search plays the best gain only when it is ``z``
+    standard errors above zero."""
+
+    action: int
+    redeals: int
+    margin: float
+    margin_ci: float | None
+    win: float
+    gain: float
+    gain_ci: float | None
+
+
+@dataclass(frozen=True)
+class SearchReport:
+    """What one decision of :meth:`PIMCAgent.think` found. ``action``: the action played;
+    ``baseline``: the rollout policy's own action (the search keeps it unless a candidate
+    beats it clearly); ``objective``: ``margin`` or ``win``; ``redeals``: determinizations
+    dealt in all (each halving round deals fresh ones); ``candidates``: every legal action
+    the search played (its legal order), empty when only one action was legal (nothing
+    to search); ``budget_hit``: the time budget stopped the search early."""
+
+    action: int
+    baseline: int
+    objective: str
+    redeals: int
+    candidates: tuple[CandidateReport, ...]
+    budget_hit: bool
+
+
 # ---------------------------------------------------------------- the agent
 def parse_settings(text: str) -> dict:
     """``"k=64,rollout=greedy"`` -> settings (ValueError naming a bad one)."""
@@ -299,6 +360,8 @@ class PIMCAgent(Agent):
             raise ValueError(f"pimc: weights must have shape ({NUM_WEIGHTS},)")
         self.name = self._name()
         self._work: dict = {}
+        #: the report of the last decision (:meth:`think`), None before the first
+        self.last_report: SearchReport | None = None
         self.reset_stats()
         super().__init__(seed)
 
@@ -404,7 +467,13 @@ class PIMCAgent(Agent):
 
     def act_game(self, game, b: int = 0) -> int:
         """The action of the player to act in game ``b`` of ``game`` (a
-        :class:`~burako_env.core.game.Game`), after searching its determinizations."""
+        :class:`~burako_env.core.game.Game`), after searching its determinizations (the
+        search's report: ``last_report``)."""
+        return self.think(game, b).action
+
+    def think(self, game, b: int = 0) -> SearchReport:
+        """The decision of :meth:`act_game` with what the search found (module doc):
+        the same search, so the same seed gives the same action either way."""
         t0 = time.perf_counter()
         c0 = time.process_time()
         legal = game.legal_actions(b)
@@ -414,7 +483,9 @@ class PIMCAgent(Agent):
         if legal.size == 1:
             self._stats["seconds"] += time.perf_counter() - t0
             self._stats["cpu_seconds"] += time.process_time() - c0
-            return int(legal[0])
+            only = int(legal[0])
+            self.last_report = SearchReport(only, only, self.objective, 0, (), False)
+            return self.last_report
         self._stats["searched"] += 1
         viewer = int(game.current_player[b])
         col = V_MARGIN if self.objective == "margin" else V_WIN
@@ -422,14 +493,15 @@ class PIMCAgent(Agent):
         old_threads = numba.get_num_threads()
         numba.set_num_threads(max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS)))
         try:
-            choice = self._search(game, b, viewer, legal, col, deadline)
+            report = self._search(game, b, viewer, legal, col, deadline)
         finally:
             numba.set_num_threads(old_threads)
         elapsed = time.perf_counter() - t0
         self._stats["seconds"] += elapsed
         self._stats["cpu_seconds"] += time.process_time() - c0
         self._stats["max_ms"] = max(self._stats["max_ms"], 1000 * elapsed)
-        return choice
+        self.last_report = report
+        return report
 
     def _policy_choice(self, game, b: int, viewer: int) -> int:
         """The rollout policy's own action for the player to act, from their observation
@@ -440,7 +512,7 @@ class PIMCAgent(Agent):
         kind = ROLLOUT_POLICIES[self.rollout]
         return int(act_batch(kind, obs, mask, states, self.weights, game._lay)[0])
 
-    def _search(self, game, b, viewer, legal, col, deadline) -> int:
+    def _search(self, game, b, viewer, legal, col, deadline) -> SearchReport:
         base = self._policy_choice(game, b, viewer)
         if self.candidates == "all":
             schedule = [(legal.size, self.k)]
@@ -452,6 +524,10 @@ class PIMCAgent(Agent):
         diff_sum = np.zeros(legal.size, np.float64)
         diff_sq = np.zeros(legal.size, np.float64)
         count = np.zeros(legal.size, np.int64)
+        # each candidate's own values (margin, win) over its determinizations, for the report
+        value_sum = np.zeros((legal.size, NUM_VALUES), np.float64)
+        margin_sq = np.zeros(legal.size, np.float64)
+        redeals = 0
         stopped = False
         for r, (keep, k) in enumerate(schedule):
             if r > 0:
@@ -467,7 +543,11 @@ class PIMCAgent(Agent):
             done = 0
             while done < k:
                 n = min(chunk, k - done)
-                values = self._evaluate(game, b, viewer, alive, n)[:, :, col]
+                both = self._evaluate(game, b, viewer, alive, n)
+                value_sum[rows] += both.sum(axis=0)
+                margin_sq[rows] += (both[:, :, V_MARGIN] ** 2).sum(axis=0)
+                redeals += n
+                values = both[:, :, col]
                 d = values - values[:, at_base : at_base + 1]
                 diff_sum[rows] += d.sum(axis=0)
                 diff_sq[rows] += (d * d).sum(axis=0)
@@ -479,24 +559,40 @@ class PIMCAgent(Agent):
             if stopped:
                 self._stats["budget_hits"] += 1
                 break
-        # the best survivor by its mean gain over the baseline (ties: the lowest id); it
-        # replaces the baseline only when the gain is `z` standard errors above zero
+        choice = self._choose(alive, base, index, diff_sum, diff_sq, count)
+        if choice != base:
+            self._stats["deviations"] += 1
+        candidates = []
+        for i, a in enumerate(legal):
+            n = int(count[i])
+            if n == 0:
+                continue
+            margin, _, margin_ci = _interval(value_sum[i, V_MARGIN], margin_sq[i], n)
+            gain, _, gain_ci = _interval(diff_sum[i], diff_sq[i], n)
+            candidates.append(
+                CandidateReport(
+                    int(a), n, margin, margin_ci, value_sum[i, V_WIN] / n, gain, gain_ci
+                )
+            )
+        return SearchReport(
+            choice, int(base), self.objective, redeals, tuple(candidates), bool(stopped)
+        )
+
+    def _choose(self, alive, base, index, diff_sum, diff_sq, count) -> int:
+        """The best survivor by its mean gain over the baseline (ties: the lowest id); it
+        replaces the baseline only when the gain is ``z`` standard errors above zero."""
         rows = np.array([index[int(a)] for a in alive])
         gains = diff_sum[rows] / np.maximum(count[rows], 1)
         best_gain = gains.max()
         best = int(np.min(alive[gains == best_gain]))
         if best == base or best_gain <= 0:
-            return base
+            return int(base)
         i = index[best]
         n = count[i]
         if n < 2:
-            return base if self.z > 0 else best
-        var = max(diff_sq[i] / n - (diff_sum[i] / n) ** 2, 0.0) * n / (n - 1)
-        se = np.sqrt(var / n)
-        if best_gain > self.z * se:
-            self._stats["deviations"] += 1
-            return best
-        return base
+            return int(base) if self.z > 0 else best
+        _, se, _ = _interval(diff_sum[i], diff_sq[i], n)
+        return best if best_gain > self.z * se else int(base)
 
 
 def make_pimc(settings: str = "", seed: int = 0, **kw) -> PIMCAgent:
@@ -510,11 +606,13 @@ def make_pimc(settings: str = "", seed: int = 0, **kw) -> PIMCAgent:
 
 __all__ = [
     "CANDIDATES",
+    "CandidateReport",
     "DEFAULTS",
     "OBJECTIVES",
     "POLICY_NAMES",
     "PIMCAgent",
     "ROLLOUT_POLICIES",
+    "SearchReport",
     "halving_schedule",
     "make_pimc",
     "parse_settings",

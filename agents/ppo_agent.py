@@ -27,6 +27,10 @@ action-space size it was trained for: :meth:`PPOAgent.check_table` refuses any o
 table with a ValueError naming both, and observations of another layout raise a
 ValueError saying what was expected.
 
+``agent.think(game, b)`` plays as ``act_game`` does (the same call, the same generator
+draw) and returns a :class:`PolicyReport` besides: the policy's probability of every legal
+action and its value estimate of the position (the web table's "how the bot thinks").
+
 Nothing here imports ``training/``: the network (:mod:`burako_env.agents.network`) and the policy
 file (:mod:`burako_env.agents.policy_file`) are the agent's; training builds on them.
 """
@@ -34,6 +38,7 @@ file (:mod:`burako_env.agents.policy_file`) are the agent's; training builds on 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -150,6 +155,18 @@ def _named_table(block: np.ndarray):
         if np.array_equal(variant_params(variant).astype(np.int16), block.astype(np.int16)):
             return variant
     return None
+
+
+@dataclass(frozen=True)
+class PolicyReport:
+    """One decision of :meth:`PPOAgent.think`: ``action`` played, ``value`` the value
+    head's estimate for the acting player's team (in the reward the policy was trained on:
+    the shipped policies learnt ``win``, +1 a hand won, -1 lost, discounted), and
+    ``actions``: every legal action with the policy's probability, most likely first."""
+
+    action: int
+    value: float
+    actions: tuple[tuple[int, float], ...]
 
 
 class PPOAgent(Agent):
@@ -297,6 +314,31 @@ class PPOAgent(Agent):
         if self._shipped and game.variant is not self._table_variant:
             self.check_table(game.variant)
         return super().act_game(game, b)
+
+    def think(self, game, b: int = 0) -> PolicyReport:
+        """The decision of :meth:`act_game` (the same call: the same action, the same
+        generator draw) with the policy's probabilities and value estimate."""
+        if self._shipped and game.variant is not self._table_variant:
+            self.check_table(game.variant)
+        p = int(game.current_player[b])
+        obs = game.observe_one(p, b)[None]
+        mask = game.legal_action_mask()[b : b + 1]
+        action = int(np.asarray(self.act(obs, mask)).reshape(-1)[0])
+        with torch.inference_mode():
+            ids, counts = legal_lists(mask)
+            legal, valid = padded(ids, counts)
+            obs_t = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.int16))
+            hint = self.net.hints(obs_t, legal, valid, mask)
+            logits, value = self.net.forward(obs_t, legal, valid, hint)
+            logits = logits.masked_fill(~valid.to(logits.device), -torch.inf)
+            probs = torch.softmax(logits, dim=-1)[0].cpu().numpy()
+        legal_ids = legal[0].cpu().numpy()
+        keep = valid[0].cpu().numpy()
+        ranked = sorted(
+            ((int(a), float(q)) for a, q, ok in zip(legal_ids, probs, keep, strict=True) if ok),
+            key=lambda item: (-item[1], item[0]),
+        )
+        return PolicyReport(action, float(value[0]), tuple(ranked))
 
     def kernels(self) -> tuple:
         from burako_env.agents.network_kernels import (

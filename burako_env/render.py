@@ -4,7 +4,7 @@
 player sees it (``viewer``), or with every hand open (``viewer=None``)::
 
     Burako · argentine · 4 players · hand 1 · turn 18
-    To act: P1 (you, team 1) · play: meld or discard
+    To act: P1 (you, team 1) · to play: lay or add to melds, then discard to end the turn
     Stock 30 · Pile 0
     Muertos: team 0 untaken · team 1 untaken
     Cards: P0 8 · P1 (you) 5 · P2 10 · P3 16
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from burako_env.cards import JOKER, NUM_RANKS, format_card, sort_for_display
+from burako_env.cards import JOKER, NUM_RANKS, RANKS, format_card, sort_for_display
 from burako_env.core.constants import (
     END_MAX_TURNS,
     END_STOCK,
@@ -71,10 +71,19 @@ from burako_env.core.constants import (
 )
 
 PHASE_TEXT = {
-    PHASE_PEEK: "peek: keep the top card or reject it",
-    PHASE_DRAW: "draw: from the stock or take the pile",
-    PHASE_PLAY: "play: meld or discard",
-    PHASE_OVER: "over",
+    PHASE_PEEK: "first card: keep the card drawn, or lay it on the pile and draw another",
+    PHASE_DRAW: "to draw: a card from the stock, or the whole discard pile",
+    PHASE_PLAY: "to play: lay or add to melds, then discard to end the turn",
+    PHASE_OVER: "the game is over",
+}
+#: the score items of a hand (SCORE_ITEMS) in words
+SCORE_ITEM_TEXT = {
+    "table_cards": "cards on the table",
+    "canasta_bonus": "canasta bonuses",
+    "going_out": "going out",
+    "muertos_taken": "muertos taken",
+    "muertos_not_taken": "muertos not taken",
+    "hand_cards": "cards left in hand",
 }
 HOW_TEXT = {HOW_DIRECT: "direct", HOW_INDIRECT: "indirect", HOW_KEPT_WILDS: "keeping wilds"}
 END_TEXT = {
@@ -135,6 +144,51 @@ def meld_display_cards(row) -> list[int]:
     return out
 
 
+def _a_rank(rank: int) -> str:
+    """One card of a rank: "an ace", "an 8", "a 10", "a king"."""
+    word = {"A": "ace", "T": "10", "J": "jack", "Q": "queen", "K": "king"}.get(
+        RANKS[rank], RANKS[rank]
+    )
+    return ("an " if word[0] in "a8" else "a ") + word
+
+
+def wild_name(c: int) -> str:
+    return "the joker" if c == JOKER else f"the {card(c)}"
+
+
+def wild_stands_for(row) -> list[int]:
+    """The cards a run's wild stands for: the card of its gap, or the cards just below
+    and above the run for a wild at an end (it counts as whichever end the run needs,
+    RULES.md 2.2); [] for a group, a wild group or a meld without a wild."""
+    if int(row[MF_KIND]) != MELD_RUN or int(row[MF_WILD]) < 0:
+        return []
+    suit = int(row[MF_KEY])
+    gap = int(row[MF_GAP])
+    if gap:
+        return [_position_card(suit, gap)]
+    lo, hi = int(row[MF_LO]), int(row[MF_HI])
+    ends = [p for p in (lo - 1, hi + 1) if 1 <= p <= 14]
+    return [_position_card(suit, p) for p in ends]
+
+
+def wild_words(row) -> str:
+    """What a meld's wild stands for, in words ("" without a wild): "the joker stands for
+    6♥", "the 2♣ stands for 4♥ or 8♥ (at either end)", "the 2♣ stands for an 8"."""
+    kind = int(row[MF_KIND])
+    wild = int(row[MF_WILD])
+    if kind == MELD_WILD_GROUP or wild < 0:
+        return ""
+    name = wild_name(wild)
+    if kind == MELD_GROUP:
+        return f"{name} stands for {_a_rank(int(row[MF_KEY]))}"
+    cards = wild_stands_for(row)
+    if int(row[MF_GAP]):
+        return f"{name} stands for {card(cards[0])}"
+    if len(cards) == 2:
+        return f"{name} stands for {card(cards[0])} or {card(cards[1])} (at either end)"
+    return f"{name} stands for {card(cards[0])}" if cards else ""
+
+
 def meld_label(row, max_meld_size: int = 0) -> str:
     kind = int(row[MF_KIND])
     size = int(row[MF_SIZE])
@@ -177,7 +231,7 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
     head += f" · turn {int(s[S_TURN]) + 1}"
     lines.append(head)
     if phase == PHASE_OVER:
-        lines.append("The episode is over.")
+        lines.append(f"The {episode} is over.")
     else:
         lines.append(
             f"To act: P{player} ({'you, ' if player == viewer else ''}team {player % 2}) · "
@@ -226,7 +280,7 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
         "Cards: " + " · ".join(f"{_seat_name(p, viewer)} {int(sizes[p])}" for p in range(n))
     )
     if phase == PHASE_PEEK and s[S_PEEK_CARD] >= 0 and viewer in (None, player):
-        lines.append(f"Peeked card: {card(s[S_PEEK_CARD])}")
+        lines.append(f"First card drawn: {card(s[S_PEEK_CARD])}")
     if s[S_NO_DISCARD] >= 0 and phase != PHASE_OVER:
         lines.append(f"P{player} may not discard {card(s[S_NO_DISCARD])} this turn")
 
@@ -243,7 +297,9 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
         for i in range(count):
             row = st.melds[b, t, i]
             text = cards_text(meld_display_cards(row))
-            lines.append(f"  [{i:2d}] {text:<30} {meld_label(row, v.max_meld_size)}")
+            label = meld_label(row, v.max_meld_size)
+            wild = wild_words(row)
+            lines.append(f"  [{i:2d}] {text:<30} {label}" + (f" · {wild}" if wild else ""))
 
     # scores
     match = (int(s[S_MATCH0]), int(s[S_MATCH0 + 1]))
@@ -266,7 +322,14 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
         for t in range(2):
             lines.append(
                 f"  team {t}: "
-                + ", ".join(f"{name} {int(items[t, k])}" for k, name in enumerate(SCORE_ITEMS))
+                + (
+                    ", ".join(
+                        f"{SCORE_ITEM_TEXT[name]} {int(items[t, k]):+d}"
+                        for k, name in enumerate(SCORE_ITEMS)
+                        if int(items[t, k])
+                    )
+                    or "nothing"
+                )
             )
 
     # hands
@@ -281,4 +344,12 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["hand_text", "meld_display_cards", "meld_label", "render_table"]
+__all__ = [
+    "hand_text",
+    "meld_display_cards",
+    "meld_label",
+    "render_table",
+    "wild_name",
+    "wild_stands_for",
+    "wild_words",
+]

@@ -355,11 +355,12 @@ def test_play_a_whole_game_with_bad_input_mixed_in(tmp_path):
     assert "a meld opens with exactly 3 cards (got 2)" in out
     assert "unknown card 'Zz'" in out
     assert f"action ids are 0..{NUM_ACTIONS - 1}" in out
-    assert "not legal: take the discard pile" in out
+    assert "You cannot take now: first " in out  # the rule of the turn, in words
     assert "'draw' takes nothing after it" in out
     assert "P1 (random):" in out  # bots' moves in words
     assert "Hand of P0 (11)" in out  # the table from the person's view
-    assert "table_cards" in out and "hand_cards" in out  # the score items at the end
+    assert "cards on the table" in out and "cards left in hand" in out  # the score items
+    assert "table_cards" not in out and "hand_cards" not in out  # in words, not their names
     assert "you win" in out or "you lose" in out or "a tie" in out
     assert f"Your team (team 0) {expected.scores[0]}" in out
     assert "Traceback" not in out
@@ -418,7 +419,7 @@ def test_play_other_variant_seat_and_bots():
         input="\n".join(lines) + "\n",
     )
     assert res.exit_code == 0, res.output
-    assert "P0 (greedy):" in res.output and "Hand of P1" in res.output
+    assert "P0 (Easy):" in res.output and "Hand of P1" in res.output  # greedy's level
     assert f"Your team (team 1) {expected.scores[1]}" in res.output
 
 

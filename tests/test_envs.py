@@ -301,7 +301,7 @@ def test_render_table_scenario():
     assert "CANASTA" in text and "clean" in text and "dirty" in text
     assert "4♥ 2♠ 6♥" in text  # the wild where it stands
     assert "Pile 2, top 4♦" in text
-    assert "To act: P0 (you, team 0)" in text and "play: meld or discard" in text
+    assert "To act: P0 (you, team 0)" in text and "to play: lay or add to melds" in text
     assert "Hand of P1" not in text  # P1's hand is hidden from P0
     assert "P1 2" in text  # but its size is shown
     everyone = render_table(game)
@@ -332,7 +332,8 @@ def test_render_finished_hand():
     while not all(e.terminations.values()):
         e.step(int(rng.choice(list(e.legal_actions()))))
     text = e.render()
-    assert "The episode is over." in text and "Result:" in text and "table_cards" in text
+    assert "The hand is over." in text and "Result:" in text and "cards on the table" in text
+    assert "table_cards" not in text  # the score items in words, not their internal names
 
 
 # ------------------------------------------------------------------ Gymnasium

@@ -27,8 +27,8 @@ from playwright import sync_api as playwright_api
 
 from burako_env.agents import make_agent
 from burako_env.cards import NUM_RANKS
-from burako_env.core.actions import describe_action
 from burako_env.core.game import Game
+from burako_env.frontends.narrate import play_and_describe
 from burako_env.frontends.playback import check_record
 from burako_env.records import GameRecord, read_records, write_records
 
@@ -144,7 +144,7 @@ def assert_not_blank(png: bytes) -> None:
     assert max(n for n, _ in colours) / total < 0.9
 
 
-def start_game(page, players=4, seed=3, seat=0, bots="greedy") -> str:
+def start_game(page, players=4, seed=3, seat=0, bots="easy") -> str:
     page.goto(page.base_url + "#/")
     page.wait_for_selector("#setup")
     page.select_option("#players", str(players))
@@ -525,7 +525,8 @@ def test_a_refused_move_shows_the_engines_reason(page):
     page.click("#pile")  # discarding before the peek is decided
     page.wait_for_selector("#message.error")
     text = page.inner_text("#message")
-    assert "not legal: discard" in text and "it is not the phase for this kind of action" in text
+    # the rule in the page's words: this part of the turn comes first
+    assert "You cannot discard" in text and "first keep the card drawn" in text
     assert hand_cards(page) == hand and moves_count(page) == before
     # three cards that make no meld: the attempt is explained
     page.click("#hand .card >> nth=0")  # unselect
@@ -605,10 +606,12 @@ def test_step_a_recorded_game_forward_and_back(page, records_dir):
         page.click("#forward")
         page.wait_for_selector(f"#table[data-step='{k}']")
     assert page.inner_text("#counter") == f"move 3 / {n}"
-    assert describe_action(rec.actions[2]) in page.inner_text("#last-move")
+    told = Game("argentine", seed=rec.seed)  # the moves in the words of burako replay
+    words = [play_and_describe(told, a).text for a in rec.actions[:3]]
+    assert words[2] in page.inner_text("#last-move")
     page.click("#back")
     page.wait_for_selector("#table[data-step='2']")
-    assert describe_action(rec.actions[1]) in page.inner_text("#last-move")
+    assert words[1] in page.inner_text("#last-move")
     page.keyboard.press("ArrowRight")
     page.wait_for_selector("#table[data-step='3']")
     # every hand open, then one seat's view

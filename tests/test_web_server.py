@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from burako_env.agents import make_agent
 from burako_env.cards import NUM_RANKS, parse_cards
-from burako_env.core.actions import decode_action, describe_action, discard_action
+from burako_env.core.actions import decode_action, discard_action
 from burako_env.core.constants import (
     MELD_GROUP,
     MELD_RUN,
@@ -39,12 +39,19 @@ from burako_env.core.constants import (
 from burako_env.core.game import Game
 from burako_env.core.state import copy_state, states_equal
 from burako_env.frontends.cli import app as cli_app
+from burako_env.frontends.narrate import action_words, play_and_describe
 from burako_env.frontends.playback import check_record
 from burako_env.frontends.web import create_app
 from burako_env.frontends.web.app import serve_app
 from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
 from burako_env.frontends.web.sessions import PlaySession, SessionError, SessionStore
-from burako_env.frontends.web.table import card_faces, meld_cards, running_score, table_view
+from burako_env.frontends.web.table import (
+    card_faces,
+    meld_cards,
+    meld_view,
+    running_score,
+    table_view,
+)
 from burako_env.records import GameRecord, read_records, write_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,7 +144,11 @@ def test_page_script_and_options(client):
         "brazilian",
         "colombian",
     ]
-    assert {"greedy", "discard_table", "random"} <= set(opts["bots"])
+    assert {"greedy", "discard_table", "random", "easy", "expert"} <= set(opts["bots"])
+    assert [lv["name"] for lv in opts["levels"]] == ["Easy", "Normal", "Hard", "Expert"]
+    argentine = opts["variants"][0]
+    assert argentine["levels"]["4"] == ["easy", "normal", "hard", "expert"]
+    assert argentine["default_level"]["4"] == "hard"  # burako play's default too
     assert len(opts["faces"]) == 53 and opts["faces"][52]["suit"] == "joker"
     assert opts["bot_delay_ms"] == 0 and opts["records"] is True
 
@@ -165,23 +176,30 @@ def test_meld_cards_show_where_the_wild_stands():
     joker = 52
     gap_run = _row(kind=MELD_RUN, key=2, lo=7, hi=9, gap=8, wild=joker, size=3)
     assert meld_cards(gap_run) == [
-        {"card": parse_cards("7h")[0], "wild": None},
-        {"card": joker, "wild": "gap"},
-        {"card": parse_cards("9h")[0], "wild": None},
+        {"card": parse_cards("7h")[0], "wild": None, "stands_for": None},
+        {"card": joker, "wild": "gap", "stands_for": parse_cards("8h")},
+        {"card": parse_cards("9h")[0], "wild": None, "stands_for": None},
     ]
+    assert meld_view(gap_run, 0, 0)["wild_text"] == "the joker stands for 8♥"
     end_run = _row(kind=MELD_RUN, key=2, lo=5, hi=6, gap=0, wild=parse_cards("2c")[0], size=3)
     assert [c["wild"] for c in meld_cards(end_run)] == [None, None, "end"]
     assert meld_cards(end_run)[2]["card"] == parse_cards("2c")[0]
+    # a wild at an end counts as whichever end the run needs: both cards are named
+    assert meld_cards(end_run)[2]["stands_for"] == parse_cards("4h 7h")
+    assert meld_view(end_run, 0, 0)["wild_text"] == "the 2♣ stands for 4♥ or 7♥ (at either end)"
+    top = _row(kind=MELD_RUN, key=2, lo=12, hi=14, gap=0, wild=joker, size=4)  # Q K A + *
+    assert meld_cards(top)[3]["stands_for"] == parse_cards("Jh")
     clean = _row(kind=MELD_RUN, key=0, lo=1, hi=3, size=3)  # A 2 3 of clubs: the 2 is natural
     assert [c["wild"] for c in meld_cards(clean)] == [None, None, None]
     group = _row(kind=MELD_GROUP, key=6, wild=joker, size=3)
     group[MF_N0 + 1] = 1
     group[MF_N0 + 3] = 1
     assert meld_cards(group) == [
-        {"card": parse_cards("7d")[0], "wild": None},
-        {"card": parse_cards("7s")[0], "wild": None},
-        {"card": joker, "wild": "group"},
+        {"card": parse_cards("7d")[0], "wild": None, "stands_for": None},
+        {"card": parse_cards("7s")[0], "wild": None, "stands_for": None},
+        {"card": joker, "wild": "group", "stands_for": None},
     ]
+    assert meld_view(group, 0, 0)["wild_text"] == "the joker stands for a 7"
 
 
 def test_view_hides_other_hands_and_shows_public_things():
@@ -218,7 +236,7 @@ def test_legal_moves_come_from_the_engine():
             break
         moves = legal_moves(game)
         assert [m["action"] for m in moves] == [int(a) for a in game.legal_actions()]
-        assert all(m["text"] == describe_action(m["action"]) for m in moves)
+        assert all(m["text"] == action_words(m["action"]) for m in moves)
         hand = game.state.hands[0, int(game.current_player[0])]
         for m in moves:
             counts = np.bincount(m["cards"], minlength=53) if m["cards"] else np.zeros(53)
@@ -311,7 +329,7 @@ def test_bad_and_illegal_moves_leave_the_game_as_it_was(client):
     )  # the first turn is a peek or a draw: no discard is legal yet
     not_held = next(c for c in range(52) if c not in hand)
     cases = [
-        ({"action": held_not_legal}, 409, "not legal: discard"),
+        ({"action": held_not_legal}, 409, "You cannot discard"),
         ({"action": NUM_ACTIONS}, 400, "outside the action space"),
         ({"action": -1}, 400, "outside the action space"),
         ({"action": "draw"}, 400, "must be an action id"),
@@ -322,7 +340,7 @@ def test_bad_and_illegal_moves_leave_the_game_as_it_was(client):
         ({"kind": "discard", "cards": [not_held]}, 400, "you do not hold"),
         ({"kind": "discard", "cards": hand[:2]}, 400, "discard one card"),
         ({"kind": "add", "cards": hand[:1]}, 400, "needs 'slot'"),
-        ({"kind": "add", "cards": hand[:1], "slot": 0}, 409, "not legal: add"),
+        ({"kind": "add", "cards": hand[:1], "slot": 0}, 409, "You cannot add"),
         ({"kind": "open", "cards": hand[:2]}, 400, "exactly 3 cards"),
         ("discard", 400, "a move is a JSON object"),
     ]
@@ -332,7 +350,8 @@ def test_bad_and_illegal_moves_leave_the_game_as_it_was(client):
         assert message in r.json()["error"], (body, r.json())
         assert client.get(f"/api/games/{gid}").json() == view  # nothing moved
     refused = client.post(f"/api/games/{gid}/move", json={"action": held_not_legal}).json()
-    assert refused["reason"] == "it is not the phase for this kind of action"
+    # the rule in the words of the page: this part of the turn (a peek or a draw) comes first
+    assert refused["reason"].startswith("first ") and "phase" not in refused["reason"]
     assert refused["action"] == held_not_legal
     r = client.post(f"/api/games/{gid}/move", content=b"\xff\xfe", headers=JSON)
     assert r.status_code == 400 and "not JSON" in r.json()["error"]
@@ -347,7 +366,7 @@ def test_a_refused_move_leaves_the_state_untouched():
         session.bot_move()
     before = copy_state(session.game.state)
     hand = session.view()["seats"][0]["hand"]
-    with pytest.raises(RefusedMove, match="it is not the phase"):
+    with pytest.raises(RefusedMove, match="now: first "):
         session.move({"kind": "discard", "cards": hand[:1]})
     naturals = [c for c in hand if c != 52 and c % NUM_RANKS != 1]  # no joker, no 2
     three = []
@@ -364,14 +383,14 @@ def test_move_on_a_bots_turn_is_refused(client):
     view = new_game(client, seat=1)  # P0 plays first
     assert view["to_act"] == 0 and view["moves"] == []
     r = client.post(f"/api/games/{view['id']}/move", json={"action": 0})
-    assert r.status_code == 409 and "it is P0's turn (greedy), not yours" in r.json()["error"]
+    assert r.status_code == 409 and "it is P0's turn (Easy), not yours" in r.json()["error"]
 
 
 def test_tabs_play_separate_games(client):
     a = new_game(client, seed=1)
     b = new_game(client, seed=1)
     assert a["id"] != b["id"]
-    assert a["names"][a["seat"]] == "you" and a["names"].count("greedy") == len(a["names"]) - 1
+    assert a["names"][a["seat"]] == "you" and a["names"].count("Easy") == len(a["names"]) - 1
     a = my_turn(client, a)
     first = a["moves"][0]["action"]
     after = client.post(f"/api/games/{a['id']}/move", json={"action": first}).json()
@@ -467,8 +486,13 @@ def test_watch_steps_and_viewers(client, folders):
         expected = table_view(game)
         assert view["seats"] == expected["seats"] and view["melds"] == expected["melds"]
         assert view["pile"] == expected["pile"] and view["to_act"] == expected["to_act"]
-        texts = [m["text"] for m in view["moves_played"]]
-        assert texts == [describe_action(a) for a in rec.actions]
+        texts = [(m["text"], m["events"]) for m in view["moves_played"]]
+        told = Game("argentine", seed=1)  # the moves in the words of burako replay
+        expected = []
+        for a in rec.actions:
+            narration = play_and_describe(told, a)
+            expected.append((narration.text, narration.events))
+        assert texts == expected and expected[-1][1][0].startswith("Hand 1 is over")
     seat_view = client.get(
         "/api/records/view", params={"file": name, "step": 3, "viewer": "2"}
     ).json()

@@ -615,8 +615,8 @@ def play(
     bots: Annotated[
         str | None,
         typer.Option(
-            help="agents at the other seats: one name for all, or one per seat in seat order, "
-            "comma-separated (default: ppo where it fits the table, else discard_table)",
+            help="bots at the other seats: a level (easy, normal, hard, expert) or agent name for "
+            "all, or one per seat, comma-separated (default: hard where it plays, else normal)",
             show_default=False,
         ),
     ] = None,
@@ -639,7 +639,7 @@ def play(
     import sys
 
     from burako_env.core.game import Game
-    from burako_env.frontends.play import default_bot, make_bots, play_game
+    from burako_env.frontends.play import agent_for, bot_label, default_bot, make_bots, play_game
     from burako_env.records import GameRecord, output_file, variant_fields, write_records
 
     if seed < 0:
@@ -655,7 +655,7 @@ def play(
         _fail(f"--seat must be 0..{n - 1} for {n} players, got {seat}")
     others = [p for p in range(n) if p != seat]
     if bots:
-        names = split_bot_names(bots)
+        names = [agent_for(name) for name in split_bot_names(bots)]  # a level: its agent
         if len(names) == 1:
             names = names * len(others)
         if len(names) != len(others) or not all(names):
@@ -663,13 +663,13 @@ def play(
     else:
         name, why = default_bot(variant, players)
         if why:
-            typer.echo(f"Bots: {name} ({why}).")
+            typer.echo(f"Bots: {why}.")
         names = [name] * len(others)
     labels = dict(zip(others, names, strict=True))
     with cli_errors():
         agents = make_bots(game, seat, names, seed, greedy=greedy)
 
-    seats = ", ".join(f"P{p} {'you' if p == seat else labels[p]}" for p in range(n))
+    seats = ", ".join(f"P{p} {'you' if p == seat else bot_label(labels[p])}" for p in range(n))
     typer.echo(
         f"Burako, {game.variant.name}, {n} players ({seats}); you are team {seat % 2}. "
         "Type 'help' for the moves."

@@ -28,7 +28,6 @@ from burako_env.cards import CardParseError, format_card, format_cards, parse_ca
 from burako_env.core.actions import (
     add_action,
     decode_action,
-    describe_action,
     discard_action,
     open_actions_for,
 )
@@ -38,12 +37,18 @@ from burako_env.core.constants import (
     NUM_ACTIONS,
     PEEK_KEEP,
     PEEK_REJECT,
-    S_HANDS_ENDED,
-    SCORE_ITEMS,
+    S_HAND_SCORE0,
     TAKE_MUERTO_KEEP_WILDS,
     TAKE_PILE,
 )
 from burako_env.core.game import Game
+from burako_env.frontends.levels import agent_for, bot_label, default_level, why_not
+from burako_env.frontends.narrate import (
+    action_words,
+    play_and_describe,
+    refusal_words,
+    score_words,
+)
 from burako_env.render import render_table
 from burako_env.variants import load_variant
 
@@ -122,6 +127,43 @@ def _best_open(game: Game, candidates: list[int], b: int = 0) -> int:
     return order[0]
 
 
+def card_move(
+    kind: str, cards: list[int], game: Game, seat: int, slot: int | None = None, b: int = 0
+) -> int:
+    """The action id of a move on cards, in no interface's syntax (the web sends these,
+    ``burako play`` parses them out of a line): ``kind`` ``open`` (exactly 3 cards),
+    ``add`` (one card, to meld ``slot``) or ``discard`` (one card). Raises
+    :class:`MoveError` (plain words) for cards not held or that make no move; a move that
+    is not legal now comes back as its id, for the caller to explain."""
+    if kind == "open":
+        if len(cards) != 3:
+            raise MoveError(
+                f"a meld opens with exactly 3 cards (got {len(cards)}): lay 3, then add the "
+                "others one at a time"
+            )
+        candidates = open_actions_for(cards)
+        if not candidates:
+            raise MoveError(
+                f"{format_cards(cards)} is not a meld: a group is 3 cards of one rank (A, 3..K) "
+                "or 2 of a rank and a wild; a run is 3 cards of one suit in order, a wild "
+                "standing in for at most one"
+            )
+        _check_held(game, seat, cards, b)
+        return _best_open(game, candidates, b)
+    if kind in ("add", "discard"):
+        if len(cards) != 1:
+            what = "add" if kind == "add" else "discard"
+            raise MoveError(f"{what} one card at a time (got {len(cards)})")
+        if kind == "add":
+            if slot is None or not 0 <= slot < MAX_MELDS:
+                raise MoveError(f"choose one of your team's melds (numbers 0..{MAX_MELDS - 1})")
+            _check_held(game, seat, cards, b)
+            return add_action(cards[0], slot)
+        _check_held(game, seat, cards, b)
+        return discard_action(cards[0])
+    raise MoveError(f"unknown kind of move {kind!r}: open, add or discard")
+
+
 def parse_move(text: str, game: Game, seat: int, b: int = 0) -> int | str:
     """An action id for a typed move, or a command name (``COMMANDS``).
 
@@ -157,15 +199,7 @@ def parse_move(text: str, game: Game, seat: int, b: int = 0) -> int | str:
                 f"a meld opens with exactly 3 cards (got {len(cards)}): meld 3, then add the "
                 "others one by one with 'add CARD to SLOT'"
             )
-        candidates = open_actions_for(cards)
-        if not candidates:
-            raise MoveError(
-                f"{format_cards(cards)} is not a meld: a group is 3 cards of one rank (A, 3..K) "
-                "or 2 of a rank and a wild; a run is 3 cards of one suit in order, a wild "
-                "standing in for at most one"
-            )
-        _check_held(game, seat, cards, b)
-        return _best_open(game, candidates, b)
+        return card_move("open", cards, game, seat, b=b)
     if head == "add":
         words = [w for w in rest if w.lower() not in ("to", "meld", "slot", "on")]
         if len(words) != 2:
@@ -177,14 +211,12 @@ def parse_move(text: str, game: Game, seat: int, b: int = 0) -> int | str:
         slot = int(slot_text)
         if slot >= MAX_MELDS:
             raise MoveError(f"meld slots are 0..{MAX_MELDS - 1}")
-        _check_held(game, seat, [card], b)
-        return add_action(card, slot)
+        return card_move("add", [card], game, seat, slot, b)
     if head == "discard":
         cards = _cards(" ".join(rest))
         if len(cards) != 1:
             raise MoveError("discard one card, e.g. 'discard Kd'")
-        _check_held(game, seat, cards, b)
-        return discard_action(cards[0])
+        return card_move("discard", cards, game, seat, b=b)
     raise MoveError(f"unknown move {words[0]!r}; type 'help' for the moves")
 
 
@@ -211,18 +243,15 @@ def typed_form(a: int) -> str:
 def legal_text(game: Game, seat: int, b: int = 0) -> str:
     lines = ["Legal moves (type the move, or its id):"]
     for a in game.legal_actions(b):
-        lines.append(f"  {int(a):5d}  {typed_form(int(a)):<20} {describe_action(a)}")
+        lines.append(f"  {int(a):5d}  {typed_form(int(a)):<20} {action_words(int(a))}")
     return "\n".join(lines)
 
 
 def score_text(game: Game, b: int = 0) -> str:
+    """The last finished hand's score of each team in words, one line a team."""
     items = game.score_items[b]
-    scores = game.hand_scores[b]
-    lines = []
-    for t in range(2):
-        parts = ", ".join(f"{name} {int(items[t, k])}" for k, name in enumerate(SCORE_ITEMS))
-        lines.append(f"  team {t}: {int(scores[t]):+d}  ({parts})")
-    return "\n".join(lines)
+    s = game.state.scalars[b]
+    return "\n".join("  " + score_words(items[t], int(s[S_HAND_SCORE0 + t]), t) for t in range(2))
 
 
 @dataclass
@@ -248,10 +277,18 @@ def play_game(
     written in words through ``write``; the table is shown before each of the person's
     moves and, at the end, with every hand open and the score items."""
     names = names or {p: getattr(ag, "label", None) or ag.name for p, ag in bots.items()}
+    names = {p: bot_label(agent_for(name)) for p, name in names.items()}
     result = PlayResult(finished=False)
     team = seat % 2
-    hands_ended = int(game.state.scalars[b, S_HANDS_ENDED])
     show = True
+
+    def played(p: int, a: int) -> None:
+        told = play_and_describe(game, a, b)  # the words of the web log and burako replay
+        result.actions.append(a)
+        write(f"P{p} ({'you' if p == seat else names[p]}): {told.text}")
+        for event in told.events:
+            write(event)
+
     while not game.is_over(b):
         p = int(game.current_player[b])
         if p != seat:
@@ -259,9 +296,7 @@ def play_game(
             why = game.why_illegal(a, b)
             if why is not None:
                 raise RuntimeError(f"bot {names[p]!r} at P{p} chose illegal action {a}: {why}")
-            game.step_one(a, b)
-            result.actions.append(a)
-            write(f"P{p} ({names[p]}): {describe_action(a)}")
+            played(p, a)
             show = True
         else:
             if show:
@@ -292,19 +327,12 @@ def play_game(
                 result.reason = "quit"
                 return result
             a = int(move)
-            why = game.why_illegal(a, b)
+            why = refusal_words(game, a, b)
             if why is not None:
-                write(f"  not legal: {describe_action(a)}: {why} ('legal' lists your moves)")
+                write(f"  You cannot {typed_form(a)} now: {why} ('legal' lists your moves)")
                 continue
-            game.step_one(a, b)
-            result.actions.append(a)
-            write(f"P{seat} (you): {describe_action(a)}")
+            played(seat, a)
             show = True
-        ended = int(game.state.scalars[b, S_HANDS_ENDED])
-        if ended != hands_ended and not game.is_over(b):
-            hands_ended = ended
-            write(f"\nHand {ended} is over (team 0 – team 1):")
-            write(score_text(game, b))
     write("")
     write(render_table(game, b, viewer=None))
     result.finished = True
@@ -340,7 +368,7 @@ def make_bots(
     if len(names) != len(others):
         raise ValueError(f"{len(others)} bots are needed, got {len(names)}")
     bots = {}
-    for p, name in zip(others, names, strict=True):
+    for p, name in zip(others, [agent_for(n) for n in names], strict=True):
         kw = {"greedy": greedy} if greedy is not None and is_learned(name) else {}
         if policies is not None and is_learned(name):
             kw["policies"] = policies
@@ -360,22 +388,24 @@ def make_bots(
 
 
 def default_bot(variant: str, num_players: int | None) -> tuple[str, str]:
-    """``("ppo", "")`` where the pretrained PPO agent loads and reads this table, else
-    ``("discard_table", why not ppo)``."""
+    """The default level's agent (:func:`burako_env.frontends.levels.default_level`, the
+    web table's default too): ``("ppo", "")`` where Hard plays this table, else
+    ``("discard_table", why)``, ``why`` a sentence naming the level and why not Hard."""
     try:
-        from burako_env.agents import make_agent
-
-        # the shipped file of this table, loaded and checked against it: no game needed
-        # (a game would compile the one-game kernel into a tournament that never uses it)
-        make_agent("ppo").check_table(load_variant(variant, num_players=num_players))
-    except Exception as exc:  # noqa: BLE001 - any failure means: use the heuristic
-        return "discard_table", f"the pretrained PPO agent is not available here ({exc})"
-    return "ppo", ""
+        table = load_variant(variant, num_players=num_players)
+        players = table.num_players
+    except Exception as exc:  # noqa: BLE001 - a bad variant: its own error comes later
+        return "discard_table", f"Normal ({exc})"
+    level = default_level(variant, players)
+    if level.id == "hard":
+        return level.agent, ""
+    return level.agent, f"{level.name} (Hard cannot play here: {why_not('hard', variant, players)})"
 
 
 __all__ = [
     "HELP",
     "MoveError",
+    "card_move",
     "PlayResult",
     "default_bot",
     "legal_text",

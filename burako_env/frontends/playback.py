@@ -8,7 +8,8 @@ A game-record file holds one JSON :class:`~burako_env.records.GameRecord` per li
 * :func:`check_record` re-plays a record through the engine: every action must be legal
   when it comes, the game must end with the last action, and its scores and winner must
   equal the recorded ones. It returns the problem in words, or None.
-* :func:`replay_frames` yields the table after each move, for display.
+* :func:`replay_frames` yields the table after each move, for display, each move told in
+  the words of the web log and ``burako play`` (:mod:`burako_env.frontends.narrate`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import numpy as np
 from burako_env.core.actions import describe_action
 from burako_env.core.constants import NUM_ACTIONS
 from burako_env.core.game import Game
+from burako_env.frontends.levels import agent_for, bot_label
+from burako_env.frontends.narrate import play_and_describe
 from burako_env.limits import printable
 from burako_env.records import (
     GameRecord,
@@ -118,8 +121,16 @@ def header(record: GameRecord) -> str:
     )
 
 
+def seat_label(name) -> str:
+    """A recorded seat's name as a person reads it: a level's name for its agent
+    (``discard_table``: Normal), else as recorded."""
+    return bot_label(agent_for(name)) if isinstance(name, str) else str(name)
+
+
 def replay_frames(record: GameRecord, viewer: int | None = None) -> Iterator[tuple[str, str]]:
-    """``(move line, table)`` for the deal (move line "start") and after each move.
+    """``(move line, table)`` for the deal (move line "start") and after each move. A
+    move line is ``move K/N: P1 (Normal): <the move in words>``, followed, when the move
+    ended a hand, by the hand's summary on lines of their own.
 
     Raises ValueError at an illegal action (with the move number and the reason).
     """
@@ -131,12 +142,10 @@ def replay_frames(record: GameRecord, viewer: int | None = None) -> Iterator[tup
         why = game.why_illegal(int(a))
         if why is not None:
             raise ValueError(f"move {k}: action {a} is illegal: {why}")
-        game.step_one(int(a))
-        name = printable(record.seats[p]) if p < len(record.seats) else "?"
-        yield (
-            f"move {k}/{n}: P{p} ({name}): {describe_action(int(a))}",
-            render_table(game, viewer=viewer),
-        )
+        told = play_and_describe(game, int(a))
+        name = printable(seat_label(record.seats[p])) if p < len(record.seats) else "?"
+        line = "\n".join([f"move {k}/{n}: P{p} ({name}): {told.text}", *told.events])
+        yield line, render_table(game, viewer=viewer)
     got = _final(game, record)
     if got != list(record.scores) or int(game.winner[0]) != record.winner:
         raise ValueError(
@@ -145,4 +154,12 @@ def replay_frames(record: GameRecord, viewer: int | None = None) -> Iterator[tup
         )
 
 
-__all__ = ["Line", "check_record", "header", "load_lines", "replay_frames", "start"]
+__all__ = [
+    "Line",
+    "check_record",
+    "header",
+    "load_lines",
+    "replay_frames",
+    "seat_label",
+    "start",
+]

@@ -5,17 +5,47 @@ status, and the game it names is left as it was)::
 
     GET  /                          the page (static/index.html)
     GET  /static/NAME               the page's script and style sheet (those files only)
-    GET  /api/options               variants, bots, card faces, the bots' delay
+    GET  /api/options               variants (with the levels each table offers), levels,
+                                    card faces, the bots' delay
     POST /api/games                 a new game: {variant, players, seat, bots, episode, seed}
     GET  /api/games/ID              the table as the person sees it (a reload resumes)
     POST /api/games/ID/move         the person's move: {action} or {kind, cards, slot}
     POST /api/games/ID/bot          one move of the bot to act
+    GET  /api/games/ID/thinking?move=K
+                                    how the bot thought at move K (Expert and Hard moves)
+    POST /api/games/ID/hint         what Expert would play in the person's seat now
     POST /api/games/ID/save         write the finished game to the save folder
     GET  /api/games/ID/record       the finished game's record (a JSON line)
     GET  /api/records               the record files of the records folder
     GET  /api/records/games?file=F  the games of file F
     GET  /api/records/view?file=F&game=G&step=K&viewer=all|SEAT
                                     recorded game G after K moves
+    GET  /api/records/thinking?file=F&game=G&step=K
+                                    how the seat to act after K moves thinks (Expert, Hard)
+
+**Bots and levels.** ``bots`` of a new game names levels: ``easy``, ``normal``, ``hard``,
+``expert`` (agent names are accepted too); ``/api/options`` lists them as
+``levels: [{id, name, text}]`` and, per variant, ``levels: {"4": [ids]}`` (those that play
+the table) and ``default_level: {"4": id}``. A game's ``names`` are the levels' names.
+
+**The log.** ``log`` entries are ``{seat, who, text, move}`` for a move (``move``: its
+number, from 1; ``thinking: true`` when a bot's thinking is kept for it) and
+``{seat: null, who: "", text}`` for an event (the end of a hand, with the scores), in the
+words of ``burako play`` and ``burako replay`` (:mod:`burako_env.frontends.narrate`).
+
+**How the bots think** (:mod:`burako_env.frontends.thinking` gives the JSON of one
+decision: ``{seat, who, kind: "search" | "policy", choice: {action, text}, summary,
+candidates: [...], withheld, move}``, a search with ``redeals``, ``objective``,
+``budget_hit`` and per candidate ``margin``, ``margin_low``, ``margin_high``, ``win``,
+``gain``..., a policy with ``value``, ``value_text`` and per candidate ``probability``).
+The table's ``thinking`` is the thinking of the move just played when a bot played it
+(null otherwise), ``/thinking?move=K`` any earlier one; both only once the bot has moved,
+and only the candidates whose cards the person may know are in that bot's hand.
+``POST /hint`` answers the same JSON with ``hint: true`` for the person's own decision
+(409 when it is not their turn); the table's ``hint`` holds it until the next move.
+``/api/records/thinking`` answers ``{step, seat, who, played: {action, text}, thinking,
+why_none}``: a recorded Expert or Hard seat deciding again there (every candidate shown:
+a record's hands are open to its watchers), ``thinking`` null for another seat.
 
 Against other pages and clients (docs in the README's ``burako serve``): a POST whose
 ``Origin`` is not this server's or whose ``Sec-Fetch-Site`` says another site is refused
@@ -59,7 +89,9 @@ from burako_env.frontends.web.sessions import (
     RecordLibrary,
     SessionError,
     SessionStore,
+    level_choices,
     variant_choices,
+    watch_thinking,
     watch_view,
 )
 from burako_env.frontends.web.table import card_faces
@@ -269,6 +301,17 @@ class SameOriginCheck:
         await self.app(scope, receive, send)
 
 
+def save_message(name: str, folder: Path, records: Path | None) -> str:
+    """Where a saved game went, in words: the real folder, and whether Watch lists it
+    (only the records folder's files are listed)."""
+    text = f"Saved as {name} in {folder}"
+    if records is not None and folder.is_relative_to(records):
+        return text + " (Watch lists it)."
+    if records is None:
+        return text + " (this server watches no records folder: burako replay shows it)."
+    return text + f": not the records folder ({records}), so Watch does not list it."
+
+
 def create_app(
     records_dir: str | Path | None = None,
     save_dir: str | Path | None = None,
@@ -317,9 +360,12 @@ def create_app(
         return Response(found[0], media_type=found[1])
 
     async def options(request: Request) -> Response:
+        # which levels play which table: Hard loads its network once to know (off the loop)
+        variants = await run_in_threadpool(variant_choices)
         return JSONResponse(
             {
-                "variants": variant_choices(),
+                "variants": variants,
+                "levels": level_choices(),
                 "bots": list(BOT_NAMES),
                 "faces": card_faces(),
                 "bot_delay_ms": round(bot_delay * 1000),
@@ -362,6 +408,13 @@ def create_app(
 
         return JSONResponse(await in_game(request, play))
 
+    async def thinking(request: Request) -> Response:
+        move = _int_param(request, "move")
+        return JSONResponse(await in_game(request, lambda s: s.thinking_of(move)))
+
+    async def hint(request: Request) -> Response:
+        return JSONResponse(await in_game(request, PlaySession.ask_hint))
+
     async def save(request: Request) -> Response:
         if not can_save:
             store.get(request.path_params["game_id"])  # 404 first for a game not here
@@ -374,7 +427,12 @@ def create_app(
                 raise SessionError(
                     f"cannot write to {save_folder}: {exc.strerror or exc}", 500
                 ) from exc
-            return {"file": name, "folder": str(save_folder), "view": session.view()}
+            return {
+                "file": name,
+                "folder": str(save_folder),
+                "message": save_message(name, save_folder, library.folder),
+                "view": session.view(),
+            }
 
         return JSONResponse(await in_game(request, write))
 
@@ -418,6 +476,20 @@ def create_app(
         view["game"] = game
         return JSONResponse(view)
 
+    async def record_thinking(request: Request) -> Response:
+        name = request.query_params.get("file")
+        game = _int_param(request, "game", 0)
+        step = _int_param(request, "step")
+
+        def think():
+            rec, _ = library.record(name, game)
+            return watch_thinking(rec, step)
+
+        answer = await run_in_threadpool(think)
+        answer["file"] = name
+        answer["game"] = game
+        return JSONResponse(answer)
+
     async def session_error(request: Request, exc: SessionError) -> Response:
         return _error(str(exc), exc.status)
 
@@ -440,11 +512,14 @@ def create_app(
         Route("/api/games/{game_id}", get_game),
         Route("/api/games/{game_id}/move", move, methods=["POST"]),
         Route("/api/games/{game_id}/bot", bot, methods=["POST"]),
+        Route("/api/games/{game_id}/thinking", thinking),
+        Route("/api/games/{game_id}/hint", hint, methods=["POST"]),
         Route("/api/games/{game_id}/save", save, methods=["POST"]),
         Route("/api/games/{game_id}/record", record),
         Route("/api/records", records),
         Route("/api/records/games", record_games),
         Route("/api/records/view", record_view),
+        Route("/api/records/thinking", record_thinking),
     ]
     middleware = []
     if allowed_hosts is not None:

@@ -1,17 +1,20 @@
 """The moves the page offers, and a clicked move turned into an action id.
 
-:func:`legal_moves` lists the engine's legal actions for the player to act, each with the
-engine's description, its kind, the hand cards it moves and, for an opening, the meld it
-lays (wild where it stands). The cards come from the engine itself: each opening is tried
-on a copy of the game and the new meld read back, so openings whose suits the engine
-picks, and any kind of opening the engine adds, show exactly what they lay.
+:func:`legal_moves` lists the engine's legal actions for the player to act, each in the
+words of the log (:func:`burako_env.frontends.narrate.action_words`), with its kind, the
+hand cards it moves and, for an opening, the meld it lays (wild where it stands). The
+cards come from the engine itself: each opening is tried on a copy of the game and the
+new meld read back, so openings whose suits the engine picks, and any kind of opening
+the engine adds, show exactly what they lay.
 
 :func:`resolve_move` turns a request from the page into an action id: ``{"action": id}``
 from a button, or a move on cards (``{"kind": "discard", "cards": [c]}``,
 ``{"kind": "add", "cards": [c], "slot": s}``, ``{"kind": "open", "cards": [a, b, c]}``)
-which goes through :func:`burako_env.frontends.play.parse_move`, the parser of ``burako play``.
-A request that is not a move raises :class:`BadMove`; an illegal one :class:`RefusedMove`
-with the engine's reason. Neither touches the game.
+which goes through :func:`burako_env.frontends.play.card_move`, what ``burako play``'s
+parser makes of a typed move. A request that is not a move raises :class:`BadMove`; an
+illegal one :class:`RefusedMove` with the rule that refuses it in words
+(:func:`burako_env.frontends.narrate.refusal_words`). Neither touches the game; no message
+names the terminal's syntax.
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ import copy
 
 import numpy as np
 
-from burako_env.cards import NUM_CARD_TYPES, format_cards
-from burako_env.core.actions import decode_action, describe_action
+from burako_env.cards import NUM_CARD_TYPES
+from burako_env.core.actions import decode_action
 from burako_env.core.constants import NUM_ACTIONS, S_HANDS_ENDED
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.state import copy_state
-from burako_env.frontends.play import MoveError, parse_move
+from burako_env.frontends.narrate import action_words, refusal_words
+from burako_env.frontends.play import MoveError, card_move
 from burako_env.frontends.web.table import meld_cards
 
 #: the kinds of move made on cards, and the typed move each one becomes
@@ -37,12 +41,12 @@ class BadMove(ValueError):
 
 
 class RefusedMove(ValueError):
-    """A move the engine does not allow now; the message is its reason."""
+    """A move the engine does not allow now; the message says which rule refuses it."""
 
     def __init__(self, action: int, reason: str):
         self.action = action
         self.reason = reason
-        super().__init__(f"not legal: {describe_action(action)}: {reason}")
+        super().__init__(f"You cannot {action_words(action)} now: {reason}")
 
 
 def _trial(game: Game) -> Game:
@@ -75,7 +79,7 @@ def legal_moves(game: Game, b: int = 0) -> list[dict]:
     for a in game.legal_actions(b):
         a = int(a)
         info = decode_action(a)
-        move = {"action": a, "kind": info.kind, "text": describe_action(a), "cards": []}
+        move = {"action": a, "kind": info.kind, "text": action_words(a), "cards": []}
         if info.kind.startswith("open"):
             move["kind"] = "open"
             move["cards"], move["meld"] = _opening(game, a, b)
@@ -96,23 +100,22 @@ def _card_list(value, kind: str) -> list[int]:
     return value
 
 
-def _typed(request: dict) -> str:
-    """The ``burako play`` line for a move on cards."""
+def _card_move(game: Game, seat: int, request: dict, b: int) -> int:
+    """The action id of a move on cards (plain words when it is none)."""
     kind = request.get("kind")
     if kind not in CARD_MOVES:
         raise BadMove(
             f"unknown move kind {kind!r}: send {{'action': id}}, or 'kind' one of "
             f"{', '.join(CARD_MOVES)} with 'cards'"
         )
-    cards = format_cards(_card_list(request.get("cards"), kind))
-    if kind == "discard":
-        return f"discard {cards}"
-    if kind == "open":
-        return f"meld {cards}"
+    cards = _card_list(request.get("cards"), kind)
     slot = request.get("slot")
-    if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
+    if kind == "add" and (isinstance(slot, bool) or not isinstance(slot, int) or slot < 0):
         raise BadMove("an add move needs 'slot': the number of one of your team's melds")
-    return f"add {cards} to {slot}"
+    try:
+        return card_move(kind, cards, game, seat, slot if kind == "add" else None, b)
+    except MoveError as exc:
+        raise BadMove(str(exc)) from exc
 
 
 def resolve_move(game: Game, seat: int, request, b: int = 0) -> int:
@@ -130,13 +133,8 @@ def resolve_move(game: Game, seat: int, request, b: int = 0) -> int:
         if not 0 <= a < NUM_ACTIONS:
             raise BadMove(f"action {a} is outside the action space 0..{NUM_ACTIONS - 1}")
     else:
-        try:
-            a = parse_move(_typed(request), game, seat, b)
-        except MoveError as exc:
-            raise BadMove(str(exc)) from exc
-        if isinstance(a, str):  # a command word cannot come out of a move on cards
-            raise BadMove(f"{request!r} is not a move")
-    why = game.why_illegal(a, b)
+        a = _card_move(game, seat, request, b)
+    why = refusal_words(game, a, b)
     if why is not None:
         raise RefusedMove(a, why)
     return int(a)

@@ -21,12 +21,33 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from burako_env.core.actions import describe_action
-from burako_env.core.constants import S_HANDS_ENDED
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.state import copy_state
-from burako_env.frontends.playback import check_record, header, load_lines, start
-from burako_env.frontends.web.moves import apply_move, legal_moves, resolve_move
+from burako_env.frontends.levels import (
+    LEVEL_IDS,
+    LEVELS,
+    agent_for,
+    bot_label,
+    default_level,
+    level,
+    why_not,
+)
+from burako_env.frontends.narrate import action_words, describe_step, play_and_describe, snapshot
+from burako_env.frontends.playback import (
+    check_record,
+    header,
+    load_lines,
+    seat_label,
+    start,
+)
+from burako_env.frontends.thinking import (
+    decide,
+    expert_hint,
+    hint_seed,
+    public_filter,
+    recorded_thinking,
+)
+from burako_env.frontends.web.moves import legal_moves, resolve_move
 from burako_env.frontends.web.table import table_view
 from burako_env.limits import (
     MAX_SEED,
@@ -39,8 +60,9 @@ from burako_env.variants import VARIANT_NAMES, VariantError, load_variant
 
 #: the games kept in memory at once, all browsers together (burako_env.limits)
 MAX_GAMES = MAX_WEB_GAMES
-#: the agents the page offers as bots
-BOT_NAMES = ("discard_table", "greedy", "random", "ppo")
+#: the bots a new game may name: the levels (what the page offers: easy, normal, hard,
+#: expert), and the agents by name (the levels' own, and random)
+BOT_NAMES = LEVEL_IDS + tuple(lv.agent for lv in LEVELS) + ("random",)
 #: where a game's moves come from in its log
 HUMAN = "you"
 
@@ -54,12 +76,29 @@ class SessionError(ValueError):
 
 
 def variant_choices() -> list[dict]:
-    """The named variants with their player counts (the page's set-up form)."""
+    """The named variants with their player counts (the page's set-up form), and for each
+    player count the levels that play it and the default one (both front ends')."""
     out = []
     for name in VARIANT_NAMES:
         v = load_variant(name)
-        out.append({"name": name, "players": list(v.players), "default_players": v.num_players})
+        counts = [int(n) for n in v.players]
+        out.append(
+            {
+                "name": name,
+                "players": counts,
+                "default_players": v.num_players,
+                "levels": {
+                    str(n): [lv.id for lv in LEVELS if not why_not(lv.id, name, n)] for n in counts
+                },
+                "default_level": {str(n): default_level(name, n).id for n in counts},
+            }
+        )
     return out
+
+
+def level_choices() -> list[dict]:
+    """The levels in words: ``{"id", "name", "text"}`` (the page's bot list)."""
+    return [{"id": lv.id, "name": lv.name, "text": lv.text} for lv in LEVELS]
 
 
 @dataclass
@@ -70,12 +109,17 @@ class PlaySession:
     game: Game
     seat: int
     bots: dict
-    names: list[str]  # who sits at each seat ("you" for the person)
+    names: list[str]  # who sits at each seat ("you" for the person, a level's name)
     seed: int
     variant: str
+    agents: list[str] = field(default_factory=list)  # each bot seat's agent ("human" else)
     log: list[dict] = field(default_factory=list)
     actions: list[int] = field(default_factory=list)
     saved_as: str | None = None
+    #: each bot move's thinking by move number (1 = the game's first move), as sent
+    thinking: dict[int, dict] = field(default_factory=dict)
+    #: the hint for the person's decision now: (moves played when asked, its JSON)
+    hint: tuple[int, dict] | None = None
     #: held by every request that reads or moves this game: the engine runs in worker
     #: threads, and two tabs or a bot step racing a click must not touch one game at once
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
@@ -114,21 +158,30 @@ class PlaySession:
         n = game.num_players
         if seat is None or not 0 <= seat < n:
             raise SessionError(f"seat must be 0..{n - 1} for {n} players, got {seat!r}")
-        bots = options.get("bots", "discard_table")
+        bots = options.get("bots", default_level(variant, n).id)
         others = [p for p in range(n) if p != seat]
         if isinstance(bots, str):
             bots = [bots] * len(others)
         if not isinstance(bots, list) or len(bots) != len(others):
-            raise SessionError(f"bots must be one agent name, or a list of {len(others)} names")
+            raise SessionError(
+                f"bots must be one level (or agent) name, or a list of {len(others)} names"
+            )
         for name in bots:
             if name not in BOT_NAMES:
-                raise SessionError(f"unknown bot {name!r}: use one of {', '.join(BOT_NAMES)}")
+                raise SessionError(f"unknown bot {name!r}: choose a level: {', '.join(LEVEL_IDS)}")
+            if name in LEVEL_IDS and why_not(name, variant, n):
+                lv = level(name)
+                raise SessionError(
+                    f"{lv.name} cannot play {variant} with {n} players: {why_not(name, variant, n)}"
+                )
+        agent_names = [agent_for(name) for name in bots]
         try:
-            agents = make_bots(game, seat, list(bots), seed, policies=policies)
+            agents = make_bots(game, seat, agent_names, seed, policies=policies)
         except ValueError as exc:
             raise SessionError(str(exc)) from exc
-        names = [HUMAN if p == seat else bots[others.index(p)] for p in range(n)]
-        return cls(secrets.token_hex(8), game, seat, agents, names, seed, variant)
+        names = [HUMAN if p == seat else bot_label(agent_names[others.index(p)]) for p in range(n)]
+        seats = ["human" if p == seat else agent_names[others.index(p)] for p in range(n)]
+        return cls(secrets.token_hex(8), game, seat, agents, names, seed, variant, seats)
 
     # ------------------------------------------------------------ state
     @property
@@ -147,16 +200,24 @@ class PlaySession:
         view["log"] = self.log
         view["moves"] = [] if game.is_over() or self.to_act != self.seat else legal_moves(game)
         view["saved_as"] = self.saved_as
+        last = len(self.actions)
+        # the thinking of the move just played, when a bot played it (after its move only)
+        view["thinking"] = self.thinking.get(last)
+        view["hint"] = self.hint[1] if self.hint is not None and self.hint[0] == last else None
         return view
 
-    def _record_move(self, player: int, action: int) -> None:
-        hands_before = int(self.game.state.scalars[0, S_HANDS_ENDED])
-        apply_move(self.game, action)
+    def _record_move(self, player: int, action: int, thinking: dict | None = None) -> None:
+        told = play_and_describe(self.game, action)  # the words of burako play and replay
         self.actions.append(action)
-        entry = {"seat": player, "who": self.names[player], "text": describe_action(action)}
+        move = len(self.actions)
+        entry = {"seat": player, "who": self.names[player], "text": told.text, "move": move}
+        if thinking is not None:
+            thinking["move"] = move
+            self.thinking[move] = thinking
+            entry["thinking"] = True
         self.log.append(entry)
-        if int(self.game.state.scalars[0, S_HANDS_ENDED]) != hands_before:
-            self.log.append({"seat": None, "who": "", "text": f"hand {hands_before + 1} is over"})
+        for event in told.events:
+            self.log.append({"seat": None, "who": "", "text": event})
 
     # ------------------------------------------------------------ moves
     def move(self, request) -> None:
@@ -176,13 +237,39 @@ class PlaySession:
         p = self.to_act
         if p == self.seat:
             raise SessionError("it is your turn, not a bot's", 409)
-        action = self.bots[p].act_game(self.game)  # a search agent (pimc) needs the game
+        # the agent's own decision, with its thinking where it has numbers to show (Expert,
+        # Hard); the candidates the person may see are read before the move
+        shown = public_filter(self.game, p)
+        action, thinking = decide(self.bots[p], self.game, shown=shown, who=self.names[p])
         why = self.game.why_illegal(action)
         if why is not None:  # an agent bug, reported instead of played
             raise SessionError(
                 f"bot {self.names[p]!r} at P{p} chose illegal action {action}: {why}", 500
             )
-        self._record_move(p, action)
+        self._record_move(p, action, thinking)
+
+    def thinking_of(self, move: int) -> dict:
+        """The thinking of bot move ``move`` (1 = the game's first move), once played."""
+        if isinstance(move, bool) or not isinstance(move, int) or move not in self.thinking:
+            bots = sorted(self.thinking)
+            raise SessionError(
+                f"no thinking for move {move!r}: Expert and Hard moves have it "
+                f"({len(bots)} so far{': ' + ', '.join(map(str, bots[-10:])) if bots else ''})",
+                404,
+            )
+        return self.thinking[move]
+
+    def ask_hint(self) -> dict:
+        """What Expert would play in the person's seat now (their own decision only);
+        the same position of the same game gives the same hint."""
+        if self.game.is_over():
+            raise SessionError("the game is over: there is nothing to decide", 409)
+        if self.to_act != self.seat:
+            raise SessionError("a hint is for your own move: it is not your turn", 409)
+        last = len(self.actions)
+        if self.hint is None or self.hint[0] != last:
+            self.hint = (last, expert_hint(self.game, hint_seed(self.seed, last)))
+        return self.hint[1]
 
     # ------------------------------------------------------------ records
     def record(self) -> GameRecord:
@@ -191,7 +278,7 @@ class PlaySession:
         if not game.is_over():
             raise SessionError("the game is not over yet: a record holds a finished game", 409)
         scores = game.match_scores[0] if game.episode == "match" else game.hand_scores[0]
-        seats = ["human" if p == self.seat else name for p, name in enumerate(self.names)]
+        seats = list(self.agents)
         return GameRecord(
             variant=self.variant,
             num_players=game.num_players,
@@ -362,7 +449,9 @@ class RecordLibrary:
 
 
 def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
-    """The recorded game after ``step`` moves, seen by ``viewer`` (None: every hand)."""
+    """The recorded game after ``step`` moves, seen by ``viewer`` (None: every hand).
+    ``moves_played``: every move of the record, ``{seat, who, text, move, events}``, in
+    the words of ``burako replay`` (``events``: the end of a hand it brought, in words)."""
     n = len(record.actions)
     if not 0 <= step <= n:
         raise SessionError(f"step must be 0..{n} (the record has {n} moves), got {step}")
@@ -370,12 +459,18 @@ def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
         raise SessionError(f"viewer must be a seat 0..{record.num_players - 1} or 'all'")
     game = start(record)
     moves = []
+    names = [seat_label(name) for name in record.seats]
     at_step = copy_state(game.state) if step == 0 else None
     hand_starts = [0]  # the step at which each hand begins (Watch jumps to the next)
     for k, a in enumerate(record.actions, 1):
         p = int(game.current_player[0])
-        moves.append({"seat": p, "who": record.seats[p], "text": describe_action(int(a))})
+        before = snapshot(game)
         game.step_one(int(a))
+        told = describe_step(before, game, int(a))  # the words of burako replay
+        # one entry a move (moves_played[K - 1] is move K); what followed it in "events"
+        moves.append(
+            {"seat": p, "who": names[p], "text": told.text, "move": k, "events": told.events}
+        )
         if int(game.state.scalars[0, S_HANDS_ENDED]) > len(hand_starts) - 1 and k < n:
             hand_starts.append(k)
         if k == step:
@@ -383,7 +478,7 @@ def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
     if step < n:
         game.state = at_step  # the table as it stood after the chosen move
     final = table_view(game, viewer=viewer)
-    final["names"] = list(record.seats)
+    final["names"] = names
     final["moves_played"] = moves
     final["step"] = step
     final["steps"] = n
@@ -394,6 +489,32 @@ def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
     return final
 
 
+def watch_thinking(record: GameRecord, step: int) -> dict:
+    """How the seat to act after ``step`` moves of a recorded game thinks there (every
+    hand of a record is open to its watchers): its agent (Expert or Hard by name) decides
+    again, seeded by the deal and the step; ``thinking`` is None for a seat with no
+    numbers to show. ``played``: the move the record holds next."""
+    n = len(record.actions)
+    if not 0 <= step < n:
+        raise SessionError(f"step must be 0..{n - 1}: the position before a recorded move")
+    game = start(record)
+    for a in record.actions[:step]:
+        game.step_one(int(a))
+    p = int(game.current_player[0])
+    thinking = recorded_thinking(record.seats[p], game, hint_seed(record.seed, step))
+    played = int(record.actions[step])
+    return {
+        "step": step,
+        "seat": p,
+        "who": seat_label(record.seats[p]),
+        "played": {"action": played, "text": action_words(played)},
+        "thinking": thinking,
+        "why_none": None
+        if thinking is not None
+        else f"{seat_label(record.seats[p])} follows fixed rules: it has no numbers to show",
+    }
+
+
 __all__ = [
     "BOT_NAMES",
     "MAX_GAMES",
@@ -401,6 +522,8 @@ __all__ = [
     "RecordLibrary",
     "SessionError",
     "SessionStore",
+    "level_choices",
     "variant_choices",
+    "watch_thinking",
     "watch_view",
 ]

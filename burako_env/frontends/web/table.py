@@ -3,8 +3,10 @@
 :func:`table_view` reads game ``b`` of a :class:`~burako_env.core.game.Game` (no kernel
 runs, so drawing never changes a game) and returns what a player at ``viewer`` may see
 (RULES.md 10): their own hand, every hand size, the whole discard pile in order, both
-teams' melds with where each wild stands, the muertos, the cards known to be in other
-hands, scores and, once a hand has ended, every score item of both teams.
+teams' melds with where each wild stands and what it stands for (a meld's ``wild_text``,
+in the log's words; a run wild's ``stands_for`` card ids: its gap's card, or both cards
+an end wild may be), the muertos, the cards known to be in other hands, scores and, once
+a hand has ended, every score item of both teams.
 ``viewer=None`` opens every hand (watching a recorded game).
 
 Cards travel as card type ids (0..52); :func:`card_faces` gives the page their rank,
@@ -53,19 +55,19 @@ from burako_env.core.nb import njit_kernel
 from burako_env.core.rules import min_first_meld_active, provisional_points, team_minimum
 from burako_env.core.scoring import I_CANASTA, I_TABLE, score_hand
 from burako_env.core.state import take_games
-from burako_env.render import END_TEXT, HOW_TEXT, PHASE_TEXT, meld_display_cards, meld_label
+from burako_env.frontends.narrate import wild_stands_for, wild_words
+from burako_env.render import (
+    END_TEXT,
+    HOW_TEXT,
+    PHASE_TEXT,
+    SCORE_ITEM_TEXT,
+    meld_display_cards,
+    meld_label,
+)
 
 #: a canasta is a meld of 7 cards or more (RULES.md 2)
 CANASTA_SIZE = 7
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-SCORE_ITEM_TEXT = {
-    "table_cards": "cards on the table",
-    "canasta_bonus": "canasta bonuses",
-    "going_out": "going out",
-    "muertos_taken": "muertos taken",
-    "muertos_not_taken": "muertos not taken",
-    "hand_cards": "cards left in hand",
-}
 
 
 def card_faces() -> list[dict]:
@@ -94,9 +96,11 @@ def _counts_to_sorted(counts) -> list[int]:
 
 
 def meld_cards(row) -> list[dict]:
-    """A meld's cards in table order, each ``{"card", "wild"}``; ``wild`` is ``"gap"`` for
-    a wild standing in for a missing card, ``"end"`` for one at an end of a run (it counts
-    as whichever end the run needs), ``"group"`` for a group's wild, else null."""
+    """A meld's cards in table order, each ``{"card", "wild", "stands_for"}``; ``wild`` is
+    ``"gap"`` for a wild standing in for a missing card, ``"end"`` for one at an end of a
+    run (it counts as whichever end the run needs), ``"group"`` for a group's wild, else
+    null; ``stands_for``: a run's wild's card ids (its gap's card, or the cards just below
+    and above the run for an end wild), else null."""
     kind = int(row[MF_KIND])
     wild = int(row[MF_WILD])
     cards = meld_display_cards(row)
@@ -109,7 +113,11 @@ def meld_cards(row) -> list[dict]:
         roles[-1] = "group"
     elif kind == MELD_WILD_GROUP:
         roles = ["group"] * len(cards)
-    return [{"card": int(c), "wild": r} for c, r in zip(cards, roles, strict=True)]
+    stands = [int(c) for c in wild_stands_for(row)]
+    return [
+        {"card": int(c), "wild": r, "stands_for": stands if r in ("gap", "end") else None}
+        for c, r in zip(cards, roles, strict=True)
+    ]
 
 
 def meld_view(row, slot: int, max_meld_size: int) -> dict:
@@ -120,6 +128,7 @@ def meld_view(row, slot: int, max_meld_size: int) -> dict:
         "kind": {MELD_GROUP: "group", MELD_RUN: "run", MELD_WILD_GROUP: "wild group"}[kind],
         "cards": meld_cards(row),
         "label": meld_label(row, max_meld_size),
+        "wild_text": wild_words(row) or None,  # the log's words: "the joker stands for 6♥"
         "clean": kind != MELD_WILD_GROUP and int(row[MF_WILD]) < 0,
         "canasta": size >= CANASTA_SIZE,
         "closed": bool(max_meld_size) and size >= max_meld_size,

@@ -205,7 +205,7 @@ function showSetup() {
   const playersSel = h("select", { id: "players" });
   const seatSel = h("select", { id: "seat" });
   const botsBox = h("div", { id: "bots" });
-  const allBots = h("select", { id: "bots-all" }, options.bots.map(b => h("option", { value: b }, b)));
+  const allBots = h("select", { id: "bots-all" });
   const seed = h("input", { id: "seed", type: "number", min: "0", value: String(Math.floor(Math.random() * 100000)) });
   const hand = h("input", { type: "radio", name: "episode", value: "hand", id: "ep-hand", checked: true });
   const match = h("input", { type: "radio", name: "episode", value: "match", id: "ep-match" });
@@ -223,10 +223,16 @@ function showSetup() {
     fillBots();
   }
   function fillBots() {
+    // the levels that play this table, by name; the default level (Hard where it plays)
     const n = +playersSel.value, seat = +seatSel.value;
+    const v = options.variants.find(x => x.name === variantSel.value);
+    const ids = v.levels[String(n)];
+    const pick = ids.includes(allBots.value) ? allBots.value : v.default_level[String(n)];
+    const levelOptions = chosen => options.levels.filter(l => ids.includes(l.id)).map(l => h("option", { value: l.id, title: l.text, selected: l.id === chosen }, l.name));
+    allBots.replaceChildren(...levelOptions(pick));
     botsBox.replaceChildren(...Array.from({ length: n }, (_, p) => p).filter(p => p !== seat).map(p =>
       h("label", {}, "P" + p + " (team " + (p % 2) + ", " + (p % 2 === seat % 2 ? "your partner" : "opponent") + ") ",
-        h("select", { class: "bot", "data-seat": p }, options.bots.map(b => h("option", { value: b, selected: b === allBots.value }, b))))));
+        h("select", { class: "bot", "data-seat": p }, levelOptions(pick)))));
   }
   variantSel.addEventListener("change", fillPlayers);
   playersSel.addEventListener("change", fillSeats);
@@ -936,7 +942,7 @@ async function saveGame(status) {
   const res = await api("POST", "/api/games/" + encodeURIComponent(view.id) + "/save");
   if (!res.ok) { status.textContent = res.error; status.className = "message error"; return; }
   view = res.data.view;
-  status.textContent = "Saved as " + res.data.file + " in the records folder (Watch lists it).";
+  status.textContent = res.data.message;
   status.className = "message info";
   const btn = document.getElementById("save");
   if (btn) btn.textContent = "saved as " + res.data.file;

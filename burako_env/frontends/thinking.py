@@ -1,0 +1,256 @@
+"""How a bot thinks, from the agents themselves: what the web table shows after a bot's
+move, and the hint "what would Expert play here?".
+
+Nothing here searches or evaluates on its own: an Expert (``pimc``) decision is the
+agent's :meth:`~burako_env.agents.pimc.PIMCAgent.think` (the search its move came from),
+a Hard (``ppo``) decision the agent's :meth:`~burako_env.agents.ppo_agent.PPOAgent.think`
+(the policy's probabilities and value from the call that chose the move). Easy and Normal
+follow fixed rules and have no numbers to show.
+
+JSON of one decision (:func:`search_json`, :func:`policy_json`)::
+
+    {"seat": 1, "who": "Expert", "kind": "search",
+     "choice": {"action": 1730, "text": "discard K♦"},
+     "summary": "Expert dealt the cards it cannot see again 96 times ...",
+     "redeals": 96, "objective": "margin", "budget_hit": false,
+     "candidates": [{"action": 1730, "text": "discard K♦", "choice": true,
+                     "baseline": true, "redeals": 24, "margin": 35.2,
+                     "margin_low": 23.1, "margin_high": 47.3, "win": 0.62,
+                     "gain": 0.0, "gain_low": 0.0, "gain_high": 0.0}, ...],
+     "withheld": false}
+
+    {"seat": 2, "who": "Hard", "kind": "policy",
+     "choice": {"action": 0, "text": "draw a card from the stock"},
+     "summary": "...", "value": 0.23,
+     "value_text": "its estimate for its team: -1 a hand lost, +1 a hand won",
+     "candidates": [{"action": 0, "text": "...", "choice": true, "probability": 0.81}, ...],
+     "withheld": false}
+
+``margin`` is the mean hand score margin of the bot's team (points) over the re-deals the
+move was played on, ``margin_low`` / ``margin_high`` its 95% interval (null below two
+re-deals), ``win`` the share of those hands won; ``gain``, ``gain_low``, ``gain_high``
+the paired difference over the baseline (the rollout policy's own move), which the
+search decides on. A search's candidates come searched longest first (halving keeps the
+better half each round), then by margin; a policy's most likely first.
+
+**What a client may see.** A bot's candidates name cards of its hand. Seen from a seat
+(``public`` given: the play view), a candidate is shown only when every card it moves is
+one the seat can know is in that hand (the hand's cards known to all: taken from the
+pile, wilds shown with a muerto), or it is the move played (public once played);
+``withheld`` says that others were left out. The numbers come from the bot's own
+information: the search deals again every card hidden from *the bot*
+(``Game.determinize``), the policy reads the bot's observation. The watch view (records,
+every hand open) shows every candidate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from burako_env.core.actions import decode_action
+from burako_env.frontends.levels import EXPERT, agent_for, bot_label
+from burako_env.frontends.narrate import action_words
+
+#: the hint's agent: Expert's search without its wall-clock budget, so that the same
+#: position and seed always give the same hint (on any machine)
+HINT_AGENT = f"{EXPERT.agent}:budget_ms=0"
+#: the agents whose thinking a recorded seat may show (the levels' own, default settings)
+THINKING_AGENTS = ("pimc", "ppo")
+#: candidates of a policy decision shown (the most likely first)
+POLICY_TOP = 5
+VALUE_TEXT = (
+    "its own estimate of how the hand ends for its team, from -1 (a hand lost) to +1 (a hand won)"
+)
+
+
+def hint_seed(game_seed: int, moves_played: int) -> int:
+    """The hint's search seed at a position: the game's seed and the moves played so far
+    (the same position of the same game: the same hint)."""
+    return int(game_seed) * 100_003 + int(moves_played)
+
+
+def _num(x) -> float | None:
+    return None if x is None else round(float(x), 3)
+
+
+def _cards_moved(game, action: int, seat: int, b: int) -> np.ndarray:
+    """Card counts a move takes from ``seat``'s hand (the whole hand for taking the muerto
+    keeping its wilds)."""
+    info = decode_action(action)
+    counts = np.zeros(game.state.hands.shape[-1], np.int64)
+    if info.kind == "muerto_keep_wilds":
+        return game.state.hands[b, seat].astype(np.int64)
+    for c in info.cards:
+        counts[int(c)] += 1
+    return counts
+
+
+def public_filter(game, seat: int, b: int = 0):
+    """A test ``shown(action)`` for the candidates of ``seat``'s decision now, before the
+    move: True when every card the move takes from the hand is known to all to be there
+    (read now: call before the move is played)."""
+    known = game.state.known[b, seat].astype(np.int64).copy()
+
+    def shown(action: int) -> bool:
+        return bool((_cards_moved(game, action, seat, b) <= known).all())
+
+    return shown
+
+
+def _choice(action: int) -> dict:
+    return {"action": int(action), "text": action_words(int(action))}
+
+
+def search_json(report, seat: int, who: str, shown=None) -> dict:
+    """An Expert decision (a :class:`~burako_env.agents.pimc.SearchReport`) as JSON;
+    ``shown``: the :func:`public_filter` of the seat that reads it (None: all shown)."""
+    rows = []
+    withheld = False
+    for c in report.candidates:
+        if shown is not None and c.action != report.action and not shown(c.action):
+            withheld = True
+            continue
+        rows.append(
+            {
+                "action": int(c.action),
+                "text": action_words(c.action),
+                "choice": c.action == report.action,
+                "baseline": c.action == report.baseline,
+                "redeals": int(c.redeals),
+                "margin": _num(c.margin),
+                "margin_low": _num(None if c.margin_ci is None else c.margin - c.margin_ci),
+                "margin_high": _num(None if c.margin_ci is None else c.margin + c.margin_ci),
+                "win": _num(c.win),
+                "gain": _num(c.gain),
+                "gain_low": _num(None if c.gain_ci is None else c.gain - c.gain_ci),
+                "gain_high": _num(None if c.gain_ci is None else c.gain + c.gain_ci),
+            }
+        )
+    # the moves searched longest first (halving keeps the better half each round), then
+    # by margin: the choice is among the first
+    rows.sort(key=lambda r: (-r["redeals"], -r["margin"], r["action"]))
+    chosen = next((r for r in rows if r["choice"]), None)
+    if not report.candidates:
+        summary = f"{who} had one move only: {action_words(report.action)}."
+    else:
+        summary = (
+            f"{who} dealt the cards it cannot see again {report.redeals} times and played "
+            f"the moves it weighed to the end of the hand. Its choice: "
+            f"{action_words(report.action)}"
+        )
+        if chosen is not None:
+            summary += f", {chosen['margin']:+.0f} points on average for its team"
+            if chosen["margin_low"] is not None:
+                spread = (chosen["margin_high"] - chosen["margin_low"]) / 2
+                summary += f" (± {spread:.0f})"
+        summary += "."
+        if report.budget_hit:
+            summary += " Its time ran out before the search was complete."
+    return {
+        "seat": int(seat),
+        "who": who,
+        "kind": "search",
+        "choice": _choice(report.action),
+        "summary": summary,
+        "redeals": int(report.redeals),
+        "objective": report.objective,
+        "budget_hit": bool(report.budget_hit),
+        "candidates": rows,
+        "withheld": withheld,
+    }
+
+
+def policy_json(report, seat: int, who: str, shown=None, top: int = POLICY_TOP) -> dict:
+    """A Hard decision (a :class:`~burako_env.agents.ppo_agent.PolicyReport`) as JSON: the
+    ``top`` most likely moves that may be shown, and the move played."""
+    rows = []
+    withheld = False
+    for a, q in report.actions:
+        if shown is not None and a != report.action and not shown(a):
+            withheld = True
+            continue
+        if len(rows) < top or a == report.action:
+            rows.append(
+                {
+                    "action": int(a),
+                    "text": action_words(a),
+                    "choice": a == report.action,
+                    "probability": _num(q),
+                }
+            )
+    played = next(q for a, q in report.actions if a == report.action)
+    summary = (
+        f"{who}'s network gave {action_words(report.action)} a {100 * played:.0f}% chance "
+        f"and plays it; it reckons the hand at {report.value:+.2f} for its team "
+        "(-1 lost, +1 won)."
+    )
+    return {
+        "seat": int(seat),
+        "who": who,
+        "kind": "policy",
+        "choice": _choice(report.action),
+        "summary": summary,
+        "value": _num(report.value),
+        "value_text": VALUE_TEXT,
+        "candidates": rows,
+        "withheld": withheld,
+    }
+
+
+def decide(agent, game, b: int = 0, shown=None, who: str | None = None):
+    """``(action, thinking JSON or None)``: the agent's move for the player to act, through
+    its ``think`` where it has one (Expert, Hard), else ``act_game``. ``shown``: the
+    :func:`public_filter` of the seat that will read it, taken before the move."""
+    seat = int(game.current_player[b])
+    who = who or bot_label(agent.name)
+    think = getattr(agent, "think", None)
+    if think is None:
+        return int(agent.act_game(game, b)), None
+    report = think(game, b)
+    if hasattr(report, "candidates"):
+        return int(report.action), search_json(report, seat, who, shown)
+    return int(report.action), policy_json(report, seat, who, shown)
+
+
+def expert_hint(game, seed: int, b: int = 0) -> dict:
+    """What Expert would play for the player to act, from that player's information only
+    (their own decision: every candidate is their own move, all shown)."""
+    from burako_env.agents import make_agent
+
+    agent = make_agent(HINT_AGENT, seed=seed)
+    seat = int(game.current_player[b])
+    report = agent.think(game, b)
+    out = search_json(report, seat, EXPERT.name)
+    out["hint"] = True
+    out["summary"] = out["summary"].replace(
+        f"{EXPERT.name} dealt", f"{EXPERT.name}, in your seat, dealt", 1
+    )
+    return out
+
+
+def recorded_thinking(seat_name: str, game, seed: int, b: int = 0) -> dict | None:
+    """A recorded seat's thinking at a position of a replayed game (the watch view): its
+    agent, seeded ``seed``, deciding there again; None unless the seat is Expert or Hard
+    by name (``pimc``, ``ppo`` or the level): a record names no file to load or search
+    settings to run, and the other agents have no numbers to show."""
+    from burako_env.agents import make_agent
+
+    name = agent_for(seat_name)
+    if name not in THINKING_AGENTS:  # and never a path or settings from a file
+        return None
+    agent = make_agent(name, seed=seed)
+    agent.check_table(game.variant)
+    _, thinking = decide(agent, game, b, who=bot_label(name))
+    return thinking
+
+
+__all__ = [
+    "HINT_AGENT",
+    "decide",
+    "expert_hint",
+    "hint_seed",
+    "policy_json",
+    "public_filter",
+    "recorded_thinking",
+    "search_json",
+]
