@@ -21,6 +21,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from burako_env.core.constants import S_HANDS_ENDED
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.state import copy_state
 from burako_env.frontends.levels import (
