@@ -40,7 +40,7 @@ from burako_env.variants import VARIANT_NAMES, VariantError, load_variant
 #: the games kept in memory at once, all browsers together (burako_env.limits)
 MAX_GAMES = MAX_WEB_GAMES
 #: the agents the page offers as bots
-BOT_NAMES = ("discard_table", "greedy", "random", "ppo")
+BOT_NAMES = ("discard_table", "greedy", "random", "ppo", "ppo_search")
 #: where a game's moves come from in its log
 HUMAN = "you"
 
