@@ -29,20 +29,27 @@ the same seed.
 
 Settings, in the agent's name (``ppo_search:k=48,top=4``) or as keyword arguments:
 
-* ``k``: determinizations per searched decision (default 32).
+* ``k``: determinizations per searched decision (default 48; with ``top`` candidates
+  by sequential halving, about ``k * top`` rollouts).
 * ``top``: candidates, the policy's most likely legal actions (default 4).
 * ``skip``: the policy's top probability from which its choice is played unsearched
-  (default 0.9; 1 searches every decision with a choice, 0 none).
+  (default 0.8; 1 searches every decision with a choice, 0 none).
 * ``prior``: weight of the policy's log-probability against the search's gain, in the
-  objective's units per nat (default 20: score points with ``objective=margin``).
-* ``z``: standard errors the gain (with the prior's term) must exceed (default 1.0).
+  objective's units per nat (default 20: score points with ``objective=margin``; with
+  ``objective=win``, whose values are 0 to 1, give it in those units, say 0.02).
+* ``z``: standard errors the gain (with the prior's term) must exceed (default 0.5:
+  ``pimc``'s 1.0 was a little weaker here, docs/STRATEGIES.md).
 * ``rollout``, ``objective``, ``budget_ms``, ``threads``: as ``pimc``'s
-  (:mod:`burako_env.agents.pimc`; defaults ``discard_table``, ``margin``, 250, 1).
+  (:mod:`burako_env.agents.pimc`; defaults ``discard_table``, ``margin``, 100, 1). The
+  budget bounds a decision's wall clock (the round past it ends the search); with a
+  binding budget the play depends on the machine's speed, ``budget_ms=0`` plays the
+  same on any machine for a seed (the evaluations use it).
 * ``policy``: ``shipped`` (default: the shipped policy of the table, as ``ppo``) or a
   policy file / checkpoint path (as ``ppo:PATH``).
 
 ``agent.stats()`` reports, besides ``pimc``'s counts, the decisions played unsearched on
-the policy's confidence (``confident``).
+the policy's confidence (``confident``). Its cost and strength, measured:
+docs/STRATEGIES.md (about 11 CPU-ms a decision on one core with the defaults).
 """
 
 from __future__ import annotations
@@ -63,14 +70,14 @@ from burako_env.agents.pimc import (
 
 NAME = "ppo_search"
 DEFAULTS = {
-    "k": 32,
+    "k": 48,
     "top": 4,
-    "skip": 0.9,
+    "skip": 0.8,
     "prior": 20.0,
-    "z": 1.0,
+    "z": 0.5,
     "rollout": "discard_table",
     "objective": "margin",
-    "budget_ms": 250,
+    "budget_ms": 100,
     "threads": 1,
     "policy": "shipped",
 }

@@ -42,15 +42,15 @@ def test_names_and_settings():
         DEFAULTS["prior"],
         DEFAULTS["z"],
     )
-    agent = make_agent("ppo_search:k=48,top=3,skip=0.8,prior=0,rollout=greedy")
+    agent = make_agent("ppo_search:k=64,top=3,skip=0.7,prior=0,rollout=greedy")
     assert (agent.k, agent.top, agent.skip, agent.prior, agent.rollout) == (
-        48,
+        64,
         3,
-        0.8,
+        0.7,
         0.0,
         "greedy",
     )
-    assert agent.name == "ppo_search:k=48,top=3,skip=0.8,prior=0,rollout=greedy"
+    assert agent.name == "ppo_search:k=64,top=3,skip=0.7,prior=0,rollout=greedy"
     assert make_agent("ppo_search", k=4).k == 4
     assert make_agent("ppo_search:objective=win,budget_ms=0").name == (
         "ppo_search:objective=win,budget_ms=0"
