@@ -6,6 +6,8 @@
 :data:`burako_env.agents.heuristic.WEIGHT_PRESETS`), ``ppo`` (the shipped policy of the table it
 plays) / ``ppo:PATH``,
 ``pimc`` / ``pimc:k=64,rollout=greedy`` (a search agent: see :mod:`burako_env.agents.pimc`),
+``ppo_search`` / ``ppo_search:k=48,top=4`` (the policy steering a search: see
+:mod:`burako_env.agents.policy_search`),
 ``openspiel_ismcts`` / ``openspiel_ismcts:sims=100`` (OpenSpiel's IS-MCTS, with the
 ``openspiel`` extra: see :mod:`burako_env.agents.openspiel_ismcts`) and
 whatever :func:`register_agent` adds.
@@ -98,6 +100,14 @@ def _pimc_agent(settings: str = "", seed: int = 0, **kw) -> Agent:
     return make_pimc(settings, seed=seed, **kw)
 
 
+def _ppo_search_agent(settings: str = "", seed: int = 0, **kw) -> Agent:
+    """``ppo_search``: the learned policy steering a PIMC search; ``ppo_search:k=48,top=4``
+    with settings (burako_env.agents.policy_search, imported on first use: needs torch)."""
+    from burako_env.agents.policy_search import make_policy_search
+
+    return make_policy_search(settings, seed=seed, **kw)
+
+
 def _openspiel_ismcts_agent(settings: str = "", seed: int = 0, **kw) -> Agent:
     """``openspiel_ismcts``: OpenSpiel's IS-MCTS bot; ``openspiel_ismcts:sims=100`` with
     settings (burako_env.agents.openspiel_ismcts, imported on first use; needs the
@@ -112,6 +122,8 @@ register_agent("ppo", _ppo_agent)
 register_agent("ppo", _ppo_agent, prefix=True)
 register_agent("pimc", _pimc_agent)
 register_agent("pimc", _pimc_agent, prefix=True)
+register_agent("ppo_search", _ppo_search_agent)
+register_agent("ppo_search", _ppo_search_agent, prefix=True)
 register_agent("openspiel_ismcts", _openspiel_ismcts_agent)
 register_agent("openspiel_ismcts", _openspiel_ismcts_agent, prefix=True)
 

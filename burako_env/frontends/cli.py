@@ -479,7 +479,8 @@ def tournament(
         list[str] | None,
         typer.Argument(
             help="agent names: random, greedy, discard_table, ppo, ppo:PATH, pimc, "
-            "pimc:k=64,rollout=greedy, openspiel_ismcts:sims=100 (the openspiel extra; "
+            "pimc:k=64,rollout=greedy, ppo_search, ppo_search:k=48,top=4, "
+            "openspiel_ismcts:sims=100 (the openspiel extra; "
             "docs/STRATEGIES.md) "
             "(default: the built-in agents; ppo where its pretrained policy fits the table)",
             show_default=False,

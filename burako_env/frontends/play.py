@@ -370,7 +370,8 @@ def make_bots(
     bots = {}
     for p, name in zip(others, [agent_for(n) for n in names], strict=True):
         kw = {"greedy": greedy} if greedy is not None and is_learned(name) else {}
-        if policies is not None and is_learned(name):
+        # ppo_search reads a policy too: one copy of each file for every game's bots
+        if policies is not None and (is_learned(name) or name.split(":", 1)[0] == "ppo_search"):
             kw["policies"] = policies
         try:
             agent = make_agent(name, seed=seed + 1 + p, **kw)

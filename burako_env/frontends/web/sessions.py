@@ -62,8 +62,8 @@ from burako_env.variants import VARIANT_NAMES, VariantError, load_variant
 #: the games kept in memory at once, all browsers together (burako_env.limits)
 MAX_GAMES = MAX_WEB_GAMES
 #: the bots a new game may name: the levels (what the page offers: easy, normal, hard,
-#: expert), and the agents by name (the levels' own, and random)
-BOT_NAMES = LEVEL_IDS + tuple(lv.agent for lv in LEVELS) + ("random",)
+#: expert), and the agents by name (the levels' own, random, and the policy's search)
+BOT_NAMES = LEVEL_IDS + tuple(lv.agent for lv in LEVELS) + ("random", "ppo_search")
 #: where a game's moves come from in its log
 HUMAN = "you"
 

@@ -1,0 +1,348 @@
+"""``ppo_search``: the learned policy steering a compiled PIMC search.
+
+At each decision of the player to act with more than one legal action the agent reads
+the policy network on that player's observation (one forward pass, about 1 ms) and then:
+
+1. **Obvious decisions are the policy's.** When the policy's most likely legal action
+   has probability at least ``skip``, it is played without a search (most decisions
+   with a choice are: draw from the stock, lay the canasta the hand holds).
+2. **Close decisions are searched among the policy's favourites.** The candidates are
+   the policy's ``top`` most likely actions (the policy's argmax, the *baseline*,
+   first). Each is played on the same ``k`` determinizations of the hidden cards for
+   that player (:meth:`Game.determinize <burako_env.core.game.Game.determinize>`),
+   every determinization played to the end of the hand by a compiled rollout policy on
+   every seat (``discard_table`` by default), exactly as ``pimc``'s kernel
+   (:func:`burako_env.agents.pimc.search_kernel`) does; with more than two candidates by
+   sequential halving (:func:`~burako_env.agents.pimc.halving_schedule`).
+3. **The policy's choice stands unless the search is sure.** A candidate ``a`` replaces
+   the baseline ``b`` only when its mean gain over it, paired on the same
+   determinizations, plus the policy's say, ``prior * (log p(a) - log p(b))`` (at most
+   0: the baseline is the policy's most likely action), is more than ``z`` standard
+   errors of the gain above zero. The search corrects the policy where its rollouts see
+   a clear difference; the policy keeps the decisions where the rollouts, which model
+   every player as ``discard_table``, cannot tell.
+
+The search sees hidden information only through the determinizations, and the policy
+only the player's own observation; ``tests/test_policy_search.py`` checks that a game
+whose hidden cards were dealt again (the same observation) gets the same decision from
+the same seed.
+
+Settings, in the agent's name (``ppo_search:k=48,top=4``) or as keyword arguments:
+
+* ``k``: determinizations per searched decision (default 48; with ``top`` candidates
+  by sequential halving, about ``k * top`` rollouts).
+* ``top``: candidates, the policy's most likely legal actions (default 4).
+* ``skip``: the policy's top probability from which its choice is played unsearched
+  (default 0.8; 1 searches every decision with a choice, 0 none).
+* ``prior``: weight of the policy's log-probability against the search's gain, in the
+  objective's units per nat (default 20: score points with ``objective=margin``; with
+  ``objective=win``, whose values are 0 to 1, give it in those units, say 0.02).
+* ``z``: standard errors the gain (with the prior's term) must exceed (default 0.5:
+  ``pimc``'s 1.0 was a little weaker here, docs/STRATEGIES.md).
+* ``rollout``, ``objective``, ``budget_ms``, ``threads``: as ``pimc``'s
+  (:mod:`burako_env.agents.pimc`; defaults ``discard_table``, ``margin``, 100, 1). The
+  budget bounds a decision's wall clock (the round past it ends the search); with a
+  binding budget the play depends on the machine's speed, ``budget_ms=0`` plays the
+  same on any machine for a seed (the evaluations use it).
+* ``policy``: ``shipped`` (default: the shipped policy of the table, as ``ppo``) or a
+  policy file / checkpoint path (as ``ppo:PATH``).
+
+``agent.stats()`` reports, besides ``pimc``'s counts, the decisions played unsearched on
+the policy's confidence (``confident``). Its cost and strength, measured:
+docs/STRATEGIES.md (about 11 CPU-ms a decision on one core with the defaults).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+
+from burako_env.agents.pimc import (
+    OBJECTIVES,
+    ROLLOUT_POLICIES,
+    V_MARGIN,
+    V_WIN,
+    PIMCAgent,
+    halving_schedule,
+)
+
+NAME = "ppo_search"
+DEFAULTS = {
+    "k": 48,
+    "top": 4,
+    "skip": 0.8,
+    "prior": 20.0,
+    "z": 0.5,
+    "rollout": "discard_table",
+    "objective": "margin",
+    "budget_ms": 100,
+    "threads": 1,
+    "policy": "shipped",
+}
+
+
+def parse_settings(text: str) -> dict:
+    """``"k=48,top=4"`` -> settings (ValueError naming a bad one)."""
+    out: dict = {}
+    if not text:
+        return out
+    for part in text.split(","):
+        if "=" not in part:
+            raise ValueError(
+                f"{NAME}: setting {part!r} needs the form key=value "
+                f"(e.g. {NAME}:k=48,top=4); keys: {', '.join(DEFAULTS)}"
+            )
+        key, value = (s.strip() for s in part.split("=", 1))
+        if key not in DEFAULTS:
+            raise ValueError(f"{NAME}: unknown setting {key!r}; settings: {', '.join(DEFAULTS)}")
+        if key in out:
+            raise ValueError(f"{NAME}: setting {key!r} given twice")
+        out[key] = value
+    return out
+
+
+def _whole(key: str, value, minimum: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = None
+    if (
+        number is None
+        or isinstance(value, bool)
+        or number < minimum
+        or str(number) != str(value).strip()
+    ):
+        raise ValueError(f"{NAME}: {key} must be a whole number >= {minimum}, got {value!r}")
+    return number
+
+
+def _number(key: str, value, low: float, high: float = float("inf")) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not low <= number <= high:
+        bounds = f">= {low:g}" if high == float("inf") else f"in [{low:g}, {high:g}]"
+        raise ValueError(f"{NAME}: {key} must be a number {bounds}, got {value!r}")
+    return number
+
+
+class PolicySearchAgent(PIMCAgent):
+    """The learned policy's priors choosing and weighing a compiled PIMC search's
+    candidates (module doc); ``act_game`` decides."""
+
+    searches = True
+
+    def __init__(
+        self,
+        seed: int = 0,
+        k: int | str = DEFAULTS["k"],
+        top: int | str = DEFAULTS["top"],
+        skip: float | str = DEFAULTS["skip"],
+        prior: float | str = DEFAULTS["prior"],
+        z: float | str = DEFAULTS["z"],
+        rollout: str = DEFAULTS["rollout"],
+        objective: str = DEFAULTS["objective"],
+        budget_ms: int | str = DEFAULTS["budget_ms"],
+        threads: int | str = DEFAULTS["threads"],
+        policy: str = DEFAULTS["policy"],
+        policies: dict | None = None,
+    ) -> None:
+        k = _whole("k", k, 1)
+        self.top = _whole("top", top, 1)
+        self.skip = _number("skip", skip, 0.0, 1.0)
+        self.prior = _number("prior", prior, 0.0)
+        z = _number("z", z, 0.0)
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(
+                f"{NAME}: rollout must be one of {', '.join(ROLLOUT_POLICIES)}, got {rollout!r}"
+            )
+        if objective not in OBJECTIVES:
+            raise ValueError(
+                f"{NAME}: objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}"
+            )
+        budget_ms = _whole("budget_ms", budget_ms, 0)
+        threads = _whole("threads", threads, 1)
+        if not isinstance(policy, str) or not policy.strip():
+            raise ValueError(f"{NAME}: policy must be 'shipped' or a policy file, got {policy!r}")
+        self.policy = policy.strip()
+        from burako_env.agents.ppo_agent import PPOAgent
+
+        if self.policy == "shipped":
+            self.net_agent = PPOAgent.shipped(greedy=True, seed=seed, policies=policies)
+        else:
+            self.net_agent = PPOAgent(self.policy, greedy=True, seed=seed, label="ppo")
+        super().__init__(
+            seed=seed,
+            k=k,
+            rollout=rollout,
+            candidates="halving",
+            objective=objective,
+            z=z,
+            budget_ms=budget_ms,
+            threads=threads,
+        )
+
+    def _name(self) -> str:
+        settings = {
+            "k": self.k,
+            "top": self.top,
+            "skip": self.skip,
+            "prior": self.prior,
+            "z": self.z,
+            "rollout": self.rollout,
+            "objective": self.objective,
+            "budget_ms": self.budget_ms,
+            "threads": self.threads,
+            "policy": self.policy,
+        }
+        changed = [
+            f"{key}={v:g}" if isinstance(v, float) else f"{key}={v}"
+            for key, v in settings.items()
+            if v != DEFAULTS[key]
+        ]
+        return NAME + (":" + ",".join(changed) if changed else "")
+
+    # ------------------------------------------------------------ statistics
+    def reset_stats(self) -> None:
+        super().reset_stats()
+        self._stats["confident"] = 0
+
+    # ------------------------------------------------------------ the policy
+    def kernels(self) -> tuple:
+        return super().kernels() + self.net_agent.kernels()
+
+    def check_table(self, variant) -> None:
+        """The policy's table check (``ppo``'s): a policy plays only its own table."""
+        self.net_agent.check_table(variant)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise TypeError(
+            f"{NAME} searches the game itself and cannot act on an observation alone: call "
+            "act_game(game, b) (the tournament, burako play, the web table and "
+            "burako_env.envs.aec.act_in_env do)"
+        )
+
+    def priors(self, game, b: int, viewer: int) -> tuple[np.ndarray, np.ndarray]:
+        """The policy's legal actions of game ``b`` and their log-probabilities, most
+        likely first (ties: the lower id), from ``viewer``'s observation and mask alone."""
+        import torch
+
+        from burako_env.agents.network import legal_lists, padded
+
+        agent = self.net_agent
+        if agent._shipped and game.variant is not agent._table_variant:
+            agent.check_table(game.variant)
+        obs = game.observe_one(viewer, b)[None]
+        mask = game.legal_action_mask()[b : b + 1]
+        ids, counts = legal_lists(mask)
+        legal, valid = padded(ids, counts)
+        net = agent.net
+        with torch.inference_mode():
+            obs_t = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.int16))
+            hint = net.hints(obs_t, legal, valid, mask)
+            logits, _ = net.forward(obs_t, legal, valid, hint)
+            logp = torch.log_softmax(logits[0, : counts[0]].double(), dim=0).numpy()
+        actions = ids[0, : counts[0]]
+        order = np.lexsort((actions, -logp))
+        return actions[order].astype(np.int64), logp[order]
+
+    # ------------------------------------------------------------ acting
+    def act_game(self, game, b: int = 0) -> int:
+        """The action of the player to act in game ``b`` of ``game``: the policy's own
+        when it is sure, else the search's among its favourites."""
+        t0 = time.perf_counter()
+        c0 = time.process_time()
+        legal = game.legal_actions(b)
+        if legal.size == 0:
+            raise ValueError(f"game {b} has no legal action (is it over?)")
+        self._stats["decisions"] += 1
+        choice = int(legal[0])
+        if legal.size > 1:
+            viewer = int(game.current_player[b])
+            actions, logp = self.priors(game, b, viewer)
+            choice = int(actions[0])
+            if np.exp(logp[0]) >= self.skip and self.skip < 1.0 or self.top < 2:
+                self._stats["confident"] += 1
+            else:
+                self._stats["searched"] += 1
+                cands = actions[: self.top]
+                col = V_MARGIN if self.objective == "margin" else V_WIN
+                deadline = t0 + self.budget_ms / 1000 if self.budget_ms > 0 else None
+                old_threads = numba.get_num_threads()
+                numba.set_num_threads(max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS)))
+                try:
+                    choice = self._prior_search(
+                        game, b, viewer, cands, logp[: cands.size], col, deadline
+                    )
+                finally:
+                    numba.set_num_threads(old_threads)
+        elapsed = time.perf_counter() - t0
+        self._stats["seconds"] += elapsed
+        self._stats["cpu_seconds"] += time.process_time() - c0
+        self._stats["max_ms"] = max(self._stats["max_ms"], 1000 * elapsed)
+        return choice
+
+    def _prior_search(self, game, b, viewer, cands, logp, col, deadline) -> int:
+        """Sequential halving over ``cands`` (the baseline ``cands[0]`` always kept) on
+        the objective's gain over the baseline plus the prior's term; the winner replaces
+        the baseline only when that sum is more than ``z`` standard errors above zero."""
+        n_all = cands.size
+        bonus = self.prior * (logp - logp[0])  # <= 0, 0 for the baseline
+        diff_sum = np.zeros(n_all, np.float64)
+        diff_sq = np.zeros(n_all, np.float64)
+        count = np.zeros(n_all, np.int64)
+        alive = np.arange(n_all)
+        stopped = False
+        for r, (keep, k) in enumerate(halving_schedule(n_all, self.k)):
+            if r > 0:
+                score = diff_sum[alive] / np.maximum(count[alive], 1) + bonus[alive]
+                order = [i for i in np.argsort(-score, kind="stable") if alive[i] != 0]
+                alive = np.array([0] + [alive[i] for i in order[: keep - 1]], np.int64)
+            chunk = k if deadline is None else max(1, min(k, self.threads * 8))
+            done = 0
+            while done < k:
+                n = min(chunk, k - done)
+                values = self._evaluate(game, b, viewer, cands[alive], n)[:, :, col]
+                d = values - values[:, :1]  # alive[0] is the baseline
+                diff_sum[alive] += d.sum(axis=0)
+                diff_sq[alive] += (d * d).sum(axis=0)
+                count[alive] += n
+                done += n
+                if deadline is not None and time.perf_counter() > deadline:
+                    stopped = done < k or r < len(halving_schedule(n_all, self.k)) - 1
+                    break
+            if stopped:
+                self._stats["budget_hits"] += 1
+                break
+        gains = diff_sum[alive] / np.maximum(count[alive], 1)
+        scores = gains + bonus[alive]
+        best = int(alive[int(np.argmax(scores))])  # the first of equals: the likelier
+        if best == 0 or scores.max() <= 0:
+            return int(cands[0])
+        n = count[best]
+        if n < 2:
+            return int(cands[0]) if self.z > 0 else int(cands[best])
+        var = max(diff_sq[best] / n - (diff_sum[best] / n) ** 2, 0.0) * n / (n - 1)
+        se = np.sqrt(var / n)
+        if diff_sum[best] / n + bonus[best] > self.z * se:
+            self._stats["deviations"] += 1
+            return int(cands[best])
+        return int(cands[0])
+
+
+def make_policy_search(settings: str = "", seed: int = 0, **kw) -> PolicySearchAgent:
+    """``ppo_search`` / ``ppo_search:k=48,top=4``: the agent with its settings from the
+    name."""
+    parsed = parse_settings(settings)
+    clash = set(parsed) & set(kw)
+    if clash:
+        raise ValueError(
+            f"{NAME}: {', '.join(sorted(clash))} given both in the name and as keywords"
+        )
+    return PolicySearchAgent(seed=seed, **parsed, **kw)
+
+
+__all__ = ["DEFAULTS", "NAME", "PolicySearchAgent", "make_policy_search", "parse_settings"]
