@@ -482,7 +482,7 @@ def test_burako_train_runs_the_shipped_policys_recipe_by_default():
     2-hour budget's 32 M env steps."""
     import inspect
 
-    from burako_env.frontends.cli import train
+    from burako_env.frontends.commands.train import train
 
     default = inspect.signature(train).parameters["config"].default
     assert default == "argentine"
