@@ -342,4 +342,3 @@ def run_tournament(
         meta=meta,
         compile_seconds=compiled_here,
     )
-
