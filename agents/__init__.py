@@ -21,8 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from burako_env.agents.base import Agent, RandomAgent
-from burako_env.agents.heuristic import (
+from burako_env.agents.kernel_cache import install_dependency_cache_locator
+
+# first, before any module of the package compiles or loads a kernel: the cache entries of
+# the agents' kernels are stamped with the sources they call (agents/kernel_cache.py)
+install_dependency_cache_locator()
+
+from burako_env.agents.base import Agent, RandomAgent  # noqa: E402
+from burako_env.agents.heuristic import (  # noqa: E402
     CompiledPolicyAgent,
     DiscardTableAgent,
     GreedyAgent,

@@ -116,6 +116,7 @@ class RandomAgent(Agent):
     def compiled_policy(self) -> tuple[int, np.ndarray]:
         # inside compiled kernels: uniform over the legal actions, from the kernel's own
         # per-game generator (the same distribution, another stream than ``act``)
-        from burako_env.agents.policies import POLICY_RANDOM, default_weights
+        from burako_env.agents.policies import POLICY_RANDOM
+        from burako_env.agents.policy_scores import default_weights
 
         return POLICY_RANDOM, default_weights()

@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from burako_env.agents import policies
+from burako_env.agents import policy_scores
 from burako_env.agents.base import Agent
-from burako_env.agents.policies import (
-    NUM_WEIGHTS,
-    POLICY_DISCARD_TABLE,
-    POLICY_GREEDY,
-    act_batch,
-    default_weights,
-)
+from burako_env.agents.policies import POLICY_DISCARD_TABLE, POLICY_GREEDY, act_batch
+from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
 
 #: the names of the weights (``danger_fit`` for ``W_DANGER_FIT``), in index order
 WEIGHT_NAMES: tuple[str, ...] = tuple(
     name[2:].lower()
     for name, index in sorted(
-        ((n, v) for n, v in vars(policies).items() if n.startswith("W_") and isinstance(v, int)),
+        (
+            (n, v)
+            for n, v in vars(policy_scores).items()
+            if n.startswith("W_") and isinstance(v, int)
+        ),
         key=lambda item: item[1],
     )
 )

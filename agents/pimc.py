@@ -69,7 +69,6 @@ import numpy as np
 
 from burako_env.agents.base import Agent
 from burako_env.agents.policies import (
-    NUM_WEIGHTS,
     POLICY_DISCARD_TABLE,
     POLICY_GREEDY,
     POLICY_NAMES,
@@ -77,9 +76,9 @@ from burako_env.agents.policies import (
     act_batch,
     act_serial,
     decide,
-    default_weights,
 )
-from burako_env.agents.policies import new_workspace as policy_workspace
+from burako_env.agents.policy_context import new_workspace as policy_workspace
+from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
 from burako_env.core.constants import (
     NUM_ACTIONS,
     S_DONE,

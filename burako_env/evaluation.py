@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from burako_env.agents.base import Agent
-    from burako_env.agents.tournament import TournamentResult
+    from burako_env.agents.tournament_results import TournamentResult
     from burako_env.variants import Variant
 
 #: the seed of every evaluation's deals by default (``burako tournament --seed``,
@@ -140,7 +140,7 @@ def evaluate(
 ) -> TournamentResult:
     """``player`` (an Agent, an agent name, an sb3 model, a function: see the module doc)
     against each of ``opponents`` (names or agents) for ``hands`` hands each, on the
-    deals of ``seed``; the :class:`~burako_env.agents.tournament.TournamentResult` of
+    deals of ``seed``; the :class:`~burako_env.agents.tournament_results.TournamentResult` of
     those pairings (``res.pairings[k]`` is the player against ``opponents[k]``, from the
     player's side; ``res.table()`` prints them).
 

@@ -34,7 +34,8 @@ import os
 import time
 
 from burako_env.agents import make_agent
-from burako_env.agents.tournament import Z95, run_tournament, wilson
+from burako_env.agents.tournament import run_tournament
+from burako_env.agents.tournament_results import Z95, wilson
 
 
 def evaluate(agent_name: str, opponent: str, hands: int, seed: int, variant: str, players: int):

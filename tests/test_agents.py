@@ -9,12 +9,8 @@ import pytest
 from burako_env.agents import make_agent, register_agent
 from burako_env.agents.base import Agent, RandomAgent
 from burako_env.agents.heuristic import DiscardTableAgent, GreedyAgent
-from burako_env.agents.policies import (
-    NUM_WEIGHTS,
-    W_DANGER_FIT,
-    default_weights,
-    layout_of_obs,
-)
+from burako_env.agents.policy_context import layout_of_obs
+from burako_env.agents.policy_scores import NUM_WEIGHTS, W_DANGER_FIT, default_weights
 from burako_env.cards import parse_card
 from burako_env.core.actions import decode_action, describe_action
 from burako_env.core.constants import (

@@ -81,9 +81,12 @@ def test_pages_of_the_public_modules(reference):
         "burako_env.agents.base",
         "burako_env.agents.heuristic",
         "burako_env.agents.policies",
+        "burako_env.agents.policy_context",
+        "burako_env.agents.policy_scores",
         "burako_env.agents.pimc",
         "burako_env.agents.ppo_agent",
         "burako_env.agents.tournament",
+        "burako_env.agents.tournament_results",
         "burako_env.training.config",
         "burako_env.training.run",
     ]:
@@ -129,12 +132,18 @@ def test_agents_and_their_settings(reference):
     assert "WEIGHT_PRESETS" in heuristic and "cautious" in heuristic
     # #: doc comments become the names' docstrings
     assert "discard_table with other weights" in heuristic
-    policies = text(page(reference, "burako_env.agents.policies"))
-    assert "W_DANGER_FIT = 4 cost of discarding a card that fits an opponent's meld" in policies
-    assert "X_HAND" not in policies  # the workspace layout is internal (__all__)
+    scores = text(page(reference, "burako_env.agents.policy_scores"))
+    assert "W_DANGER_FIT = 4 cost of discarding a card that fits an opponent's meld" in scores
+    assert "keep_value" not in scores  # the scoring functions are internal (__all__)
+    context = text(page(reference, "burako_env.agents.policy_context"))
+    assert "new_workspace" in context
+    assert "X_HAND" not in context  # the workspace layout is internal (__all__)
+    assert "act_batch" in text(page(reference, "burako_env.agents.policies"))
     assert "PPOAgent" in text(page(reference, "burako_env.agents.ppo_agent"))
     tournament = text(page(reference, "burako_env.agents.tournament"))
     assert "run_tournament" in tournament and "hands_per_pairing" in tournament
+    results = text(page(reference, "burako_env.agents.tournament_results"))
+    assert "bradley_terry" in results and "TournamentResult" in results
 
 
 def test_records(reference):

@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 import burako_env
 from burako_env.agents.adapters import FunctionAgent, PredictAgent
 from burako_env.agents.base import Agent, checked_actions
-from burako_env.agents.tournament import TournamentResult, run_tournament
+from burako_env.agents.tournament import run_tournament
+from burako_env.agents.tournament_results import TournamentResult
 from burako_env.core.constants import NUM_ACTIONS, obs_layout
 from burako_env.evaluation import EVAL_OPPONENTS, EVAL_SEED, as_agent, evaluate
 from burako_env.frontends.cli import app

@@ -533,7 +533,7 @@ def fail_after_first_pairing(monkeypatch, folder: Path, exc: BaseException) -> l
     so a test can see that writing had started."""
     from burako_env.agents import tournament
 
-    real = tournament._play_chunk
+    real = tournament.play_chunk
     written: list[str] = []
 
     def play_chunk(task, agents):
@@ -542,7 +542,7 @@ def fail_after_first_pairing(monkeypatch, folder: Path, exc: BaseException) -> l
             raise exc
         return real(task, agents)
 
-    monkeypatch.setattr(tournament, "_play_chunk", play_chunk)
+    monkeypatch.setattr(tournament, "play_chunk", play_chunk)
     return written
 
 
@@ -581,7 +581,7 @@ def test_cli_tournament_failing_with_force_keeps_the_old_file(tmp_path, monkeypa
 def test_cli_tournament_failing_to_write_out_keeps_every_file(tmp_path, monkeypatch):
     # the games are all played and --out's first two files written when the third fails:
     # none of the four paths changes
-    from burako_env.agents.tournament import TournamentResult
+    from burako_env.agents.tournament_results import TournamentResult
 
     out = tmp_path / "out"
     out.mkdir()

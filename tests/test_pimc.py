@@ -215,7 +215,8 @@ def test_cli_bot_names_with_settings():
     play`` seats pimc bots at a 4-player table (the person at seat 1 quits at once)."""
     from typer.testing import CliRunner
 
-    from burako_env.frontends.cli import app, split_bot_names
+    from burako_env.frontends.cli import app
+    from burako_env.frontends.commands.play import split_bot_names
 
     assert split_bot_names("pimc:k=16,rollout=greedy,greedy") == [
         "pimc:k=16,rollout=greedy",

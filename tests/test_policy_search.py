@@ -211,7 +211,8 @@ def test_burako_play_against_ppo_search():
     CLI keeps a name's settings together and reads a scripted stdin."""
     from typer.testing import CliRunner
 
-    from burako_env.frontends.cli import app, split_bot_names
+    from burako_env.frontends.cli import app
+    from burako_env.frontends.commands.play import split_bot_names
     from burako_env.frontends.play import make_bots, play_game
 
     game = Game("argentine", num_players=4, seed=1)

@@ -13,13 +13,8 @@ import pytest
 
 from burako_env.agents import make_agent
 from burako_env.agents.base import Agent
-from burako_env.agents.tournament import (
-    Z95,
-    TournamentResult,
-    bradley_terry,
-    run_tournament,
-    wilson,
-)
+from burako_env.agents.tournament import run_tournament
+from burako_env.agents.tournament_results import Z95, TournamentResult, bradley_terry, wilson
 from burako_env.records import GameRecord, deal_game, read_records, replay, write_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -339,7 +334,7 @@ def test_an_agent_that_loses_every_pairing_is_rated_last():
 
 
 def test_the_ratings_are_the_maximum_likelihood_of_the_counts():
-    from burako_env.agents.tournament import ELO_SCALE, PRIOR_DRAWS
+    from burako_env.agents.tournament_results import ELO_SCALE, PRIOR_DRAWS
 
     ratings = bradley_terry(PRESET_NAMES, PRESET_PAIRS, *PRESET_COUNTS)
     elo = np.array([ratings[n]["elo"] for n in PRESET_NAMES])

@@ -14,7 +14,8 @@ import pytest
 import torch
 
 from burako_env.agents import make_agent
-from burako_env.agents.policies import POLICY_DISCARD_TABLE, act_batch, default_weights
+from burako_env.agents.policies import POLICY_DISCARD_TABLE, act_batch
+from burako_env.agents.policy_scores import default_weights
 from burako_env.agents.ppo_agent import PPOAgent, pretrained_path
 from burako_env.core.constants import ADD_BASE, DISCARD_BASE, OPEN_GROUP_BASE
 from burako_env.envs.vector import VectorEnv
@@ -482,7 +483,7 @@ def test_burako_train_runs_the_shipped_policys_recipe_by_default():
     2-hour budget's 32 M env steps."""
     import inspect
 
-    from burako_env.frontends.cli import train
+    from burako_env.frontends.commands.train import train
 
     default = inspect.signature(train).parameters["config"].default
     assert default == "argentine"

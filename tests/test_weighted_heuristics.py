@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from burako_env.agents import make_agent, policies
+from burako_env.agents import make_agent, policy_scores
 from burako_env.agents.heuristic import (
     WEIGHT_NAMES,
     WEIGHT_PRESETS,
     parse_weight_spec,
     weights_from,
 )
-from burako_env.agents.policies import NUM_WEIGHTS, default_weights
+from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
 from burako_env.agents.tournament import run_tournament
 from burako_env.core.game import Game
 from burako_env.frontends.cli import app
@@ -23,7 +23,7 @@ from burako_env.frontends.cli import app
 def test_weight_names_follow_the_policy_constants():
     assert len(WEIGHT_NAMES) == NUM_WEIGHTS
     for index, name in enumerate(WEIGHT_NAMES):
-        assert getattr(policies, f"W_{name.upper()}") == index
+        assert getattr(policy_scores, f"W_{name.upper()}") == index
 
 
 @pytest.mark.parametrize("preset", sorted(WEIGHT_PRESETS))
@@ -44,7 +44,7 @@ def test_settings_after_a_preset_override_it():
     assert spec["go_out_margin"] == 25 and spec["danger_fit"] == 7.5
     assert spec["danger_known"] == WEIGHT_PRESETS["cautious"]["danger_known"]
     w = weights_from({"W_DANGER_FIT": 9})  # the constant's own name works too
-    assert w[policies.W_DANGER_FIT] == 9
+    assert w[policy_scores.W_DANGER_FIT] == 9
 
 
 @pytest.mark.parametrize(

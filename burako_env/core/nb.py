@@ -8,7 +8,7 @@ functions it calls in other modules: a kernel in ``kernels.py`` would keep runni
 ``rules.py``. So, unless ``NUMBA_CACHE_DIR`` is set, the cache lives in a folder named by
 a hash of every core source file: any edit of the core starts a fresh cache. The kernels
 of ``agents/`` call the core and each other across files: their entries are stamped with
-a hash of the core's and the agents' sources (``burako_env.agents.policies``' cache locator). The
+a hash of the core's and the agents' sources (``burako_env.agents.kernel_cache``' locator). The
 other kernels outside the core (``checks``, ``envs.aec``, ``training``) call only the
 core and their own file, which the folder name and numba's own stamp cover.
 

@@ -48,7 +48,7 @@ mode, so Gymnasium's vector wrappers (``RecordEpisodeStatistics``, ...) work.
 
 **Compiled.** The games live in a :class:`~burako_env.envs.vector.VectorEnv`
 (``vector_env``: its ``game``, ``get_state`` / ``set_state``), and a step is one call of
-the tournament's kernel (:func:`burako_env.agents.tournament.play_kernel`, on numba's
+the tournament's kernel (:func:`burako_env.agents.tournament_kernel.play_kernel`, on numba's
 threads): it applies every game's learner action and plays the opponents whose policy
 is compiled (``random``, ``greedy``, ``discard_table`` and its weighted forms) inside
 numba until a learner seat is to act. A game where a Python agent is to act (``ppo``,
@@ -149,8 +149,9 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         render_mode: str | None = None,
         **overrides,
     ) -> None:
-        from burako_env.agents import tournament
-        from burako_env.agents.policies import NUM_WEIGHTS, default_weights, new_workspace
+        from burako_env.agents import tournament_kernel
+        from burako_env.agents.policy_context import new_workspace
+        from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
 
         if render_mode is not None:
             raise ValueError(
@@ -198,7 +199,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
                 self._seat_rows[s, p] = k
         policies = [None] + [a.compiled_policy() for a in self.agents[1:]]
         self._kinds = np.array(
-            [tournament.POLICY_EXTERNAL if pol is None else int(pol[0]) for pol in policies],
+            [tournament_kernel.POLICY_EXTERNAL if pol is None else int(pol[0]) for pol in policies],
             np.int64,
         )
         self._weights = np.ascontiguousarray(
@@ -225,7 +226,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(single, n_envs)
         self.action_space = batch_space(self.single_action_space, n_envs)
 
-        self._deal_op, self._resume_op = tournament.PLAY_DEAL, tournament.PLAY_RESUME
+        self._deal_op, self._resume_op = tournament_kernel.PLAY_DEAL, tournament_kernel.PLAY_RESUME
         self._obs = np.zeros((n_envs, size), np.int16)
         self._obs_norm = np.zeros((n_envs, size), np.float32)
         self._mask = np.zeros((n_envs, NUM_ACTIONS), np.bool_)
@@ -342,7 +343,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
             self._n_actions,
             NO_STEP_LIMIT,
         )
-        from burako_env.agents.tournament import play_kernel  # above the envs: lazily
+        from burako_env.agents.tournament_kernel import play_kernel  # above the envs: lazily
 
         if first is None:
             run_sliced(play_kernel, self.num_envs, *args)

@@ -5,6 +5,8 @@ A layer of its own: front ends call down into :mod:`burako_env` (core, envs, rec
 (``tests/test_layers.py`` checks; docs/ARCHITECTURE.md draws the layers).
 
 * :mod:`burako_env.frontends.cli`: the ``burako`` command (the console entry point).
+* :mod:`burako_env.frontends.commands`: its commands, one module each, and what they
+  share (the error contract, bounds, the common options).
 * :mod:`burako_env.frontends.play`: the terminal game (``burako play``).
 * :mod:`burako_env.frontends.playback`: saved games checked and shown (``burako replay``).
 * :mod:`burako_env.frontends.simulate`: random games summarised (``burako simulate``).

@@ -1,0 +1,65 @@
+"""``burako serve``: the table in a browser."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated
+
+import typer
+
+from burako_env.frontends.commands.common import cli_errors, fail
+from burako_env.limits import MAX_BOT_DELAY
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on (keep it local)")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port (0: any free port)")] = 8000,
+    records: Annotated[
+        str, typer.Option(help="folder of record files (*.jsonl) that Watch lists")
+    ] = "games",
+    save_dir: Annotated[
+        str | None,
+        typer.Option(help="folder for saved games (default: the records folder)"),
+    ] = None,
+    bot_delay: Annotated[
+        float, typer.Option(help="seconds the page waits before a bot moves")
+    ] = 0.7,
+) -> None:
+    """The table in a browser: play against the bots, watch recorded games.
+
+    Prints the URL to open. Watch shows the record files under --records (and nothing
+    outside it); a finished game can be saved there as a record.
+    """
+    from pathlib import Path
+
+    if not 0 <= port <= 65535:
+        fail(f"--port must be 0..65535, got {port}")
+    if not (math.isfinite(bot_delay) and 0 <= bot_delay <= MAX_BOT_DELAY):  # nan, inf
+        fail(f"--bot-delay must be 0..{MAX_BOT_DELAY:g} seconds, got {bot_delay}")
+    for name, folder in (("--records", records), ("--save-dir", save_dir)):
+        if folder is not None and Path(folder).exists() and not Path(folder).is_dir():
+            fail(f"{name} {folder!r} is a file; give a folder")
+    from burako_env.extras import require
+
+    with cli_errors():  # the web extra: error: ... names it
+        for module in ("starlette", "uvicorn"):
+            require(module, "burako serve")
+    from burako_env.frontends.web import serve as run
+
+    # nothing compiles until a browser starts a game: the notice comes then, in the log
+    try:
+        run(
+            host=host,
+            port=port,
+            records_dir=records,
+            save_dir=save_dir,
+            bot_delay=bot_delay,
+            echo=typer.echo,
+        )
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
+
+
+__all__ = ["serve"]
