@@ -3,7 +3,9 @@
 The tests start ``burako serve`` (port 0, a records folder of their own, bots 50 ms apart)
 and Debian's Chromium (Playwright's own browser download is not used), then play a whole
 hand against the bots by clicking, check the message of a refused move, step a recorded
-game forward and back, reload a game, and check that screenshots are not blank.
+game forward and back, reload a game, check that screenshots are not blank, and read the
+bots' thinking and the hint as the page shows them (the hint's numbers against
+``agents.pimc``'s own). No test times anything: scripts/bench_web.py does.
 
 On a machine without Chromium the tests skip and say why; in CI (``CI=true``) a missing
 Chromium fails them, since ``.ci/run`` installs it.
