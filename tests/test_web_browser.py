@@ -422,8 +422,8 @@ def test_play_a_whole_hand_by_touch_on_a_phone(open_page):
 
 def test_hand_tools_keys_and_help(open_page):
     """Sort by rank and by suit, drag a card to reorder the hand, clear the selection,
-    the keys, the help panel; the bot's-thinking panel and the hint stay hidden when the
-    server serves no such data, and its renderer draws both kinds of bot."""
+    the keys, the help panel (H: the hint); the thinking switch starts off, and the one
+    function drawing the server's thinking draws both kinds of bot."""
     page = open_page(LAPTOP)
     start_game(page, players=2, seed=9)
     wait_my_turn(page)
@@ -447,25 +447,45 @@ def test_hand_tools_keys_and_help(open_page):
     page.keyboard.press("?")
     help_text = page.inner_text("#help")
     assert "Keys and gestures" in help_text and "double-click" in help_text
-    assert "a hint" not in help_text  # no hint from this server: no key for it
+    assert "a hint: what Expert would play in your seat" in help_text
     page.keyboard.press("Escape")
     assert page.query_selector("#help") is None
-    # no data from the server: no toggle, no hint button, no panel
-    for selector in ("#think-toggle", "#hint", "#thinking"):
-        assert page.query_selector(selector) is None
-    pimc = [
-        {"move": "discard 5h", "mean": 12.5, "low": 3.0, "high": 20.0, "n": 64},
-        {"move": "discard Kd", "mean": -4.0, "low": -15.0, "high": 6.5, "n": 64},
-    ]
-    ppo = {"candidates": [{"move": "draw from the stock", "prob": 0.8}], "value": 0.25}
+    # the thinking switch is off at first: no panel until it is turned on
+    assert page.query_selector("#think-toggle") and not page.is_checked("#think-toggle")
+    assert page.query_selector("#thinking") is None
+    # the one drawing function, on the server's shapes (frontends/thinking.py)
+    search = {
+        "seat": 1, "who": "Expert", "kind": "search", "move": 7,
+        "choice": {"action": 9, "text": "discard 5♥"}, "summary": "Expert dealt ...",
+        "redeals": 64, "objective": "margin", "budget_hit": True, "withheld": True,
+        "candidates": [
+            {"action": 9, "text": "discard 5♥", "choice": True, "baseline": True,
+             "redeals": 64, "margin": 12.5, "margin_low": 3.0, "margin_high": 20.0,
+             "win": 0.6, "gain": 0.0, "gain_low": 0.0, "gain_high": 0.0},
+            {"action": 8, "text": "discard K♦", "choice": False, "baseline": False,
+             "redeals": 1, "margin": -4.0, "margin_low": None, "margin_high": None,
+             "win": 0.0, "gain": -16.5, "gain_low": None, "gain_high": None},
+        ],
+    }  # fmt: skip
+    policy = {
+        "seat": 2, "who": "Hard", "kind": "policy", "move": 3,
+        "choice": {"action": 0, "text": "draw a card from the stock"}, "summary": "...",
+        "value": 0.25, "value_text": "its own estimate", "withheld": False,
+        "candidates": [{"action": 0, "text": "draw a card from the stock", "choice": True,
+                        "probability": 0.8}],
+    }  # fmt: skip
     drawn = page.evaluate(
         """([a, b]) => [renderThinking(a).innerText, renderThinking(b).innerText,
-                        renderThinking([]), renderThinking(null)]""",
-        [pimc, ppo],
+                        renderThinking(null, {note: "nothing yet"}).innerText]""",
+        [search, policy],
     )
-    assert "discard 5h" in drawn[0] and "12.5 [3.0, 20.0]" in drawn[0] and "64" in drawn[0]
-    assert "80.0%" in drawn[1] and "0.250" in drawn[1]
-    assert drawn[2] is None and drawn[3] is None
+    assert "P1 (Expert), move 7: discard 5♥" in drawn[0]
+    assert "+12.5 [3.0, 20.0]" in drawn[0] and "64" in drawn[0]
+    assert "-4.0" in drawn[0] and "-4.0 [" not in drawn[0]  # one re-deal: no interval
+    assert "played" in drawn[0] and "stopped by its time budget" in drawn[0]
+    assert "cards of its hand you cannot see" in drawn[0]
+    assert "80.0%" in drawn[1] and "value +0.25: its own estimate" in drawn[1]
+    assert "nothing yet" in drawn[2]
 
 
 def test_running_score_on_the_table(open_page):
@@ -490,7 +510,7 @@ def test_fast_bots_play_rounds_to_the_persons_turn(open_page):
     """Three discard_table bots at "fast" play round after round back to the person's
     turn. How long a round takes is a benchmark (scripts/bench_web.py), not a test."""
     page = open_page(LAPTOP, speed="fast")
-    start_game(page, players=4, seed=3, bots="discard_table")
+    start_game(page, players=4, seed=3, bots="normal")
     rounds = []
     while wait_my_turn(page) == "mine" and len(rounds) < 8:
         draw = page.query_selector(
@@ -681,7 +701,7 @@ def test_watch_auto_play_jumps_and_the_replay_command(open_page, records_dir):
     page.select_option("#turn-seat", "1")
     page.click("#next-turn")
     page.wait_for_function(f"+document.querySelector('#table').dataset.step > {step}")
-    assert page.inner_text("#status").startswith("P1 (greedy) to act")
+    assert page.inner_text("#status").startswith("P1 (Easy) to act")
     # auto-play at 20 moves a second, then a pause
     page.eval_on_selector(
         "#watch-speed", "e => { e.value = 20; e.dispatchEvent(new Event('input')); }"

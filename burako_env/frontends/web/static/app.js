@@ -163,9 +163,9 @@ async function refreshThinking() {
     data = watch.thinking.data;
   }
   if (data) { put(renderThinking(data, { title })); return; }
+  if (!slot.firstChild || watch) put(renderThinking(null, { title, note: watch ? "the seat to act decides again…" : "…" }));
   if (thinkingFetch === url) return; // on its way: the answer paints it
   if (thinkingFetch !== null && watch) return; // one at a time in Watch; the answer looks again
-  if (!slot.firstChild || watch) put(renderThinking(null, { title, note: watch ? "the seat to act decides again…" : "…" }));
   thinkingFetch = url;
   const res = await api("GET", url);
   thinkingFetch = null;
