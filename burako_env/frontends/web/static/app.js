@@ -93,7 +93,7 @@ function renderThinking(data, opts) {
     if (!t) { box.append(h("p", { class: "think-none" }, data.why_none || "no numbers to show")); return box; }
   }
   if (!t) { box.append(h("p", { class: "think-none" }, opts.note || "nothing to show")); return box; }
-  if (!t.hint) box.append(h("div", { class: "think-who" }, "P" + t.seat + " (" + t.who + ")" + (t.move ? ", move " + t.move : "") + ": " + t.choice.text));
+  if (!t.hint && t === data) box.append(h("div", { class: "think-who" }, "P" + t.seat + " (" + t.who + ")" + (t.move ? ", move " + t.move : "") + ": " + t.choice.text));
   box.append(h("p", { class: "think-summary" }, t.summary));
   const rows = t.candidates || [];
   if (t.kind === "search") {
