@@ -3,7 +3,9 @@
 The tests start ``burako serve`` (port 0, a records folder of their own, bots 50 ms apart)
 and Debian's Chromium (Playwright's own browser download is not used), then play a whole
 hand against the bots by clicking, check the message of a refused move, step a recorded
-game forward and back, reload a game, and check that screenshots are not blank.
+game forward and back, reload a game, check that screenshots are not blank, and read the
+bots' thinking and the hint as the page shows them (the hint's numbers against
+``agents.pimc``'s own). No test times anything: scripts/bench_web.py does.
 
 On a machine without Chromium the tests skip and say why; in CI (``CI=true``) a missing
 Chromium fails them, since ``.ci/run`` installs it.
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -28,8 +31,9 @@ from playwright import sync_api as playwright_api
 from burako_env.agents import make_agent
 from burako_env.cards import NUM_RANKS
 from burako_env.core.game import Game
-from burako_env.frontends.narrate import play_and_describe
+from burako_env.frontends.narrate import action_words, play_and_describe
 from burako_env.frontends.playback import check_record
+from burako_env.frontends.thinking import HINT_AGENT, hint_seed, search_json
 from burako_env.records import GameRecord, read_records, write_records
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
@@ -418,8 +422,8 @@ def test_play_a_whole_hand_by_touch_on_a_phone(open_page):
 
 def test_hand_tools_keys_and_help(open_page):
     """Sort by rank and by suit, drag a card to reorder the hand, clear the selection,
-    the keys, the help panel; the bot's-thinking panel and the hint stay hidden when the
-    server serves no such data, and its renderer draws both kinds of bot."""
+    the keys, the help panel (H: the hint); the thinking switch starts off, and the one
+    function drawing the server's thinking draws both kinds of bot."""
     page = open_page(LAPTOP)
     start_game(page, players=2, seed=9)
     wait_my_turn(page)
@@ -443,25 +447,45 @@ def test_hand_tools_keys_and_help(open_page):
     page.keyboard.press("?")
     help_text = page.inner_text("#help")
     assert "Keys and gestures" in help_text and "double-click" in help_text
-    assert "a hint" not in help_text  # no hint from this server: no key for it
+    assert "a hint: what Expert would play in your seat" in help_text
     page.keyboard.press("Escape")
     assert page.query_selector("#help") is None
-    # no data from the server: no toggle, no hint button, no panel
-    for selector in ("#think-toggle", "#hint", "#thinking"):
-        assert page.query_selector(selector) is None
-    pimc = [
-        {"move": "discard 5h", "mean": 12.5, "low": 3.0, "high": 20.0, "n": 64},
-        {"move": "discard Kd", "mean": -4.0, "low": -15.0, "high": 6.5, "n": 64},
-    ]
-    ppo = {"candidates": [{"move": "draw from the stock", "prob": 0.8}], "value": 0.25}
+    # the thinking switch is off at first: no panel until it is turned on
+    assert page.query_selector("#think-toggle") and not page.is_checked("#think-toggle")
+    assert page.query_selector("#thinking") is None
+    # the one drawing function, on the server's shapes (frontends/thinking.py)
+    search = {
+        "seat": 1, "who": "Expert", "kind": "search", "move": 7,
+        "choice": {"action": 9, "text": "discard 5♥"}, "summary": "Expert dealt ...",
+        "redeals": 64, "objective": "margin", "budget_hit": True, "withheld": True,
+        "candidates": [
+            {"action": 9, "text": "discard 5♥", "choice": True, "baseline": True,
+             "redeals": 64, "margin": 12.5, "margin_low": 3.0, "margin_high": 20.0,
+             "win": 0.6, "gain": 0.0, "gain_low": 0.0, "gain_high": 0.0},
+            {"action": 8, "text": "discard K♦", "choice": False, "baseline": False,
+             "redeals": 1, "margin": -4.0, "margin_low": None, "margin_high": None,
+             "win": 0.0, "gain": -16.5, "gain_low": None, "gain_high": None},
+        ],
+    }  # fmt: skip
+    policy = {
+        "seat": 2, "who": "Hard", "kind": "policy", "move": 3,
+        "choice": {"action": 0, "text": "draw a card from the stock"}, "summary": "...",
+        "value": 0.25, "value_text": "its own estimate", "withheld": False,
+        "candidates": [{"action": 0, "text": "draw a card from the stock", "choice": True,
+                        "probability": 0.8}],
+    }  # fmt: skip
     drawn = page.evaluate(
         """([a, b]) => [renderThinking(a).innerText, renderThinking(b).innerText,
-                        renderThinking([]), renderThinking(null)]""",
-        [pimc, ppo],
+                        renderThinking(null, {note: "nothing yet"}).innerText]""",
+        [search, policy],
     )
-    assert "discard 5h" in drawn[0] and "12.5 [3.0, 20.0]" in drawn[0] and "64" in drawn[0]
-    assert "80.0%" in drawn[1] and "0.250" in drawn[1]
-    assert drawn[2] is None and drawn[3] is None
+    assert "P1 (Expert), move 7: discard 5♥" in drawn[0]
+    assert "+12.5 [3.0, 20.0]" in drawn[0] and "64" in drawn[0]
+    assert "-4.0" in drawn[0] and "-4.0 [" not in drawn[0]  # one re-deal: no interval
+    assert "played" in drawn[0] and "stopped by its time budget" in drawn[0]
+    assert "cards of its hand you cannot see" in drawn[0]
+    assert "80.0%" in drawn[1] and "value +0.25: its own estimate" in drawn[1]
+    assert "nothing yet" in drawn[2]
 
 
 def test_running_score_on_the_table(open_page):
@@ -486,7 +510,7 @@ def test_fast_bots_play_rounds_to_the_persons_turn(open_page):
     """Three discard_table bots at "fast" play round after round back to the person's
     turn. How long a round takes is a benchmark (scripts/bench_web.py), not a test."""
     page = open_page(LAPTOP, speed="fast")
-    start_game(page, players=4, seed=3, bots="discard_table")
+    start_game(page, players=4, seed=3, bots="normal")
     rounds = []
     while wait_my_turn(page) == "mine" and len(rounds) < 8:
         draw = page.query_selector(
@@ -677,7 +701,7 @@ def test_watch_auto_play_jumps_and_the_replay_command(open_page, records_dir):
     page.select_option("#turn-seat", "1")
     page.click("#next-turn")
     page.wait_for_function(f"+document.querySelector('#table').dataset.step > {step}")
-    assert page.inner_text("#status").startswith("P1 (greedy) to act")
+    assert page.inner_text("#status").startswith("P1 (Easy) to act")
     # auto-play at 20 moves a second, then a pause
     page.eval_on_selector(
         "#watch-speed", "e => { e.value = 20; e.dispatchEvent(new Event('input')); }"
@@ -690,3 +714,177 @@ def test_watch_auto_play_jumps_and_the_replay_command(open_page, records_dir):
     page.wait_for_timeout(400)
     assert int(page.get_attribute("#table", "data-step")) <= paused + 1  # one in flight at most
     assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+
+
+# ---------------------------------------------------------------- how the bots think
+def js_fixed(x: float, digits: int) -> str:
+    """``x.toFixed(digits)`` as JavaScript writes it: the double's exact value, a tie
+    rounded away from zero (Python's own format rounds a tie to even)."""
+    text = str(Decimal(abs(x)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+    return ("-" if x < 0 else "") + text
+
+
+def js_signed(x: float, digits: int) -> str:
+    """The page's ``signed``: a + before a number >= 0."""
+    return ("+" if x >= 0 else "") + js_fixed(x, digits)
+
+
+#: the rows of a thinking panel: [action, move, numbers, re-deals, chosen]
+THINK_ROWS = """rows => rows.map(r => [+r.dataset.action,
+  r.querySelector('.think-move').firstChild.textContent,
+  r.querySelector('.think-num').textContent,
+  (r.querySelector('.think-redeals') || {}).textContent || null,
+  r.classList.contains('chosen')])"""
+
+
+def test_the_hint_shows_what_agents_pimc_finds_on_a_laptop(open_page):
+    """At 1366x768, H asks for a hint on the person's turn: the panel lists Expert's
+    candidates with the mean margins, intervals and re-deals that ``agents.pimc``'s
+    ``think`` finds for the same position and seed (the server's fixed hint seed), in
+    the same order, its pick marked, on the screen."""
+    page = open_page(LAPTOP)
+    start_game(page, players=4, seed=3, bots="easy")
+    assert wait_my_turn(page) == "mine"  # seat 0 acts first: the peek
+    assert page.query_selector("#hint-panel") is None
+    keep = page.get_attribute("#actions button[data-kind=peek_keep]", "data-action")
+    click_and_wait(page, f"#actions button[data-action='{keep}']")
+    assert wait_my_turn(page) == "mine"
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-panel .think-table", timeout=120_000)
+    shown = page.eval_on_selector_all("#hint-panel tr.cand", THINK_ROWS)
+    # the same position through the Python API: the deal, the peeked card kept
+    game = Game("argentine", num_players=4, episode="hand", seed=3)
+    game.step_one(int(keep))
+    assert sorted(hand_cards(page)) == sorted(
+        c for c in range(53) for _ in range(int(game.state.hands[0, 0, c]))
+    )
+    report = make_agent(HINT_AGENT, seed=hint_seed(3, 1)).think(game)
+    expected = search_json(report, 0, "Expert")
+    assert len(expected["candidates"]) > 2
+    assert [row[0] for row in shown] == [c["action"] for c in expected["candidates"]]
+    for row, c in zip(shown, expected["candidates"], strict=True):
+        interval = f" [{js_fixed(c['margin_low'], 1)}, {js_fixed(c['margin_high'], 1)}]"
+        assert row[1:] == [
+            c["text"],
+            js_signed(c["margin"], 1) + (interval if c["margin_low"] is not None else ""),
+            str(c["redeals"]),
+            c["choice"],
+        ], (row, c)
+    assert sum(row[4] for row in shown) == 1
+    summary = page.inner_text("#hint-panel .think-summary")
+    assert f"in your seat, dealt the cards it cannot see again {report.redeals} times" in summary
+    assert action_words(report.action) in summary
+    # on the screen, above the hand held at the bottom
+    box = page.eval_on_selector("#hint-panel", "e => e.getBoundingClientRect().toJSON()")
+    assert 0 <= box["top"] < LAPTOP["height"] / 2, box
+    assert_layout(page)
+    # the hint stays until the next move, then goes
+    discard = page.query_selector("#hand .card.discardable")
+    before = moves_count(page)
+    discard.dblclick()
+    page.wait_for_function(MOVED, arg=before)
+    assert page.query_selector("#hint-panel") is None
+
+
+def test_the_thinking_toggle_shows_an_expert_bots_move(open_page):
+    """Off at first; switched on after an Expert bot's turn, the panel shows the search
+    behind its last move, as the server keeps it for the person (its move marked, moves
+    with cards hidden from the person left out and said so); "why?" in the log shows an
+    earlier move's."""
+    page = open_page(LAPTOP, speed="fast")
+    start_game(page, players=2, seed=5, bots="expert")
+    assert wait_my_turn(page) == "mine"
+    assert not page.is_checked("#think-toggle")
+    assert page.inner_html("#think-slot") == ""
+    while True:  # the person plays a turn: keep or draw, then discard
+        draw = page.query_selector(
+            "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
+        )
+        if draw is None:
+            break
+        click_and_wait(page, f"#actions button[data-action='{draw.get_attribute('data-action')}']")
+        assert wait_my_turn(page) == "mine"
+    before = moves_count(page)
+    page.query_selector("#hand .card.discardable").dblclick()
+    page.wait_for_function(MOVED, arg=before)
+    assert wait_my_turn(page) == "mine"  # the Expert bot has played its turn
+    gid = page.evaluate("location.hash").split("/")[-1]
+    view = page.evaluate(f"fetch('/api/games/{gid}').then(r => r.json())")
+    thought = [e for e in view["log"] if e.get("thinking")]
+    assert thought and all(e["seat"] == 1 for e in thought)
+    last = thought[-1]
+    page.check("#think-toggle")
+    page.wait_for_selector("#thinking .think-summary")
+    expected = page.evaluate(
+        f"fetch('/api/games/{gid}/thinking?move={last['move']}').then(r => r.json())"
+    )
+    assert expected["kind"] == "search" and expected["choice"]["text"] == last["text"]
+    who = page.inner_text("#thinking .think-who")
+    assert who.startswith(f"P1 (Expert), move {last['move']}: {last['text']}")
+    assert page.inner_text("#thinking .think-summary") == expected["summary"]
+    shown = page.eval_on_selector_all("#thinking tr.cand", THINK_ROWS)
+    assert [(r[0], r[1], r[4]) for r in shown] == [
+        (c["action"], c["text"], c["choice"]) for c in expected["candidates"]
+    ]
+    assert (page.query_selector("#thinking .think-withheld") is not None) == expected["withheld"]
+    # an earlier move of the bot, from the log
+    if len(thought) > 1:
+        first = thought[0]
+        page.click(f"#log button.why[data-move='{first['move']}']")
+        page.wait_for_function(
+            "m => (document.querySelector('#thinking .think-who') || {}).textContent"
+            "?.includes('move ' + m + ':')",
+            arg=first["move"],
+        )
+    # remembered by the browser, and switched off again
+    page.reload()
+    page.wait_for_selector("#thinking .think-summary")
+    page.uncheck("#think-toggle")
+    assert page.inner_html("#think-slot") == ""
+
+
+def test_watch_shows_a_recorded_expert_seat_thinking(page, records_dir):
+    """Watching a record whose seat 0 is Expert (pimc): at a step where it acts, the
+    panel shows the search of that position and the move the record plays next; at the
+    other seat's step it says why there is nothing to show."""
+    game = Game("argentine", num_players=2, seed=8)
+    agent = make_agent("random", seed=8)
+    actions, steps = [], []
+    while not game.is_over():
+        if int(game.current_player[0]) == 0 and game.legal_actions().size > 2:
+            steps.append(len(actions))
+        obs = game.observe_one(int(game.current_player[0]))[None]
+        a = int(agent.act(obs, game.legal_action_mask())[0])
+        game.step_one(a)
+        actions.append(a)
+    rec = GameRecord(
+        variant="argentine",
+        num_players=2,
+        seed=8,
+        index=0,
+        seats=["pimc", "random"],
+        actions=actions,
+        scores=[int(v) for v in game.hand_scores[0]],
+        winner=int(game.winner[0]),
+    )
+    write_records(records_dir / "expert.jsonl", [rec])
+    step = steps[len(steps) // 2]
+    page.goto(page.base_url + f"#/watch?file=expert.jsonl&game=0&step={step}&viewer=all")
+    page.wait_for_selector(f"#table[data-step='{step}']")
+    assert page.inner_html("#think-slot") == ""
+    page.check("#think-toggle")
+    page.wait_for_selector("#thinking .think-table")
+    who = page.inner_text("#thinking .think-who")
+    assert who == f"P0 (Expert) to act; the record plays next: {action_words(actions[step])}"
+    assert len(page.query_selector_all("#thinking tr.cand")) > 2
+    assert len(page.query_selector_all("#thinking tr.cand.chosen")) == 1
+    assert page.query_selector("#thinking .think-withheld") is None  # a record's hands are open
+    replay = Game("argentine", num_players=2, seed=8)
+    for k, a in enumerate(actions):  # the next step where the random seat acts
+        if k > step and int(replay.current_player[0]) == 1:
+            break
+        replay.step_one(a)
+    page.goto(page.base_url + f"#/watch?file=expert.jsonl&game=0&step={k}&viewer=all")
+    page.wait_for_selector(f"#table[data-step='{k}'] #thinking .think-none")
+    assert "P1 (random) to act" in page.inner_text("#thinking .think-who")
+    assert "fixed rules" in page.inner_text("#thinking .think-none")

@@ -2,10 +2,11 @@
 
 :func:`legal_moves` lists the engine's legal actions for the player to act, each in the
 words of the log (:func:`burako_env.frontends.narrate.action_words`), with its kind, the
-hand cards it moves and, for an opening, the meld it lays (wild where it stands). The
-cards come from the engine itself: each opening is tried on a copy of the game and the
-new meld read back, so openings whose suits the engine picks, and any kind of opening
-the engine adds, show exactly what they lay.
+hand cards it moves and, for an opening, the meld it lays (wild where it stands) with
+``wild_text``, what its wild stands for (the table's words). The cards come from the
+engine itself: each opening is tried on a copy of the game and the new meld read back,
+so openings whose suits the engine picks, and any kind of opening the engine adds, show
+exactly what they lay.
 
 :func:`resolve_move` turns a request from the page into an action id: ``{"action": id}``
 from a button, or a move on cards (``{"kind": "discard", "cards": [c]}``,
@@ -31,6 +32,7 @@ from burako_env.core.state import copy_state
 from burako_env.frontends.narrate import action_words, refusal_words
 from burako_env.frontends.play import MoveError, card_move
 from burako_env.frontends.web.table import meld_cards
+from burako_env.render import wild_words
 
 #: the kinds of move made on cards, and the typed move each one becomes
 CARD_MOVES = ("discard", "add", "open")
@@ -56,8 +58,11 @@ def _trial(game: Game) -> Game:
     return trial
 
 
-def _opening(game: Game, action: int, b: int = 0) -> tuple[list[int], list[dict] | None]:
-    """The hand cards an opening moves and the meld it lays, read from a trial step."""
+def _opening(
+    game: Game, action: int, b: int = 0
+) -> tuple[list[int], list[dict] | None, str | None]:
+    """The hand cards an opening moves, the meld it lays and what its wild stands for
+    (the table's ``wild_text``), read from a trial step."""
     info = decode_action(action)
     st = game.state
     team = int(game.current_player[b]) % 2
@@ -67,10 +72,11 @@ def _opening(game: Game, action: int, b: int = 0) -> tuple[list[int], list[dict]
     ts = trial.state
     same_hand = ts.scalars[b, S_HANDS_ENDED] == st.scalars[b, S_HANDS_ENDED]
     if same_hand and ts.num_melds[b, team] > before:
-        laid = meld_cards(ts.melds[b, team, before])
-        return sorted(c["card"] for c in laid), laid
+        row = ts.melds[b, team, before]
+        laid = meld_cards(row)
+        return sorted(c["card"] for c in laid), laid, wild_words(row) or None
     # the opening ended the hand (a new deal cleared the table): the decoded cards
-    return sorted(info.cards), None
+    return sorted(info.cards), None, None
 
 
 def legal_moves(game: Game, b: int = 0) -> list[dict]:
@@ -82,7 +88,7 @@ def legal_moves(game: Game, b: int = 0) -> list[dict]:
         move = {"action": a, "kind": info.kind, "text": action_words(a), "cards": []}
         if info.kind.startswith("open"):
             move["kind"] = "open"
-            move["cards"], move["meld"] = _opening(game, a, b)
+            move["cards"], move["meld"], move["wild_text"] = _opening(game, a, b)
         elif info.kind in ("add", "discard"):
             move["cards"] = [int(c) for c in info.cards]
             if info.kind == "add":

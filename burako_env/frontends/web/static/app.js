@@ -38,67 +38,184 @@ function botDelay() { const s = SPEEDS[speedName()]; return skipping ? 0 : (s.de
 function animMs() { return skipping ? 0 : SPEEDS[speedName()].anim; }
 
 // ------------------------------------------------------------------ the bot's thinking
-// The server's "how the bot thinks" data. These two functions name where it comes from;
-// null: this server serves none, and the panel and the hint button stay hidden.
-function thinkingUrl(v) { return null; }
-function hintUrl(v) { return null; }
+// What the server says a bot weighed (burako_env/frontends/thinking.py): the thinking of
+// an Expert or Hard bot's move once played (only the moves whose cards the person may
+// know are in its hand), the hint (what Expert would play in the person's seat), and in
+// Watch a recorded Expert or Hard seat deciding again. The page only draws it.
+let pinnedMove = null;   // a log entry's move whose thinking was asked for (null: the latest)
+let hintLoading = false; // a hint is on its way
+const thinkingCache = new Map(); // "game:move" -> the thinking of a bot move (it never changes)
+let thinkingFetch = null; // the URL being fetched for the thinking panel
 
-// One function draws it all. ``data`` is a list of candidates, or an object holding one
-// ({candidates | moves, value, bot, seat}): pimc's [{move, mean, low, high, n}] (its
-// margin estimate with an interval over n sampled deals) or ppo's [{move, prob}] with
-// the position's "value". Returns null when there is nothing to show.
-function renderThinking(data, title) {
-  if (!data) return null;
-  const list = Array.isArray(data) ? data : (data.candidates || data.moves || []);
-  if (!Array.isArray(list) || !list.length) return null;
-  const box = h("div", { class: "thinking panel", id: "thinking" }, h("h3", {}, title || "How the bot thinks"));
-  if (!Array.isArray(data) && data.bot) box.append(h("div", { class: "think-who" }, (data.seat !== undefined ? "P" + data.seat + " " : "") + "(" + data.bot + ")"));
-  const num = x => (typeof x === "number" && isFinite(x) ? x : null);
-  if (list.some(c => num(c.mean) !== null)) {
-    const lo = Math.min(...list.map(c => num(c.low) ?? num(c.mean)));
-    const hi = Math.max(...list.map(c => num(c.high) ?? num(c.mean)));
-    const span = hi - lo || 1;
-    const pct = x => ((x - lo) / span * 100).toFixed(1) + "%";
-    box.append(h("table", { class: "think-table" },
-      h("tr", {}, h("th", {}, "move"), h("th", {}, "margin (mean, interval)"), h("th", {}, "deals")),
-      list.map((c, k) => h("tr", { class: k === 0 ? "best" : "" },
-        h("td", {}, String(c.move)),
-        h("td", {}, h("div", { class: "think-bar" },
-          h("span", { class: "interval", style: "left:" + pct(num(c.low) ?? c.mean) + ";width:calc(" + pct(num(c.high) ?? c.mean) + " - " + pct(num(c.low) ?? c.mean) + ")" }),
-          h("span", { class: "mean", style: "left:" + pct(c.mean) })),
-          h("span", { class: "think-num" }, c.mean.toFixed(1) + (num(c.low) !== null ? " [" + c.low.toFixed(1) + ", " + c.high.toFixed(1) + "]" : ""))),
-        h("td", {}, c.n === undefined ? "" : String(c.n))))));
-  } else {
-    box.append(h("table", { class: "think-table" },
-      h("tr", {}, h("th", {}, "move"), h("th", {}, "probability")),
-      list.map((c, k) => h("tr", { class: k === 0 ? "best" : "" },
-        h("td", {}, String(c.move)),
-        h("td", {}, h("div", { class: "think-bar" }, h("span", { class: "prob", style: "width:" + (Math.max(0, Math.min(1, num(c.prob) || 0)) * 100).toFixed(1) + "%" })),
-          h("span", { class: "think-num" }, ((num(c.prob) || 0) * 100).toFixed(1) + "%"))))));
-    if (!Array.isArray(data) && num(data.value) !== null) box.append(h("div", { class: "think-value" }, "value of the position: " + data.value.toFixed(3)));
+// the move whose thinking the panel shows: the one asked for, else the latest bot move
+// that has thinking (the log says which: ``thinking: true``)
+function thinkingMove(v) {
+  if (pinnedMove !== null) return pinnedMove;
+  const log = v.log || [];
+  for (let k = log.length - 1; k >= 0; k--) if (log[k].thinking) return log[k].move;
+  return null;
+}
+
+// where the thinking shown now comes from; null: nothing to ask (the panel says why)
+function thinkingUrl(v) {
+  if (!v) return null;
+  if (watch) {
+    if (v.step >= v.steps) return null;
+    return "/api/records/thinking?" + new URLSearchParams({ file: watch.file, game: watch.game, step: v.step });
   }
+  const move = thinkingMove(v);
+  return move === null ? null : "/api/games/" + encodeURIComponent(v.id) + "/thinking?move=" + move;
+}
+
+// the hint's URL: on the person's own turn only (the server answers 409 otherwise)
+function hintUrl(v) {
+  if (!v || watch || v.over || v.to_act !== v.seat || !v.moves.length) return null;
+  return "/api/games/" + encodeURIComponent(v.id) + "/hint";
+}
+
+const signed = (x, d) => (x >= 0 ? "+" : "") + x.toFixed(d);
+const isNum = x => typeof x === "number" && isFinite(x);
+
+// One function draws it all. ``data`` is the thinking JSON of one decision
+// ({seat, who, kind: "search" | "policy", choice, summary, candidates, withheld, ...}),
+// or Watch's answer ({step, seat, who, played, thinking, why_none}); ``opts``: {title,
+// id, note (said when there is nothing to draw), onclose}. Returns the panel.
+function renderThinking(data, opts) {
+  opts = opts || {};
+  const box = h("div", { class: "thinking panel", id: opts.id || "thinking" });
+  const head = h("h3", {}, opts.title || "How the bot thinks");
+  if (opts.onclose) head.append(h("button", { class: "think-close", title: "close", onclick: opts.onclose }, "✕"));
+  box.append(head);
+  let t = data;
+  if (data && "played" in data && "why_none" in data) { // Watch: the record's seat deciding again
+    box.append(h("div", { class: "think-who" }, "P" + data.seat + " (" + data.who + ") to act; the record plays next: " + data.played.text));
+    t = data.thinking;
+    if (!t) { box.append(h("p", { class: "think-none" }, data.why_none || "no numbers to show")); return box; }
+  }
+  if (!t) { box.append(h("p", { class: "think-none" }, opts.note || "nothing to show")); return box; }
+  if (!t.hint && t === data) box.append(h("div", { class: "think-who" }, "P" + t.seat + " (" + t.who + ")" + (t.move ? ", move " + t.move : "") + ": " + t.choice.text));
+  box.append(h("p", { class: "think-summary" }, t.summary));
+  const rows = t.candidates || [];
+  if (t.kind === "search") {
+    const meta = [t.redeals + " re-deals of the cards it cannot see", "it weighs the " + (t.objective === "win" ? "share of hands won" : "mean score margin of its team")];
+    box.append(h("div", { class: "think-meta" }, meta.join(" · "),
+      t.budget_hit ? h("span", { class: "think-budget" }, " · stopped by its time budget") : null));
+    if (rows.length) {
+      const lows = rows.map(c => isNum(c.margin_low) ? c.margin_low : c.margin);
+      const highs = rows.map(c => isNum(c.margin_high) ? c.margin_high : c.margin);
+      const lo = Math.min(0, ...lows), hi = Math.max(0, ...highs);
+      const span = hi - lo || 1;
+      const pct = x => ((x - lo) / span * 100).toFixed(1) + "%";
+      box.append(h("div", { class: "think-rows" }, h("table", { class: "think-table" },
+        h("tr", {}, h("th", {}, "move"), h("th", {}, "mean margin, 95% interval (points)"), h("th", {}, "re-deals"), h("th", {}, "won")),
+        rows.map(c => {
+          const low = isNum(c.margin_low) ? c.margin_low : c.margin, high = isNum(c.margin_high) ? c.margin_high : c.margin;
+          return h("tr", { class: "cand" + (c.choice ? " chosen" : ""), "data-action": c.action },
+            h("td", { class: "think-move" }, c.text, c.choice ? h("span", { class: "think-mark" }, t.hint ? " ← Expert's pick" : " ← played") : null,
+              c.baseline && !c.choice ? h("span", { class: "think-base", title: "the move its rollout policy would play: the search keeps it unless another is clearly better" }, " (its default)") : null),
+            h("td", {}, h("div", { class: "think-bar" },
+              h("span", { class: "zero", style: "left:" + pct(0) }),
+              h("span", { class: "interval", style: "left:" + pct(low) + ";width:calc(" + pct(high) + " - " + pct(low) + ")" }),
+              h("span", { class: "mean", style: "left:" + pct(c.margin) })),
+              h("span", { class: "think-num" }, signed(c.margin, 1) + (isNum(c.margin_low) ? " [" + c.margin_low.toFixed(1) + ", " + c.margin_high.toFixed(1) + "]" : ""))),
+            h("td", { class: "think-redeals" }, String(c.redeals)),
+            h("td", { class: "think-win" }, isNum(c.win) ? Math.round(c.win * 100) + "%" : ""));
+        }))));
+    }
+  } else {
+    if (rows.length) {
+      box.append(h("div", { class: "think-rows" }, h("table", { class: "think-table" },
+        h("tr", {}, h("th", {}, "move"), h("th", {}, "probability")),
+        rows.map(c => h("tr", { class: "cand" + (c.choice ? " chosen" : ""), "data-action": c.action },
+          h("td", { class: "think-move" }, c.text, c.choice ? h("span", { class: "think-mark" }, " ← played") : null),
+          h("td", {}, h("div", { class: "think-bar" }, h("span", { class: "prob", style: "width:" + (Math.max(0, Math.min(1, c.probability || 0)) * 100).toFixed(1) + "%" })),
+            h("span", { class: "think-num" }, ((c.probability || 0) * 100).toFixed(1) + "%")))))));
+    }
+    if (isNum(t.value)) box.append(h("div", { class: "think-value" }, "value " + signed(t.value, 2) + ": " + (t.value_text || "")));
+  }
+  if (t.withheld) box.append(h("p", { class: "think-withheld" }, "Some moves it weighed are not shown: they use cards of its hand you cannot see."));
   return box;
 }
 
+// the thinking panel (the toggle "how the bot thinks"): play, after a bot's move; Watch,
+// at the current step
 async function refreshThinking() {
   const slot = document.getElementById("think-slot");
   if (!slot || !view) return;
-  const url = thinkingOn ? thinkingUrl(view) : null;
-  if (!url) { slot.replaceChildren(); return; }
+  if (!thinkingOn) { slot.replaceChildren(); return; }
+  const v = view;
+  const url = thinkingUrl(v);
+  // paint into the slot of the table now shown, if it still asks for the same
+  const put = el => { const now = document.getElementById("think-slot"); if (now && view && thinkingOn && thinkingUrl(view) === url) now.replaceChildren(el); };
+  const title = watch ? "How the seat to act thinks" : "How the bot thinks";
+  if (!url) {
+    put(renderThinking(null, { title, note: watch ? "the end of the record: no move is left to weigh"
+      : "No bot's thinking yet: Expert and Hard bots show theirs once they have moved (Easy and Normal follow fixed rules)." }));
+    return;
+  }
+  let data = null;
+  if (!watch) {
+    const move = thinkingMove(v);
+    const key = v.id + ":" + move;
+    if (v.thinking && v.thinking.move === move) thinkingCache.set(key, v.thinking);
+    data = thinkingCache.get(key) || null;
+  } else if (watch.thinking && watch.thinking.url === url) {
+    data = watch.thinking.data;
+  }
+  if (data) { put(renderThinking(data, { title })); return; }
+  if (!slot.firstChild || watch) put(renderThinking(null, { title, note: watch ? "the seat to act decides again…" : "…" }));
+  if (thinkingFetch === url) return; // on its way: the answer paints it
+  if (thinkingFetch !== null && watch) return; // one at a time in Watch; the answer looks again
+  thinkingFetch = url;
   const res = await api("GET", url);
-  const el = res.ok ? renderThinking(res.data) : null;
-  const now = document.getElementById("think-slot");
-  if (now) now.replaceChildren(...(el ? [el] : []));
+  thinkingFetch = null;
+  if (res.ok) {
+    if (watch) watch.thinking = { url, data: res.data };
+    else thinkingCache.set(v.id + ":" + res.data.move, res.data);
+  }
+  if (!view || thinkingUrl(view) !== url) { refreshThinking(); return; } // moved on meanwhile
+  put(res.ok ? renderThinking(res.data, { title }) : renderThinking(null, { title, note: res.error }));
+}
+
+function setThinking(on) {
+  thinkingOn = on;
+  localStorage.setItem("burako-thinking", on ? "on" : "off");
+  const box = document.getElementById("think-toggle");
+  if (box) box.checked = on;
+  refreshThinking();
+}
+
+// a log entry's thinking (play: entries marked "why?")
+function showThinkingOf(move) {
+  pinnedMove = move;
+  setThinking(true);
+}
+
+// the hint panel: the table's ``hint`` (kept by the server until the next move)
+function paintHint() {
+  const slot = document.getElementById("hint-slot");
+  if (!slot || !view) return;
+  if (view.hint) {
+    slot.replaceChildren(renderThinking(view.hint, { id: "hint-panel", title: "Hint: what Expert would play in your seat",
+      onclose: () => { view.hint = null; paintHint(); } }));
+  } else if (hintLoading) {
+    slot.replaceChildren(renderThinking(null, { id: "hint-panel", title: "Hint", note: "Expert is weighing your moves…" }));
+  } else slot.replaceChildren();
 }
 
 async function askHint() {
-  const url = view && hintUrl(view);
-  if (!url) return;
-  const res = await api("GET", url);
-  if (!res.ok) { setMessage(res.error, "error"); return; }
-  const el = renderThinking(res.data, "Hint: the moves the bot would weigh");
-  const slot = document.getElementById("hint-slot");
-  if (slot) slot.replaceChildren(...(el ? [el] : []));
+  const v = view;
+  const url = hintUrl(v);
+  if (!url || hintLoading) return;
+  if (v.hint) { paintHint(); return; }
+  hintLoading = true;
+  paintHint();
+  const res = await api("POST", url);
+  hintLoading = false;
+  if (view !== v && (!view || view.id !== v.id || view.log.length !== v.log.length)) { paintHint(); return; } // a move came first
+  if (!res.ok) { setMessage(res.error, "error"); paintHint(); return; }
+  view.hint = res.data;
+  paintHint();
 }
 
 // ------------------------------------------------------------------ helpers
@@ -145,7 +262,8 @@ function cardEl(id, extra) {
   extra = extra || {};
   const f = face(id);
   const cls = ["card", f.suit, extra.small ? "small" : "", extra.wild ? "wild" : "", extra.cls || ""];
-  const el = h("div", { class: cls.filter(Boolean).join(" "), "data-card": id, title: cardText(id) + (extra.wild ? " (wild)" : "") },
+  const stands = extra.standsFor && extra.standsFor.length ? ", stands for " + extra.standsFor.map(cardText).join(" or ") : "";
+  const el = h("div", { class: cls.filter(Boolean).join(" "), "data-card": id, title: cardText(id) + (extra.wild ? " (wild" + stands + ")" : "") },
     f.suit === "joker" ? [h("span", { class: "rank" }, "★"), h("span", { class: "suit" }, "JOKER")]
                        : [h("span", { class: "rank" }, f.rank), h("span", { class: "pip" }, f.symbol), h("span", { class: "suit" }, f.symbol)]);
   if (extra.wild) el.append(h("span", { class: "tag" }, extra.wild === "end" ? "wild · end" : "wild"));
@@ -187,6 +305,7 @@ function route() {
   stopAuto();
   view = null; watch = null; selected = []; showPile = false; summaryShown = false;
   order = []; drawn = []; turnBase = null; markBase = null; skipping = false; drawerOpen = false;
+  pinnedMove = null; hintLoading = false;
   document.body.classList.remove("drawer-open");
   setMessage("");
   const hash = location.hash || "#/";
@@ -322,6 +441,7 @@ function setView(v) {
   } else if (v.to_act !== prev.to_act) {
     markBase = turnBase; turnBase = snapshot(v);
   }
+  if (prev && (prev.id !== v.id || prev.log.length !== v.log.length)) pinnedMove = null; // a new move: its thinking
   view = v;
   if (handChanged) selected = [];
   order = arrange(newHand);
@@ -507,8 +627,8 @@ function renderPlay() {
     const seen = new Set();
     const shown = opens.filter(m => { const k = m.text + "|" + sortedKey(m.cards); if (seen.has(k)) return false; seen.add(k); return true; });
     suggest = h("details", { class: "suggest", id: "suggest" }, h("summary", {}, "Melds you can open (" + shown.length + ")"),
-      h("div", { class: "options" }, shown.map(m => h("div", { class: "option", title: m.text, "data-action": m.action, onclick: () => sendMove({ action: m.action }) },
-        (m.meld || m.cards.map(c => ({ card: c, wild: null }))).map(x => cardEl(x.card, { small: true, wild: x.wild }))))));
+      h("div", { class: "options" }, shown.map(m => h("div", { class: "option", title: m.text + (m.wild_text ? " (" + m.wild_text + ")" : ""), "data-action": m.action, onclick: () => sendMove({ action: m.action }) },
+        (m.meld || m.cards.map(c => ({ card: c, wild: null }))).map(x => cardEl(x.card, { small: true, wild: x.wild, standsFor: x.stands_for }))))));
   }
 
   const handTools = h("div", { class: "hand-tools" },
@@ -522,11 +642,11 @@ function renderPlay() {
     h("div", { class: "board" },
       statusLine(v),
       toolbar(v),
+      h("div", { id: "hint-slot" }),
+      h("div", { id: "think-slot" }),
       seatsEl(v, false),
       middleEl(v, one, myTurn),
       teamsEl(v, addSlots, one, myTurn),
-      h("div", { id: "hint-slot" }),
-      h("div", { id: "think-slot" }),
       h("div", { class: "mine panel", id: "mine" },
         h("div", { class: "mine-head" },
           h("h3", {}, "Your hand, P" + v.seat + " (team " + (v.seat % 2) + "), " + me.cards + (me.cards === 1 ? " card" : " cards")),
@@ -538,6 +658,7 @@ function renderPlay() {
       scoresEl(v), logEl(v.log, null))));
   layoutHand();
   paintMessage();
+  paintHint();
   refreshThinking();
   maybeSummary();
 }
@@ -546,16 +667,21 @@ function toolbar(v) {
   const speed = h("select", { id: "speed", title: "how fast the bots play" },
     Object.keys(SPEEDS).map(s => h("option", { value: s, selected: s === speedName() }, s)));
   speed.addEventListener("change", () => { localStorage.setItem("burako-speed", speed.value); scheduleBot(); });
-  const think = thinkingUrl(v) ? h("label", { class: "think-toggle" },
-    h("input", { type: "checkbox", id: "think-toggle", checked: thinkingOn, onchange: ev => { thinkingOn = ev.target.checked; localStorage.setItem("burako-thinking", thinkingOn ? "on" : "off"); refreshThinking(); } }),
-    " how the bot thinks") : null;
-  const hint = hintUrl(v) && !v.over && v.to_act === v.seat ? h("button", { id: "hint", title: "hint (H)", onclick: askHint }, "hint") : null;
+  const think = thinkToggle("how the bots think: Expert's search, Hard's network, after their moves");
+  const hint = hintUrl(v) ? h("button", { id: "hint", title: "hint (H): what Expert would play in your seat", onclick: askHint }, "hint") : null;
   return h("div", { class: "toolbar", id: "toolbar" },
     h("label", {}, "bots ", speed),
     h("button", { id: "skip", title: "skip to my turn (F)", disabled: v.over || v.to_act === v.seat, onclick: skipToMyTurn }, "skip to my turn »"),
     hint, think,
     h("button", { id: "log-toggle", class: "drawer-open-btn", title: "moves and scores (L)", onclick: () => setDrawer(!drawerOpen) }, "moves ☰"),
     h("button", { id: "help-btn", title: "keys and gestures (?)", onclick: toggleHelp }, "?"));
+}
+
+// the "how the bot thinks" switch (off until turned on; remembered by the browser)
+function thinkToggle(title) {
+  return h("label", { class: "think-toggle", title },
+    h("input", { type: "checkbox", id: "think-toggle", checked: thinkingOn, onchange: ev => { pinnedMove = null; setThinking(ev.target.checked); } }),
+    " how the bot thinks");
 }
 
 function setDrawer(open) {
@@ -810,14 +936,15 @@ function teamsEl(v, addSlots, one, myTurn) {
         const fresh = freshCards(t, m);
         const kind = m.canasta ? (m.clean ? " canasta clean" : " canasta dirty") : "";
         return h("div", { class: "meld" + kind + (m.closed ? " closed" : "") + (canAdd ? " can-add" : "") + (click ? " clickable" : ""),
-          "data-team": t, "data-slot": m.slot,
+          "data-team": t, "data-slot": m.slot, title: m.wild_text || null,
           onclick: click ? () => playAdd(one, m.slot) : null },
           h("div", { class: "cards" }, m.cards.map(x => {
             const k = fresh.indexOf(x.card);
             if (k >= 0) fresh.splice(k, 1);
-            return cardEl(x.card, { small: true, wild: x.wild, cls: k >= 0 ? "fresh" : "" });
+            return cardEl(x.card, { small: true, wild: x.wild, standsFor: x.stands_for, cls: k >= 0 ? "fresh" : "" });
           })),
-          h("div", { class: "meld-label" }, "[" + m.slot + "] " + m.label));
+          h("div", { class: "meld-label" }, "[" + m.slot + "] " + m.label),
+          m.wild_text ? h("div", { class: "meld-wild" }, m.wild_text) : null);
       }) : h("div", { class: "dim" }, "none"));
   }));
 }
@@ -838,7 +965,8 @@ function logEl(entries, current) {
     class: (e.seat === null || e.seat === undefined ? "hand-end" : "") + (current !== null && k === current - 1 ? " current" : ""),
     "data-step": k + 1,
     onclick: watch ? () => goStep(k + 1) : null,
-  }, e.seat === null || e.seat === undefined ? e.text : "P" + e.seat + " (" + e.who + "): " + e.text));
+  }, e.seat === null || e.seat === undefined ? e.text : "P" + e.seat + " (" + e.who + "): " + e.text,
+    e.thinking && !watch ? h("button", { class: "why", "data-move": e.move, title: "how the bot weighed this move", onclick: () => showThinkingOf(e.move) }, "why?") : null));
   const box = h("div", { class: "log panel", id: "log" }, h("h3", {}, "Moves"), items.length ? h("ol", {}, items) : h("div", { class: "dim" }, "no moves yet"));
   setTimeout(() => { // scroll the list only (never the page) to the latest or current move
     const cur = box.querySelector("li.current");
@@ -861,7 +989,7 @@ const KEYS_PLAY = [
   ["S / R", "sort the hand by suit / by rank"],
   ["F", "skip to my turn (the bots play without pause)"],
   ["L", "the moves and scores (a drawer on small screens)"],
-  ["H", "a hint, where the server gives one"],
+  ["H", "a hint: what Expert would play in your seat"],
   ["?", "this panel"],
 ];
 const KEYS_WATCH = [
@@ -885,7 +1013,7 @@ function toggleHelp() {
   document.body.append(h("div", { class: "overlay", id: "help", onclick: ev => { if (ev.target.id === "help") toggleHelp(); } },
     h("div", { class: "summary help" },
       h("h2", {}, "Keys and gestures"),
-      h("h3", {}, "Playing"), rows(KEYS_PLAY.filter(([k]) => k !== "H" || (view && !watch && hintUrl(view)))),
+      h("h3", {}, "Playing"), rows(KEYS_PLAY),
       h("h3", {}, "Watching a record"), rows(KEYS_WATCH),
       h("h3", {}, "Mouse and touch"), h("ul", {}, GESTURES.map(g => h("li", {}, g))),
       h("button", { class: "primary", id: "help-close", onclick: toggleHelp }, "Close"))));
@@ -1061,7 +1189,8 @@ function renderWatch() {
     h("button", { id: "auto", class: "primary", onclick: toggleAuto, disabled: v.step === v.steps && autoPlay === null }, autoPlay !== null ? "❚❚ pause" : "▶ play"),
     h("label", {}, "speed ", speed, " ", speedLabel),
     h("button", { id: "next-hand-jump", onclick: () => { stopAuto(); goStep(nextHand); }, disabled: nextHand === null }, "next hand »"),
-    h("span", { class: "turn-jump" }, h("button", { id: "next-turn", onclick: () => { stopAuto(); goStep(nextTurnOf(v, watch.turnSeat, v.step)); }, disabled: nextTurn === null }, "next turn of"), " ", turnSel));
+    h("span", { class: "turn-jump" }, h("button", { id: "next-turn", onclick: () => { stopAuto(); goStep(nextTurnOf(v, watch.turnSeat, v.step)); }, disabled: nextTurn === null }, "next turn of"), " ", turnSel),
+    thinkToggle("how a recorded Expert or Hard seat weighs its move here (it decides again)"));
   const cmd = replayCommand(v);
   const cmdBox = h("input", { id: "replay-cmd", readonly: true, value: cmd, onclick: ev => ev.target.select() });
   const info = h("div", { class: "record-info panel", id: "record-info" },
@@ -1070,7 +1199,7 @@ function renderWatch() {
     h("div", { class: "cmd" }, cmdBox, h("button", { id: "copy-cmd", onclick: () => copyText(cmd) }, "copy")),
     h("div", { class: "dim small" }, "the file's path is relative to the server's records folder"));
   const lastMove = h("div", { class: "status-line", id: "last-move" }, last ? "P" + last.seat + " (" + last.who + "): " + last.text : "the deal, before the first move");
-  const board = [info, controls, controls2, lastMove, statusLine(v), seatsEl(v, true), middleEl(v, null, false), teamsEl(v, new Set(), null, false)];
+  const board = [info, controls, controls2, lastMove, statusLine(v), h("div", { id: "think-slot" }), seatsEl(v, true), middleEl(v, null, false), teamsEl(v, new Set(), null, false)];
   if (v.over && v.last_hand) board.push(h("div", { class: "panel" }, h("h3", {}, v.result.text), scoreTable(v.last_hand.teams)));
   app.replaceChildren(h("div", { class: "table watch", id: "table", "data-step": v.step },
     h("div", { class: "board" }, board,
@@ -1079,6 +1208,7 @@ function renderWatch() {
     h("aside", { class: "side", id: "side" },
       h("button", { class: "drawer-close", id: "drawer-close", onclick: () => setDrawer(false) }, "close ✕"),
       scoresEl(v), logEl(v.moves_played, v.step))));
+  refreshThinking();
 }
 
 async function copyText(text) {
