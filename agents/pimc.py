@@ -278,27 +278,34 @@ class SearchReport:
 
 
 # ---------------------------------------------------------------- the agent
-def parse_settings(text: str) -> dict:
-    """``"k=64,rollout=greedy"`` -> settings (ValueError naming a bad one)."""
+def parse_agent_settings(text: str, name: str, defaults: dict, example: str) -> dict:
+    """``"k=64,rollout=greedy"`` -> the settings of the agent ``name``, whose keys are
+    ``defaults``'s (ValueError naming a bad one, ``example`` the form to give)."""
     out: dict = {}
     if not text:
         return out
     for part in text.split(","):
         if "=" not in part:
             raise ValueError(
-                f"pimc: setting {part!r} needs the form key=value "
-                f"(e.g. pimc:k=64,rollout=greedy); keys: {', '.join(DEFAULTS)}"
+                f"{name}: setting {part!r} needs the form key=value "
+                f"(e.g. {example}); keys: {', '.join(defaults)}"
             )
         key, value = (s.strip() for s in part.split("=", 1))
-        if key not in DEFAULTS:
-            raise ValueError(f"pimc: unknown setting {key!r}; settings: {', '.join(DEFAULTS)}")
+        if key not in defaults:
+            raise ValueError(f"{name}: unknown setting {key!r}; settings: {', '.join(defaults)}")
         if key in out:
-            raise ValueError(f"pimc: setting {key!r} given twice")
+            raise ValueError(f"{name}: setting {key!r} given twice")
         out[key] = value
     return out
 
 
-def _positive_int(key: str, value, minimum: int) -> int:
+def parse_settings(text: str) -> dict:
+    """``"k=64,rollout=greedy"`` -> settings (ValueError naming a bad one)."""
+    return parse_agent_settings(text, "pimc", DEFAULTS, "pimc:k=64,rollout=greedy")
+
+
+def whole_setting(name: str, key: str, value, minimum: int) -> int:
+    """The agent ``name``'s setting ``key`` as a whole number >= ``minimum`` (ValueError)."""
     try:
         number = int(value)
     except (TypeError, ValueError):
@@ -309,8 +316,18 @@ def _positive_int(key: str, value, minimum: int) -> int:
         or number < minimum
         or str(number) != str(value).strip()
     ):
-        raise ValueError(f"pimc: {key} must be a whole number >= {minimum}, got {value!r}")
+        raise ValueError(f"{name}: {key} must be a whole number >= {minimum}, got {value!r}")
     return number
+
+
+def settings_name(name: str, settings: dict, defaults: dict) -> str:
+    """The agent's name with the settings that differ from ``defaults``: "pimc:k=128"."""
+    changed = [
+        f"{key}={v:g}" if isinstance(v, float) else f"{key}={v}"
+        for key, v in settings.items()
+        if v != defaults[key]
+    ]
+    return name + (":" + ",".join(changed) if changed else "")
 
 
 class PIMCAgent(Agent):
@@ -330,7 +347,7 @@ class PIMCAgent(Agent):
         threads: int | str = DEFAULTS["threads"],
         weights: np.ndarray | None = None,
     ) -> None:
-        self.k = _positive_int("k", k, 1)
+        self.k = whole_setting("pimc", "k", k, 1)
         if rollout not in ROLLOUT_POLICIES:
             raise ValueError(
                 f"pimc: rollout must be one of {', '.join(ROLLOUT_POLICIES)}, got {rollout!r}"
@@ -352,8 +369,8 @@ class PIMCAgent(Agent):
             self.z = -1.0
         if not self.z >= 0 or isinstance(z, bool):
             raise ValueError(f"pimc: z must be a number >= 0, got {z!r}")
-        self.budget_ms = _positive_int("budget_ms", budget_ms, 0)
-        self.threads = _positive_int("threads", threads, 1)
+        self.budget_ms = whole_setting("pimc", "budget_ms", budget_ms, 0)
+        self.threads = whole_setting("pimc", "threads", threads, 1)
         self.weights = default_weights() if weights is None else np.asarray(weights, np.float64)
         if self.weights.shape != (NUM_WEIGHTS,):
             raise ValueError(f"pimc: weights must have shape ({NUM_WEIGHTS},)")
@@ -374,12 +391,7 @@ class PIMCAgent(Agent):
             "budget_ms": self.budget_ms,
             "threads": self.threads,
         }
-        changed = [
-            f"{key}={v:g}" if isinstance(v, float) else f"{key}={v}"
-            for key, v in settings.items()
-            if v != DEFAULTS[key]
-        ]
-        return "pimc" + (":" + ",".join(changed) if changed else "")
+        return settings_name("pimc", settings, DEFAULTS)
 
     # ------------------------------------------------------------ statistics
     def reset_stats(self) -> None:

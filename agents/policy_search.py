@@ -66,6 +66,9 @@ from burako_env.agents.pimc import (
     V_WIN,
     PIMCAgent,
     halving_schedule,
+    parse_agent_settings,
+    settings_name,
+    whole_setting,
 )
 
 NAME = "ppo_search"
@@ -85,37 +88,7 @@ DEFAULTS = {
 
 def parse_settings(text: str) -> dict:
     """``"k=48,top=4"`` -> settings (ValueError naming a bad one)."""
-    out: dict = {}
-    if not text:
-        return out
-    for part in text.split(","):
-        if "=" not in part:
-            raise ValueError(
-                f"{NAME}: setting {part!r} needs the form key=value "
-                f"(e.g. {NAME}:k=48,top=4); keys: {', '.join(DEFAULTS)}"
-            )
-        key, value = (s.strip() for s in part.split("=", 1))
-        if key not in DEFAULTS:
-            raise ValueError(f"{NAME}: unknown setting {key!r}; settings: {', '.join(DEFAULTS)}")
-        if key in out:
-            raise ValueError(f"{NAME}: setting {key!r} given twice")
-        out[key] = value
-    return out
-
-
-def _whole(key: str, value, minimum: int) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        number = None
-    if (
-        number is None
-        or isinstance(value, bool)
-        or number < minimum
-        or str(number) != str(value).strip()
-    ):
-        raise ValueError(f"{NAME}: {key} must be a whole number >= {minimum}, got {value!r}")
-    return number
+    return parse_agent_settings(text, NAME, DEFAULTS, f"{NAME}:k=48,top=4")
 
 
 def _number(key: str, value, low: float, high: float = float("inf")) -> float:
@@ -150,8 +123,8 @@ class PolicySearchAgent(PIMCAgent):
         policy: str = DEFAULTS["policy"],
         policies: dict | None = None,
     ) -> None:
-        k = _whole("k", k, 1)
-        self.top = _whole("top", top, 1)
+        k = whole_setting(NAME, "k", k, 1)
+        self.top = whole_setting(NAME, "top", top, 1)
         self.skip = _number("skip", skip, 0.0, 1.0)
         self.prior = _number("prior", prior, 0.0)
         z = _number("z", z, 0.0)
@@ -163,8 +136,8 @@ class PolicySearchAgent(PIMCAgent):
             raise ValueError(
                 f"{NAME}: objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}"
             )
-        budget_ms = _whole("budget_ms", budget_ms, 0)
-        threads = _whole("threads", threads, 1)
+        budget_ms = whole_setting(NAME, "budget_ms", budget_ms, 0)
+        threads = whole_setting(NAME, "threads", threads, 1)
         if not isinstance(policy, str) or not policy.strip():
             raise ValueError(f"{NAME}: policy must be 'shipped' or a policy file, got {policy!r}")
         self.policy = policy.strip()
@@ -198,12 +171,7 @@ class PolicySearchAgent(PIMCAgent):
             "threads": self.threads,
             "policy": self.policy,
         }
-        changed = [
-            f"{key}={v:g}" if isinstance(v, float) else f"{key}={v}"
-            for key, v in settings.items()
-            if v != DEFAULTS[key]
-        ]
-        return NAME + (":" + ",".join(changed) if changed else "")
+        return settings_name(NAME, settings, DEFAULTS)
 
     # ------------------------------------------------------------ statistics
     def reset_stats(self) -> None:

@@ -3,8 +3,17 @@ no use of hidden information beyond determinizations, and every place an agent p
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from search_checks import (
+    act_on_observation_alone_is_refused,
+    budget_bound_decision,
+    play_hand,
+    plays_in_tournament_and_envs,
+    plays_legal_and_is_seeded,
+    scripted_person_finishes,
+    search_leaves_the_game_untouched,
+    twins_get_the_same_decision,
+)
 
 from burako_env.agents import agent_names, make_agent
 from burako_env.agents.pimc import DEFAULTS, PIMCAgent, halving_schedule
@@ -12,17 +21,6 @@ from burako_env.core.game import Game
 
 #: small searches keep the tests fast; budget_ms=0 keeps them machine-independent
 SMALL = "pimc:k=2,budget_ms=0"
-
-
-def _play_hand(game: Game, agents: dict, b: int = 0) -> list[int]:
-    actions = []
-    while not game.is_over(b):
-        p = int(game.current_player[b])
-        a = agents[p % 2].act_game(game, b)
-        assert game.why_illegal(a, b) is None
-        game.step_one(a, b)
-        actions.append(a)
-    return actions
 
 
 # ---------------------------------------------------------------- names
@@ -74,10 +72,7 @@ def test_setting_in_name_and_keyword_clash():
 
 
 def test_act_on_observation_alone_is_refused():
-    agent = make_agent(SMALL)
-    game = Game("argentine")
-    with pytest.raises(TypeError, match=r"call act_game\(game, b\)"):
-        agent.act(game.observe_one(0)[None], game.legal_action_mask())
+    act_on_observation_alone_is_refused(SMALL)
 
 
 def test_halving_schedule():
@@ -94,119 +89,46 @@ def test_halving_schedule():
 # ---------------------------------------------------------------- play
 def test_plays_legal_and_is_seeded():
     """A whole hand against greedy: every action legal; the same seed plays the same."""
-    runs = []
-    for _ in range(2):
-        game = Game("argentine", num_players=4, seed=21)
-        agents = {0: make_agent(SMALL, seed=5), 1: make_agent("greedy", seed=6)}
-        runs.append(_play_hand(game, agents))
-        stats = agents[0].stats()
-        assert stats["searched"] > 0 and stats["rollouts"] >= 2 * stats["searched"]
-    assert runs[0] == runs[1]
+    plays_legal_and_is_seeded(SMALL)
 
 
 @pytest.mark.parametrize("settings", ["rollout=greedy,objective=win", "candidates=all,z=0"])
 def test_other_settings_play_legal(settings):
     game = Game("brazilian", num_players=4, seed=2)
     agents = {0: make_agent(f"{SMALL},{settings}", seed=1), 1: make_agent("discard_table")}
-    _play_hand(game, agents)
+    play_hand(game, agents)
 
 
 def test_sees_hidden_cards_only_through_determinizations():
     """Two games the searcher cannot tell apart (one a determinization of the other for
     it) get the same decision from the same seed."""
-    game = Game("argentine", num_players=4, seed=4)
-    greedy = make_agent("greedy")
-    rng = np.random.default_rng(0)
-    checked = 0
-    while not game.is_over() and checked < 6:
-        if game.legal_actions().size > 1 and rng.random() < 0.3:
-            actor = int(game.current_player[0])
-            twin = game.determinize(actor, rng)
-            assert not np.array_equal(twin.state.stock, game.state.stock)
-            a = make_agent(SMALL, seed=9).act_game(game)
-            b = make_agent(SMALL, seed=9).act_game(twin)
-            assert a == b
-            checked += 1
-        game.step_one(greedy.act_game(game))
-    assert checked == 6
+    twins_get_the_same_decision(SMALL)
 
 
 def test_search_leaves_the_game_untouched():
-    from burako_env.core.state import states_equal
-
-    game = Game("colombian", num_players=6, seed=3)
-    agent = make_agent("pimc:k=3,budget_ms=0,candidates=all", seed=0)
-    greedy = make_agent("greedy")
-    for _ in range(40):
-        before = game.snapshot()
-        a = agent.act_game(game)
-        assert game.why_illegal(a) is None
-        assert states_equal(game.state, before)
-        game.step_one(greedy.act_game(game))
+    search_leaves_the_game_untouched(
+        Game("colombian", num_players=6, seed=3), "pimc:k=3,budget_ms=0,candidates=all", 40
+    )
 
 
 def test_budget_bounds_the_decision():
     """budget_ms stops the search after the round that passes it: a big search with a
     1 ms budget does one round per decision, and says how often the budget bound."""
-    game = Game("argentine", num_players=4, seed=7)
-    while game.legal_actions().size < 3:
-        game.step_one(int(game.legal_actions()[0]))
-    agent = make_agent("pimc:k=4096,budget_ms=1,candidates=all", seed=0)
-    agent.act_game(game)
-    s = agent.stats()
-    assert s["budget_hits"] == 1
+    s, game = budget_bound_decision("pimc:k=4096,budget_ms=1,candidates=all")
     assert s["rollouts"] < 4096 * game.legal_actions().size
 
 
 def test_tournament_and_envs():
     """pimc plays in the tournament (stepped path), the PettingZoo env (act_in_env) and
     the Gymnasium env's opponents."""
-    from burako_env.agents.tournament import run_tournament
-    from burako_env.envs.aec import act_in_env, env
-
-    res = run_tournament([SMALL, "random"], "argentine", num_players=2, hands_per_pairing=2,
-                         progress=False, workers=1)  # fmt: skip
-    p = res.pairing("pimc:k=2,budget_ms=0", "random")
-    assert p.hands == 2 and not p.compiled
-
-    e = env(variant="argentine", num_players=2)
-    e.reset(seed=3)
     bots = {"player_0": make_agent(SMALL, seed=1), "player_1": make_agent("greedy")}
-    steps = 0
-    for name in e.agent_iter():
-        obs, reward, term, trunc, info = e.last()
-        e.step(None if term or trunc else act_in_env(e, bots[name]))
-        steps += 1
-    assert steps > 10
-
-    from burako_env.envs.gym_env import BurakoGymEnv
-
-    searcher = make_agent(SMALL, seed=2)
-    g = BurakoGymEnv(variant="argentine", num_players=2, opponents=searcher)
-    obs, info = g.reset(seed=0)
-    greedy = make_agent("greedy")
-    done = False
-    while not done:
-        a = int(greedy.act(obs[None], g.action_masks()[None])[0])
-        obs, r, term, trunc, info = g.step(a)
-        done = term or trunc
-    assert searcher.stats()["decisions"] > 0
+    plays_in_tournament_and_envs(SMALL, 2, bots)
 
 
 def test_burako_play_against_pimc():
     """``burako play`` seats pimc bots: a scripted person who always draws and discards
     the first card finishes the game."""
-    from burako_env.frontends.play import make_bots, play_game
-
-    game = Game("argentine", num_players=2, seed=1)
-    bots = make_bots(game, 0, [SMALL], seed=0)
-    lines = []
-
-    def read_move(prompt: str) -> str:
-        return str(int(game.legal_actions()[-1]))
-
-    res = play_game(game, 0, bots, read_move, lines.append)
-    assert res.finished and res.reason == "over"
+    lines = scripted_person_finishes(2, [SMALL])
     assert any("pimc" in line for line in lines)
 
 

@@ -5,10 +5,19 @@ Gymnasium envs, ``burako play``, the web table)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 pytest.importorskip("torch")
+
+from search_checks import (  # noqa: E402
+    act_on_observation_alone_is_refused,
+    budget_bound_decision,
+    plays_in_tournament_and_envs,
+    plays_legal_and_is_seeded,
+    scripted_person_finishes,
+    search_leaves_the_game_untouched,
+    twins_get_the_same_decision,
+)
 
 from burako_env.agents import agent_names, make_agent  # noqa: E402
 from burako_env.agents.policy_search import DEFAULTS, PolicySearchAgent  # noqa: E402
@@ -17,17 +26,6 @@ from burako_env.core.game import Game  # noqa: E402
 #: small searches keep the tests fast; skip=1 searches every decision with a choice;
 #: budget_ms=0 keeps them machine-independent
 SMALL = "ppo_search:k=2,skip=1,budget_ms=0"
-
-
-def _play_hand(game: Game, agents: dict, b: int = 0) -> list[int]:
-    actions = []
-    while not game.is_over(b):
-        p = int(game.current_player[b])
-        a = agents[p % 2].act_game(game, b)
-        assert game.why_illegal(a, b) is None
-        game.step_one(a, b)
-        actions.append(a)
-    return actions
 
 
 # ---------------------------------------------------------------- names
@@ -79,10 +77,7 @@ def test_bad_names_say_what_to_fix(name, message):
 
 
 def test_act_on_observation_alone_is_refused():
-    agent = make_agent(SMALL)
-    game = Game("argentine")
-    with pytest.raises(TypeError, match=r"call act_game\(game, b\)"):
-        agent.act(game.observe_one(0)[None], game.legal_action_mask())
+    act_on_observation_alone_is_refused(SMALL)
 
 
 def test_a_table_without_a_policy_is_refused():
@@ -94,15 +89,8 @@ def test_a_table_without_a_policy_is_refused():
 # ---------------------------------------------------------------- play
 def test_plays_legal_and_is_seeded():
     """A whole hand against greedy: every action legal; the same seed plays the same."""
-    runs = []
-    for _ in range(2):
-        game = Game("argentine", num_players=4, seed=21)
-        agents = {0: make_agent(SMALL, seed=5), 1: make_agent("greedy", seed=6)}
-        runs.append(_play_hand(game, agents))
-        stats = agents[0].stats()
-        assert stats["searched"] > 0 and stats["rollouts"] >= 2 * stats["searched"]
+    for stats in plays_legal_and_is_seeded(SMALL):
         assert stats["confident"] == 0  # skip=1: every decision with a choice searched
-    assert runs[0] == runs[1]
 
 
 def test_skip_plays_the_policy_when_it_is_sure():
@@ -126,46 +114,17 @@ def test_skip_plays_the_policy_when_it_is_sure():
 def test_hidden_cards_dealt_again_change_nothing():
     """The same observation with the hidden cards dealt again (a determinization of the
     game for the player to act) gets the same decision from the same seed."""
-    game = Game("argentine", num_players=4, seed=4)
-    greedy = make_agent("greedy")
-    rng = np.random.default_rng(0)
-    checked = 0
-    while not game.is_over() and checked < 6:
-        if game.legal_actions().size > 1 and rng.random() < 0.3:
-            actor = int(game.current_player[0])
-            twin = game.determinize(actor, rng)
-            assert not np.array_equal(twin.state.stock, game.state.stock)
-            assert np.array_equal(twin.observe_one(actor), game.observe_one(actor))
-            a = make_agent(SMALL, seed=9).act_game(game)
-            b = make_agent(SMALL, seed=9).act_game(twin)
-            assert a == b
-            checked += 1
-        game.step_one(greedy.act_game(game))
-    assert checked == 6
+    twins_get_the_same_decision(SMALL)
 
 
 def test_search_leaves_the_game_untouched():
-    from burako_env.core.state import states_equal
-
-    game = Game("italian", num_players=4, seed=3)
-    agent = make_agent("ppo_search:k=3,top=6,skip=1,budget_ms=0", seed=0)
-    greedy = make_agent("greedy")
-    for _ in range(30):
-        before = game.snapshot()
-        a = agent.act_game(game)
-        assert game.why_illegal(a) is None
-        assert states_equal(game.state, before)
-        game.step_one(greedy.act_game(game))
+    search_leaves_the_game_untouched(
+        Game("italian", num_players=4, seed=3), "ppo_search:k=3,top=6,skip=1,budget_ms=0", 30
+    )
 
 
 def test_budget_bounds_the_decision():
-    game = Game("argentine", num_players=4, seed=7)
-    while game.legal_actions().size < 3:
-        game.step_one(int(game.legal_actions()[0]))
-    agent = make_agent("ppo_search:k=4096,top=3,skip=1,budget_ms=1", seed=0)
-    agent.act_game(game)
-    s = agent.stats()
-    assert s["budget_hits"] == 1
+    s, _ = budget_bound_decision("ppo_search:k=4096,top=3,skip=1,budget_ms=1")
     assert s["rollouts"] < 4096 * 3
 
 
@@ -173,37 +132,9 @@ def test_budget_bounds_the_decision():
 def test_tournament_and_envs():
     """ppo_search plays in the tournament (stepped path), the PettingZoo env
     (act_in_env) and the Gymnasium env's opponents."""
-    from burako_env.agents.tournament import run_tournament
-    from burako_env.envs.aec import act_in_env, env
-
-    res = run_tournament([SMALL, "random"], "argentine", num_players=4, hands_per_pairing=2,
-                         progress=False, workers=1)  # fmt: skip
-    p = res.pairing(SMALL, "random")
-    assert p.hands == 2 and not p.compiled
-
-    e = env(variant="argentine", num_players=4)
-    e.reset(seed=3)
-    bots = {name: make_agent(SMALL, seed=i) for i, name in enumerate(e.possible_agents)}
+    bots = {f"player_{i}": make_agent(SMALL, seed=i) for i in range(4)}
     bots["player_1"] = bots["player_3"] = make_agent("greedy")
-    steps = 0
-    for name in e.agent_iter():
-        obs, reward, term, trunc, info = e.last()
-        e.step(None if term or trunc else act_in_env(e, bots[name]))
-        steps += 1
-    assert steps > 10
-
-    from burako_env.envs.gym_env import BurakoGymEnv
-
-    searcher = make_agent(SMALL, seed=2)
-    g = BurakoGymEnv(variant="argentine", num_players=4, opponents=searcher)
-    obs, info = g.reset(seed=0)
-    greedy = make_agent("greedy")
-    done = False
-    while not done:
-        a = int(greedy.act(obs[None], g.action_masks()[None])[0])
-        obs, r, term, trunc, info = g.step(a)
-        done = term or trunc
-    assert searcher.stats()["decisions"] > 0
+    plays_in_tournament_and_envs(SMALL, 4, bots)
 
 
 def test_burako_play_against_ppo_search():
@@ -213,17 +144,8 @@ def test_burako_play_against_ppo_search():
 
     from burako_env.frontends.cli import app
     from burako_env.frontends.commands.play import split_bot_names
-    from burako_env.frontends.play import make_bots, play_game
 
-    game = Game("argentine", num_players=4, seed=1)
-    bots = make_bots(game, 0, [SMALL, "greedy", SMALL], seed=0)
-    lines = []
-
-    def read_move(prompt: str) -> str:
-        return str(int(game.legal_actions()[-1]))
-
-    res = play_game(game, 0, bots, read_move, lines.append)
-    assert res.finished and res.reason == "over"
+    lines = scripted_person_finishes(4, [SMALL, "greedy", SMALL])
     assert any("ppo_search" in line for line in lines)
 
     assert split_bot_names(f"{SMALL},greedy") == [SMALL, "greedy"]

@@ -592,24 +592,38 @@ def test_reload_resumes_and_tabs_are_separate(page, browser, server):
     other.context.close()
 
 
-def recorded_game(seed: int = 4) -> GameRecord:
-    game = Game("argentine", seed=seed)
+def recorded_game(
+    seed: int = 4,
+    num_players: int = 4,
+    seats: list[str] | None = None,
+    episode: str = "hand",
+    choices: list[int] | None = None,
+) -> GameRecord:
+    """An argentine game the random agent plays, recorded with the seat names ``seats``
+    (all "random" by default); ``choices``, a list, gets the steps where seat 0 has more
+    than two legal moves."""
+    game = Game("argentine", num_players=num_players, seed=seed, episode=episode)
     agent = make_agent("random", seed=seed)
     actions = []
     while not game.is_over():
+        seat = int(game.current_player[0])
+        if choices is not None and seat == 0 and game.legal_actions().size > 2:
+            choices.append(len(actions))
         obs = game.observe_one(int(game.current_player[0]))[None]
         a = int(agent.act(obs, game.legal_action_mask())[0])
         game.step_one(a)
         actions.append(a)
+    scores = game.match_scores if episode == "match" else game.hand_scores
     return GameRecord(
         variant="argentine",
-        num_players=4,
+        num_players=num_players,
         seed=seed,
         index=0,
-        seats=["random"] * 4,
+        seats=seats or ["random"] * num_players,
         actions=actions,
-        scores=[int(v) for v in game.hand_scores[0]],
+        scores=[int(v) for v in scores[0]],
         winner=int(game.winner[0]),
+        episode=episode,
     )
 
 
@@ -660,25 +674,7 @@ def test_watch_auto_play_jumps_and_the_replay_command(open_page, records_dir):
     """Watch on a phone: nothing scrolls sideways; auto-play at the fastest speed moves
     on by itself and pauses; "next hand" and "next turn of" a seat jump to where the
     record says; the seed, the seats and a `burako replay` command are shown."""
-    game = Game("argentine", num_players=2, seed=6, episode="match")
-    agent = make_agent("random", seed=6)
-    actions = []
-    while not game.is_over():
-        obs = game.observe_one(int(game.current_player[0]))[None]
-        a = int(agent.act(obs, game.legal_action_mask())[0])
-        game.step_one(a)
-        actions.append(a)
-    rec = GameRecord(
-        variant="argentine",
-        num_players=2,
-        seed=6,
-        index=0,
-        seats=["random", "greedy"],
-        actions=actions,
-        scores=[int(v) for v in game.match_scores[0]],
-        winner=int(game.winner[0]),
-        episode="match",
-    )
+    rec = recorded_game(6, num_players=2, seats=["random", "greedy"], episode="match")
     write_records(records_dir / "match.jsonl", [rec])
     page = open_page(PHONE, touch=True)
     page.goto(page.base_url + "#/watch?file=match.jsonl&game=0&step=0&viewer=all")
@@ -847,26 +843,9 @@ def test_watch_shows_a_recorded_expert_seat_thinking(page, records_dir):
     """Watching a record whose seat 0 is Expert (pimc): at a step where it acts, the
     panel shows the search of that position and the move the record plays next; at the
     other seat's step it says why there is nothing to show."""
-    game = Game("argentine", num_players=2, seed=8)
-    agent = make_agent("random", seed=8)
-    actions, steps = [], []
-    while not game.is_over():
-        if int(game.current_player[0]) == 0 and game.legal_actions().size > 2:
-            steps.append(len(actions))
-        obs = game.observe_one(int(game.current_player[0]))[None]
-        a = int(agent.act(obs, game.legal_action_mask())[0])
-        game.step_one(a)
-        actions.append(a)
-    rec = GameRecord(
-        variant="argentine",
-        num_players=2,
-        seed=8,
-        index=0,
-        seats=["pimc", "random"],
-        actions=actions,
-        scores=[int(v) for v in game.hand_scores[0]],
-        winner=int(game.winner[0]),
-    )
+    steps: list[int] = []
+    rec = recorded_game(8, num_players=2, seats=["pimc", "random"], choices=steps)
+    actions = rec.actions
     write_records(records_dir / "expert.jsonl", [rec])
     step = steps[len(steps) // 2]
     page.goto(page.base_url + f"#/watch?file=expert.jsonl&game=0&step={step}&viewer=all")
