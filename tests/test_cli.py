@@ -131,6 +131,22 @@ def test_bench_train_figures_and_engine_share():
     assert "| rollout (league mix) |" in table and "**game engine**" in table
 
 
+def test_bench_train_with_overlap_times_the_rollout_beside_the_update():
+    pytest.importorskip("torch")
+    from burako_env.frontends.bench import bench_train, format_train
+
+    res = bench_train("tiny", ["ppo.num_steps=8", "overlap=true"], num_envs=8, rounds=2)
+    assert res["overlap"] and res["update_threads_used"] == [1, 1]
+    # both run inside the iteration, on their own threads: it lasts at least the longer
+    assert res["iteration_seconds"] >= max(res["rollout_seconds"], res["update_seconds"])
+    assert abs(sum(res["shares"].values()) - 1) < 1e-9 and res["shares"]["learner"] > 0
+    table = format_train(res)
+    assert "overlap: the rollout beside the update" in table
+    assert "the rollout beside GAE + update" in table
+    serial = format_train(bench_train("tiny", ["ppo.num_steps=8"], num_envs=8, rounds=1))
+    assert "overlap" not in serial and "rollout + GAE + update" in serial
+
+
 def test_bench_train_cli():
     pytest.importorskip("torch")
     res = run("bench", "--api", "train", *TRAIN_BENCH)

@@ -649,6 +649,7 @@ def test_the_update_gives_the_same_network_on_one_and_two_threads(tmp_path):
         cfg = load_config(
             "argentine",
             [f"update_threads={threads}", "env.num_envs=256", "ppo.num_steps=16"]
+            + ["overlap=false"]  # beside the rollout thread the update keeps to one thread
             + ["imitation.env_steps=0"],
         )
         trainer = Trainer(cfg, tmp_path / str(threads))
@@ -686,3 +687,94 @@ def test_auto_update_threads_time_each_count_and_keep_the_fastest(monkeypatch):
     fixed = ppo.UpdateThreads(3)
     monkeypatch.setattr(ppo, "busy_cores", lambda: 0)
     assert fixed.choose() == 3
+
+
+# ------------------------------------------------------ overlap: the rollout beside the update
+OVERLAP = QUICK + ["overlap=true"]
+
+
+@pytest.fixture(scope="module")
+def overlapped(tmp_path_factory):
+    """The tiny run with ``overlap``: twice uninterrupted, and stopped after 2 updates (a
+    rollout collected beside update 2 then waits in the checkpoint) and resumed."""
+    root = tmp_path_factory.mktemp("overlap")
+    for name in ("a", "b"):
+        train(TINY, OVERLAP, run_dir=root / name, verbose=False)
+    train(TINY, OVERLAP, run_dir=root / "split", stop_after=2, verbose=False)
+    waiting = load_file(root / "split" / "checkpoints" / "last.pt")["trainer"]
+    assert waiting["collected"] and waiting["store"]["n"] > 0
+    train(run_dir=root / "split", resume=True, verbose=False)
+    return root
+
+
+def test_an_overlapped_run_is_fixed_by_its_seed_and_resumes_exactly(overlapped, runs):
+    ck = {n: load_file(overlapped / n / "checkpoints" / "last.pt") for n in ("a", "b", "split")}
+    for key in ("model", "optimizer", "league", "rng", "env", "trainer", "progress"):
+        assert _same(ck["a"][key], ck["b"][key]) == [], key
+        assert _same(ck["a"][key], ck["split"][key]) == [], key
+    evals = [(overlapped / n / "eval.jsonl").read_text() for n in ("a", "b", "split")]
+    assert evals[0] == evals[1] == evals[2] and evals[0]
+    assert ck["a"]["progress"]["global_step"] == 4 * 16 * 64  # the steps trained on
+    assert not ck["a"]["trainer"]["collected"]  # nothing is collected after the last update
+    # the setting changes the run (each rollout is played by the network one update older)
+    serial = load_file(runs[0] / "full" / "checkpoints" / "last.pt")
+    assert _same(ck["a"]["model"], serial["model"]) != []
+
+
+def test_the_overlapped_rollout_is_played_by_the_network_before_the_update(tmp_path):
+    from burako_env.training.ppo import Trainer
+
+    cfg = load_config(TINY, ["overlap=true", "imitation.env_steps=0"])
+    trainer = Trainer(cfg, tmp_path)
+    trainer.update = 1
+    trainer.collect_unless_collected()
+    first = trainer.store
+    before = copy.deepcopy(trainer.net.state_dict())
+    trainer.learn()  # update 1 on the first rollout, the second collected meanwhile
+    store = trainer.store
+    assert store is not first and trainer.collected
+    pending = int(np.count_nonzero(first.next[: first.n] < 0))  # stream heads carried over
+    rows = np.arange(pending, store.n)  # the second rollout's decisions
+    assert len(rows) > 100
+
+    def stored_logp_with(weights) -> torch.Tensor:
+        net = BurakoNet.from_spec(trainer.net.spec())
+        net.load_state_dict(weights)
+        legal, valid = store.lists(rows)
+        with torch.no_grad():
+            logp, _, _ = net.evaluate(
+                torch.from_numpy(store.obs[rows]),
+                legal,
+                valid,
+                torch.from_numpy(store.pick[rows]),
+                torch.from_numpy(store.hint[rows]),
+            )
+        return logp
+
+    saved = torch.from_numpy(store.logp[rows])
+    assert torch.allclose(stored_logp_with(before), saved, atol=1e-5)
+    assert not torch.allclose(stored_logp_with(trainer.net.state_dict()), saved, atol=1e-3)
+    # the next update trains on it, without collecting again
+    trainer.update = 2
+    trainer.collect_unless_collected()
+    assert trainer.store is store
+
+
+def test_a_run_resumes_with_or_without_overlap_from_the_others_checkpoint(overlapped, tmp_path):
+    import shutil
+
+    run = tmp_path / "switched"
+    shutil.copytree(overlapped / "split", run)
+    # back to update 2's checkpoint, whose store holds the rollout collected beside update 2
+    ck = run / "checkpoints"
+    shutil.copyfile(ck / "update_000002.pt", ck / "last.pt")
+    out = train(run_dir=run, resume=True, overrides=["overlap=false"], verbose=False)
+    assert out["update"] == 4 and out["global_step"] == 4 * 16 * 64
+    assert not load_file(ck / "last.pt")["trainer"]["collected"]
+
+
+def test_overlap_is_refused_on_ray_with_what_to_set(tmp_path):
+    from burako_env.training.distributed import DistributedTrainer
+
+    with pytest.raises(ConfigError, match="overlap"):
+        DistributedTrainer(load_config(TINY, ["overlap=true"]), tmp_path)

@@ -204,6 +204,14 @@ class TrainConfig:
     CPU), ``cpu``, ``cuda`` or ``cuda:N``. The games always run on the CPU (numba), and
     so does the network's input featurizer; rollouts batch every waiting game into one
     call. Results on a GPU differ from the CPU's in the last float bits."""
+    overlap: bool = False
+    """Collect the next rollout while the PPO update runs: a thread plays the games with a
+    copy of the network as it was before the update (one core, the update the other;
+    torch's and numba's threads 1 in the update), so an iteration takes the longer of the
+    two instead of their sum. Changes the run's results: every rollout is played by the
+    network one update older than without it (PPO's ratio corrects for it, as for the
+    epochs' own drift); a run with it is still fixed by its seed. Single-machine runs only
+    (not ``--ray``)."""
     init_policy: str | None = None
     """A policy file (or a run's checkpoint) whose network starts the run instead of a
     fresh one, to fine-tune it: it must have been trained for this table with these

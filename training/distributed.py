@@ -30,6 +30,7 @@ is the one the dead actor would have sent, so the run goes on unchanged.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +45,7 @@ except ImportError as exc:
 from burako_env.agents.network import BurakoNet
 from burako_env.envs.vector import VectorEnv
 from burako_env.training.checkpoint import CheckpointError, env_state, load_env_state
-from burako_env.training.config import TrainConfig, load_config
+from burako_env.training.config import ConfigError, TrainConfig, load_config
 from burako_env.training.league import League
 from burako_env.training.ppo import Trainer
 from burako_env.training.transitions import Transitions
@@ -96,6 +97,7 @@ class RolloutWorker(Trainer):
         self.num_players = self.env.num_players
         self.obs_size = self.env.observation_size
         self.net = BurakoNet.from_spec(spec)
+        self.actor = self.net  # the rollout's network: the learner's weights, sent each call
         self.league = League(cfg.league, spec, num_envs, self.num_players, self.rng, seed=cfg.seed)
         capacity = num_envs * cfg.ppo.num_steps + num_envs * self.num_players
         self.store = Transitions(capacity, self.obs_size)
@@ -103,7 +105,6 @@ class RolloutWorker(Trainer):
         self.ep_len = np.zeros(num_envs, np.int64)
         self.take_step(*self.env.reset())
         self.league.assign(np.arange(num_envs), self.rng)
-        self.global_step = 0
         self.stats: dict[str, list[float]] = {}
 
     # ------------------------------------------------------------ the calls
@@ -189,6 +190,11 @@ class DistributedTrainer(Trainer):
     def __init__(self, cfg: TrainConfig, run_dir: Path) -> None:
         from burako_env.distributed import require_ray
 
+        if cfg.overlap:
+            raise ConfigError(
+                "overlap: true applies to a run on one machine; on Ray the learner already "
+                "waits only for its workers (set overlap: false, or train without --ray)"
+            )
         super().__init__(cfg, run_dir)
         self.ray = require_ray()
         d = cfg.distributed
@@ -230,7 +236,8 @@ class DistributedTrainer(Trainer):
 
     # ------------------------------------------------------------ the rollout
     def collect(self) -> None:
-        cfg, store = self.cfg, self.store
+        started = time.perf_counter()
+        store = self.store
         weights = self.ray.put(weights_of(self.net))
         results = self._on_workers(lambda a: a.rollout.remote(weights), self._snapshot_dicts())
         store.n = 0
@@ -261,7 +268,10 @@ class DistributedTrainer(Trainer):
         self.worker_states = [res["state"] for res in results]
         self.batch_adv = np.concatenate(advs) if advs else np.zeros(0, np.float32)
         self.batch_returns = np.concatenate(rets) if rets else np.zeros(0, np.float32)
-        self.global_step += cfg.rollout_steps
+        self.rollout_seconds = time.perf_counter() - started
+
+    def collect_unless_collected(self) -> None:
+        self.collect()  # the workers hold their rollouts: a checkpoint never holds one
 
     def learn(self) -> dict:
         n = self.store.n

@@ -57,9 +57,11 @@ import math
 import os
 import random
 import shutil
+import threading
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -229,6 +231,24 @@ def check_same_network(theirs: dict, ours: dict, what: str) -> None:
         )
 
 
+class RolloutThread(threading.Thread):
+    """:meth:`Trainer.collect` on its own thread, beside the update (``overlap``): the
+    games' kernels and torch's ops release the GIL, so the two share the cores. numba's
+    threads are per thread: the rollout takes all the cores but the update's one."""
+
+    def __init__(self, trainer: Trainer) -> None:
+        super().__init__(name="burako-rollout", daemon=True)
+        self.trainer = trainer
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))
+        try:
+            self.trainer.collect()
+        except BaseException as exc:  # raised again on the learner's thread
+            self.error = exc
+
+
 class Trainer:
     """Everything a run holds; :meth:`run` is the loop (collect, update, log, save)."""
 
@@ -278,6 +298,18 @@ class Trainer:
 
         capacity = e.num_envs * cfg.ppo.num_steps + e.num_envs * self.num_players
         self.store = Transitions(capacity, self.obs_size, self.net.oracle_size)
+        #: the network that plays the rollouts: the learner itself, or with ``overlap`` a
+        #: copy taken before each update (the rollout thread plays while the learner trains)
+        self.actor = self.net
+        self.spare: Transitions | None = None  # with overlap: the next rollout's store
+        if cfg.overlap:
+            self.actor = BurakoNet.from_spec(self.net.spec()).to(self.device)
+            self.spare = Transitions(capacity, self.obs_size, self.net.oracle_size)
+        #: the store holds a rollout not yet trained on (overlap: the one collected
+        #: during the last update; either way after a checkpoint of an overlapped run)
+        self.collected = False
+        self.rollout_seconds = 0.0  # the last collect()'s wall time, whichever thread ran it
+        self.update_seconds = 0.0  # the last PPO update's (its epochs only)
         self.last = np.full((e.num_envs, self.num_players), -1, np.int64)  # stream heads
         self.ep_len = np.zeros(e.num_envs, np.int64)
         self.take_step(*self.env.reset())
@@ -310,11 +342,12 @@ class Trainer:
 
     def collect(self) -> None:
         """``num_steps`` env steps of every game; the learner's decisions are stored."""
-        cfg, env, league, store = self.cfg, self.env, self.league, self.store
+        started = time.perf_counter()
+        cfg, env, league, store, net = self.cfg, self.env, self.league, self.store, self.actor
         num_envs, num_players = len(self.last), self.num_players
         actions = np.empty(num_envs, np.int64)
         rows_all = np.arange(num_envs)
-        self.net.eval()
+        net.eval()
         for _ in range(cfg.ppo.num_steps):
             obs, mask, seat = self.obs, self.mask, self.seat
             learner = league.learner_seat_mask(seat)
@@ -324,11 +357,11 @@ class Trainer:
                 legal, valid = padded(ids, counts)
                 obs_rows = torch.from_numpy(obs[rows])
                 oracle = None
-                if self.net.oracle_size:  # the hidden hands: training's heads only
+                if net.oracle_size:  # the hidden hands: training's heads only
                     oracle = oracle_inputs(env.game.state.hands, rows, seat)
                 with torch.inference_mode():
-                    hint = self.net.hints(obs_rows, legal, valid, mask[rows])
-                    a, pick, logp, value = self.net.act(
+                    hint = net.hints(obs_rows, legal, valid, mask[rows])
+                    a, pick, logp, value = net.act(
                         obs_rows,
                         legal,
                         valid,
@@ -365,7 +398,6 @@ class Trainer:
                 failed = self._minimum_extra(rows, seat) > failed_before
                 store.reward[idx[failed]] -= cfg.ppo.failed_opening_penalty
             self.take_step(obs, mask, info)
-            self.global_step += num_envs
             self.ep_len += 1
 
             # rewards reach each seat's latest transition; an episode's end closes them
@@ -384,6 +416,8 @@ class Trainer:
                 league.record(ended, info["winner"][ended])
                 league.assign(ended, self.rng)
                 self.ep_len[ended] = 0
+        self.collected = True
+        self.rollout_seconds = time.perf_counter() - started
 
     def _minimum_extra(self, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """What failed first melds have added to the minimum of the team of ``seat`` in
@@ -400,14 +434,47 @@ class Trainer:
         self.stats.setdefault("hand_length", []).extend(self.ep_len[ended].tolist())
 
     # ------------------------------------------------------------ update
+    def collect_unless_collected(self) -> None:
+        """The rollout the next update trains on: :meth:`collect`, unless the store holds
+        one already (collected beside the last update, or restored from a checkpoint)."""
+        if not self.collected:
+            self.actor.load_state_dict(self.net.state_dict())  # a no-op without overlap
+            self.collect()
+
     def learn(self) -> dict:
-        """GAE along the streams, then PPO epochs over the trainable transitions."""
-        n = self.store.n
+        """GAE along the streams, then PPO epochs over the trainable transitions; with
+        ``overlap``, the next rollout collected meanwhile (but after the run's last update)."""
+        n, store = self.store.n, self.store
         adv, returns, train_idx = self.advantages()
-        scalars = self.ppo_update(adv, returns, train_idx)
-        self.keep_pending()
+        # the minibatches are drawn before the rollout thread draws its opponents from the
+        # same generator, so the draws keep one order
+        orders = self.minibatch_orders(train_idx)
+        rollout = None
+        if self.cfg.overlap and self.update < self.cfg.num_updates:
+            self.keep_pending(into=self.spare)
+            self.store, self.spare = self.spare, store
+            self.actor.load_state_dict(self.net.state_dict())
+            torch.set_num_threads(1)
+            rollout = RolloutThread(self)
+            rollout.start()
+        try:
+            scalars = self.ppo_update(adv, returns, train_idx, orders, store)
+        finally:
+            if rollout is not None:
+                rollout.join()
+                torch.set_num_threads(self.cfg.torch_threads)
+        if rollout is None:
+            self.keep_pending()
+            self.collected = False
+        elif rollout.error is not None:
+            raise rollout.error
         scalars["charts/pending_transitions"] = float(n - len(train_idx))
         return scalars
+
+    def minibatch_orders(self, train_idx: np.ndarray) -> list[np.ndarray]:
+        """Each PPO epoch's order of the trainable rows (drawn from the run's generator)."""
+        m = len(train_idx)
+        return [train_idx[self.rng.permutation(m)] for _ in range(self.cfg.ppo.update_epochs)]
 
     def advantages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """GAE along the streams of the stored rollout: ``(adv, returns, trainable rows)``."""
@@ -427,28 +494,45 @@ class Trainer:
         )
         return adv, adv + store.value[:n], np.flatnonzero(trainable)
 
-    def keep_pending(self) -> None:
-        """Pending transitions (the stream heads) move to the front of the store for the
-        next rollout; the rest is dropped."""
+    def keep_pending(self, into: Transitions | None = None) -> None:
+        """Pending transitions (the stream heads) move to the front of the store (or of
+        ``into``) for the next rollout; the rest is dropped."""
         n = self.store.n
         heads = self.last[self.last >= 0]
         order = np.sort(heads)
         remap = np.full(max(n, 1), -1, np.int64)
         remap[order] = np.arange(len(order))
         self.last[self.last >= 0] = remap[self.last[self.last >= 0]]
-        self.store.keep_only(order)
+        self.store.keep_only(order, into)
 
-    def ppo_update(self, adv: np.ndarray, returns: np.ndarray, train_idx: np.ndarray) -> dict:
-        """PPO epochs over the stored transitions ``train_idx`` (advantages ``adv``, returns
-        ``returns``, indexed by store row); the update's scalars."""
-        cfg, p, store = self.cfg, self.cfg.ppo, self.store
+    def ppo_update(
+        self,
+        adv: np.ndarray,
+        returns: np.ndarray,
+        train_idx: np.ndarray,
+        orders: list[np.ndarray] | None = None,
+        store: Transitions | None = None,
+    ) -> dict:
+        """PPO epochs over the transitions ``train_idx`` of ``store`` (the trainer's by
+        default; advantages ``adv``, returns ``returns``, indexed by store row), in the
+        epochs' ``orders`` (:meth:`minibatch_orders` when None); the update's scalars."""
+        cfg, p = self.cfg, self.cfg.ppo
+        store = self.store if store is None else store
+        if orders is None:
+            orders = self.minibatch_orders(train_idx)
         # learning-rate annealing: linear from lr to 0 over the run
         frac = 1.0 - (self.update - 1.0) / cfg.num_updates if p.anneal_lr else 1.0
         lr = frac * p.lr
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
-        torch.set_num_threads(self.update_threads.choose())
+        # beside the rollout thread the update keeps to one core (its results do not
+        # depend on its threads: test_the_update_gives_the_same_network_...)
+        overlapped = cfg.overlap
+        torch.set_num_threads(1 if overlapped else self.update_threads.choose())
+        numba_threads = numba.get_num_threads()
+        if overlapped:
+            numba.set_num_threads(1)
         started = time.perf_counter()
         self.net.train()
         m = len(train_idx)
@@ -459,8 +543,7 @@ class Trainer:
         def tensor(values: np.ndarray) -> torch.Tensor:  # on the network's device
             return torch.from_numpy(values).to(self.device)
 
-        for _epoch in range(p.update_epochs):
-            order = train_idx[self.rng.permutation(m)]
+        for order in orders:
             for start in range(0, m, mb_size):
                 mb = np.sort(order[start : start + mb_size])
                 obs = torch.from_numpy(store.obs[mb])
@@ -511,8 +594,12 @@ class Trainer:
             if p.target_kl is not None and approx_kl > p.target_kl:
                 break
 
-        self.update_threads.record(time.perf_counter() - started, m)
-        torch.set_num_threads(cfg.torch_threads)
+        self.update_seconds = time.perf_counter() - started
+        if overlapped:
+            numba.set_num_threads(numba_threads)  # torch's: set back after the rollout's join
+        else:
+            self.update_threads.record(self.update_seconds, m)
+            torch.set_num_threads(cfg.torch_threads)
         y_pred, y_true = store.value[train_idx], returns[train_idx]
         var_y = float(np.var(y_true)) if m else 0.0
         explained_var = math.nan if var_y == 0 else 1.0 - float(np.var(y_true - y_pred)) / var_y
@@ -653,6 +740,7 @@ class Trainer:
                 "last": torch.from_numpy(self.last.copy()),
                 "ep_len": torch.from_numpy(self.ep_len.copy()),
                 "store": self.store.state_dict(),
+                "collected": self.collected,  # the store holds a rollout to train on
             },
         }
 
@@ -670,6 +758,7 @@ class Trainer:
         self.last[...] = tr["last"].numpy()
         self.ep_len[...] = tr["ep_len"].numpy()
         self.store.load_state_dict(tr["store"])
+        self.collected = bool(tr.get("collected", False))
 
     def save(self, best: bool = False) -> None:
         ck = self.run_dir / "checkpoints"
@@ -786,17 +875,18 @@ class Trainer:
                 self.update += 1
                 done_here += 1
                 c0, t0 = seconds_compiling(), time.perf_counter()
-                self.collect()
+                self.collect_unless_collected()  # with overlap: collected beside the last
                 c1, t1 = seconds_compiling(), time.perf_counter()
                 scalars = self.learn()
                 c2, t2 = seconds_compiling(), time.perf_counter()
+                self.global_step += cfg.rollout_steps  # the env steps trained on so far
                 # rates of warm code: a first update on a cold cache compiles kernels
                 t1, t2 = t1 - (c1 - c0), t2 - (c2 - c0)
                 if self.update % cfg.league.snapshot_every == 0:
                     self.add_snapshot()
                 steps = cfg.rollout_steps
                 scalars["charts/steps_per_second"] = steps / (t2 - t0)
-                scalars["charts/rollout_steps_per_second"] = steps / (t1 - t0)
+                scalars["charts/rollout_steps_per_second"] = steps / max(self.rollout_seconds, 1e-9)
                 scalars["charts/update_seconds"] = t2 - t1
                 for key, values in self.stats.items():
                     if values:

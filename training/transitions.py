@@ -89,21 +89,24 @@ class Transitions:
         gather_lists(self.flat, self.offsets, rows, out, cnt)
         return padded(out, cnt)
 
-    def keep_only(self, rows: np.ndarray) -> None:
-        """Move transitions ``rows`` (ascending) to the front; drop the rest."""
+    def keep_only(self, rows: np.ndarray, into: Transitions | None = None) -> None:
+        """Move transitions ``rows`` (ascending) to the front of ``into`` (this store when
+        None; another of the same capacity for the overlapped rollout); drop the rest."""
+        out = self if into is None else into
         k = len(rows)
         counts = self.offsets[rows + 1] - self.offsets[rows]
         pieces = [self.flat[self.offsets[r] : self.offsets[r + 1]] for r in rows]
         flat = np.concatenate(pieces) if k else np.zeros(0, np.int16)
-        self.obs[:k] = self.obs[rows]
+        out.obs[:k] = self.obs[rows]
         for name in self.FIELDS:
-            arr = getattr(self, name)
-            arr[:k] = arr[rows]
-        self.next[:k] = -1
-        self.offsets[0] = 0
-        self.offsets[1 : k + 1] = np.cumsum(counts)
-        self.flat[: len(flat)] = flat
-        self.n = k
+            getattr(out, name)[:k] = getattr(self, name)[rows]
+        out.next[:k] = -1
+        out.offsets[0] = 0
+        out.offsets[1 : k + 1] = np.cumsum(counts)
+        if len(flat) > len(out.flat):
+            out.flat = np.resize(out.flat, 2 * len(flat))
+        out.flat[: len(flat)] = flat
+        out.n = k
 
     def state_dict(self) -> dict:
         n = self.n

@@ -567,7 +567,10 @@ def bench_train(
             net.act = clocks.wrap("learner", net.act)
             net.hints = clocks.wrap("hint", net.hints)
             trainer.advantages = clocks.wrap("gae", trainer.advantages)
-            trainer.collect()  # warm-up: compiles (or loads) the kernels, fills caches
+            if trainer.actor is not net:  # overlap: the rollout thread's copy
+                trainer.actor.act = clocks.wrap("learner", trainer.actor.act)
+                trainer.actor.hints = clocks.wrap("hint", trainer.actor.hints)
+            trainer.collect_unless_collected()  # warm-up: compiles the kernels, fills caches
             trainer.learn()
             for _, frozen in league.snapshots:
                 frozen.act = clocks.wrap("snapshots", frozen.act)
@@ -578,29 +581,32 @@ def bench_train(
             for _ in range(rounds):
                 c0 = dict(clocks.seconds)
                 t0 = time.perf_counter()
-                trainer.collect()
+                trainer.collect_unless_collected()  # with overlap: done beside the last update
                 t1 = time.perf_counter()
-                c1 = dict(clocks.seconds)
                 trainer.learn()
                 t2 = time.perf_counter()
-                gae = clocks.seconds["gae"] - c1["gae"]
-                times["rollout"].append(t1 - t0)
-                times["update"].append(t2 - t1 - gae)
+                c2 = dict(clocks.seconds)
+                gae = c2["gae"] - c0["gae"]
+                rollout = trainer.rollout_seconds  # on its thread, with overlap
+                times["rollout"].append(rollout)
+                times["update"].append(trainer.update_seconds if cfg.overlap else t2 - t1 - gae)
                 times["iteration"].append(t2 - t0)
+                # the parts add up to the busy time: the wall time without overlap, the
+                # rollout's and the update's seconds together with it
                 inside = 0.0  # the calls collect() made, each on its clock
                 for name in ("env", "heuristics", "learner", "hint", "snapshots"):
-                    parts[name] += c1[name] - c0[name]
-                    inside += c1[name] - c0[name]
-                parts["rollout_rest"] += (t1 - t0) - inside
+                    parts[name] += c2[name] - c0[name]
+                    inside += c2[name] - c0[name]
+                parts["rollout_rest"] += rollout - inside
                 parts["gae"] += gae
-                parts["update"] += t2 - t1 - gae
-                used.append(trainer.update_threads.chosen)
+                parts["update"] += (t2 - t1 - gae) if not cfg.overlap else trainer.update_seconds
+                used.append(1 if cfg.overlap else trainer.update_threads.chosen)
             snapshots = len(league.snapshots)
     finally:
         torch.set_num_threads(threads_before)
     steps = cfg.rollout_steps
     median = {k: statistics.median(v) for k, v in times.items()}
-    total = sum(times["iteration"])
+    total = sum(parts.values())
     shares = {k: v / total for k, v in parts.items()}
     return {
         "api": "train",
@@ -615,6 +621,7 @@ def bench_train(
         "torch_threads": cfg.torch_threads,
         "update_threads": cfg.update_threads,
         "update_threads_used": used,
+        "overlap": cfg.overlap,
         "numba_threads": numba.get_num_threads(),
         "torch": torch.__version__,
         "machine": machine(),
@@ -657,6 +664,9 @@ def format_train(res: dict) -> str:
     """:func:`bench_train`'s result as a settings line and two tables: the figures, and
     where the iteration's time goes."""
     league = ", ".join(f"{k} {v:g}" for k, v in res["league"].items())
+    overlap = res.get("overlap", False)
+    how = "the rollout beside GAE + update" if overlap else "rollout + GAE + update"
+    whose = "the rollout's and the update's time" if overlap else "the iteration's wall time"
     lines = [
         f"config {res['config']} (name {res['name']}): {res['variant']}, {res['players']} "
         f"players; num_envs {res['num_envs']:,} x num_steps {res['num_steps']} = "
@@ -664,7 +674,8 @@ def format_train(res: dict) -> str:
         "iteration(s) after a warm-up",
         f"torch {res['torch']}: torch threads {res['torch_threads']} (rollout), update "
         f"threads {res['update_threads']} (used: {', '.join(map(str, res['update_threads_used']))}"
-        f"); numba threads {res['numba_threads']}",
+        f"); numba threads {res['numba_threads']}"
+        + ("; overlap: the rollout beside the update, one core each" if overlap else ""),
         f"league: {league}; snapshots kept {res['snapshots_kept']}",
         "",
         "| measure | env steps/s | s per iteration |",
@@ -672,10 +683,10 @@ def format_train(res: dict) -> str:
         f"| rollout (league mix) | {res['rollout_steps_per_s']:,.0f} "
         f"| {res['rollout_seconds']:.3f} |",
         f"| PPO update | {res['update_steps_per_s']:,.0f} | {res['update_seconds']:.3f} |",
-        f"| **whole iteration** (rollout + GAE + update) | "
+        f"| **whole iteration** ({how}) | "
         f"**{res['iteration_steps_per_s']:,.0f}** | {res['iteration_seconds']:.3f} |",
         "",
-        "| share of the iteration's wall time | share |",
+        f"| share of {whose} | share |",
         "|---|---|",
     ]
     for keys, label in _TRAIN_ROWS:
