@@ -479,8 +479,8 @@ def test_each_variant_has_a_hint_free_config_that_keeps_its_unseen_opponents_uns
 
 def test_burako_train_runs_the_shipped_policys_recipe_by_default():
     """With no --config, `burako train` runs argentine.yaml, the hint-free recipe that the
-    shipped 4-player argentine policy came from (docs/TRAINING.md, run F), within the
-    2-hour budget's 32 M env steps."""
+    shipped 4-player argentine policy came from (docs/TRAINING.md: run F, and run G with
+    the oracle critic set on it), within the 2-hour budget's 32 M env steps."""
     import inspect
 
     from burako_env.frontends.commands.train import train
