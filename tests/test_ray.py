@@ -189,6 +189,19 @@ def test_a_second_identical_run_matches(ray_runs, tmp_path):
     assert again["eval"] == full["eval"]
 
 
+def test_overlap_is_left_aside_on_ray(ray_runs, tmp_path):
+    """The shipped configs set ``overlap``; on Ray the rollouts are the workers', so the
+    run is the one without it, number for number."""
+    root, full, _ = ray_runs
+    run = tmp_path / "overlap"
+    out = train(TINY, RAY_TINY + ["overlap=true"], run_dir=run, verbose=False, ray=True)
+    a = load_file(root / "full" / "checkpoints" / "last.pt")
+    b = load_file(run / "checkpoints" / "last.pt")
+    assert "overlap: true" in (run / "config.yaml").read_text()  # as asked; left aside
+    assert _differences(a, b) == []
+    assert out["eval"] == full["eval"]
+
+
 def test_resuming_in_the_other_mode_is_refused(ray_runs):
     root, _, _ = ray_runs
     with pytest.raises(CheckpointError, match="resume it with --ray"):

@@ -771,10 +771,3 @@ def test_a_run_resumes_with_or_without_overlap_from_the_others_checkpoint(overla
     out = train(run_dir=run, resume=True, overrides=["overlap=false"], verbose=False)
     assert out["update"] == 4 and out["global_step"] == 4 * 16 * 64
     assert not load_file(ck / "last.pt")["trainer"]["collected"]
-
-
-def test_overlap_is_refused_on_ray_with_what_to_set(tmp_path):
-    from burako_env.training.distributed import DistributedTrainer
-
-    with pytest.raises(ConfigError, match="overlap"):
-        DistributedTrainer(load_config(TINY, ["overlap=true"]), tmp_path)

@@ -210,8 +210,8 @@ class TrainConfig:
     torch's and numba's threads 1 in the update), so an iteration takes the longer of the
     two instead of their sum. Changes the run's results: every rollout is played by the
     network one update older than without it (PPO's ratio corrects for it, as for the
-    epochs' own drift); a run with it is still fixed by its seed. Single-machine runs only
-    (not ``--ray``)."""
+    epochs' own drift); a run with it is still fixed by its seed. A run on Ray (``--ray``)
+    leaves it aside: its rollouts are the workers'."""
     init_policy: str | None = None
     """A policy file (or a run's checkpoint) whose network starts the run instead of a
     fresh one, to fine-tune it: it must have been trained for this table with these

@@ -30,6 +30,7 @@ is the one the dead actor would have sent, so the run goes on unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -45,7 +46,7 @@ except ImportError as exc:
 from burako_env.agents.network import BurakoNet
 from burako_env.envs.vector import VectorEnv
 from burako_env.training.checkpoint import CheckpointError, env_state, load_env_state
-from burako_env.training.config import ConfigError, TrainConfig, load_config
+from burako_env.training.config import TrainConfig, load_config
 from burako_env.training.league import League
 from burako_env.training.ppo import Trainer
 from burako_env.training.transitions import Transitions
@@ -190,11 +191,9 @@ class DistributedTrainer(Trainer):
     def __init__(self, cfg: TrainConfig, run_dir: Path) -> None:
         from burako_env.distributed import require_ray
 
-        if cfg.overlap:
-            raise ConfigError(
-                "overlap: true applies to a run on one machine; on Ray the learner already "
-                "waits only for its workers (set overlap: false, or train without --ray)"
-            )
+        # `overlap` is one machine's setting (the shipped configs set it): on Ray the
+        # rollouts are the workers', so the learner plays none beside its update
+        cfg = dataclasses.replace(cfg, overlap=False)
         super().__init__(cfg, run_dir)
         self.ray = require_ray()
         d = cfg.distributed
