@@ -438,7 +438,8 @@ class Trainer:
         """The rollout the next update trains on: :meth:`collect`, unless the store holds
         one already (collected beside the last update, or restored from a checkpoint)."""
         if not self.collected:
-            self.actor.load_state_dict(self.net.state_dict())  # a no-op without overlap
+            if self.actor is not self.net:  # overlap: the copy plays the current weights
+                self.actor.load_state_dict(self.net.state_dict())
             self.collect()
 
     def learn(self) -> dict:

@@ -588,8 +588,9 @@ def bench_train(
                 c2 = dict(clocks.seconds)
                 gae = c2["gae"] - c0["gae"]
                 rollout = trainer.rollout_seconds  # on its thread, with overlap
+                update = trainer.update_seconds if cfg.overlap else t2 - t1 - gae
                 times["rollout"].append(rollout)
-                times["update"].append(trainer.update_seconds if cfg.overlap else t2 - t1 - gae)
+                times["update"].append(update)
                 times["iteration"].append(t2 - t0)
                 # the parts add up to the busy time: the wall time without overlap, the
                 # rollout's and the update's seconds together with it
@@ -599,7 +600,7 @@ def bench_train(
                     inside += c2[name] - c0[name]
                 parts["rollout_rest"] += rollout - inside
                 parts["gae"] += gae
-                parts["update"] += (t2 - t1 - gae) if not cfg.overlap else trainer.update_seconds
+                parts["update"] += update
                 used.append(1 if cfg.overlap else trainer.update_threads.chosen)
             snapshots = len(league.snapshots)
     finally:
