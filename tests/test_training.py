@@ -614,6 +614,37 @@ def test_init_policy_starts_the_run_from_a_policy_file_and_refuses_a_foreign_one
         train(run_dir=tmp_path / "ft", overrides=["network.hidden=48"], resume=True)
 
 
+def test_init_policy_adds_or_leaves_out_the_training_only_heads(runs, tmp_path):
+    """A policy fine-tunes with an oracle critic it was not trained with: its weights
+    start the run, the critic's head starts fresh; a file with such a head starts a run
+    without one (the head left out). Any other difference is still refused."""
+    root, _, _ = runs
+    policy = root / "full" / "policy.pt"
+    given = load_file(policy)["model"]
+    assert not any(k.startswith("oracle_") for k in given)
+    train(
+        TINY, QUICK + [f"init_policy={policy}", "network.oracle_critic=true"],
+        run_dir=tmp_path / "oracle", stop_after=0, verbose=False,
+    )  # fmt: skip
+    start = load_file(tmp_path / "oracle" / "checkpoints" / "last.pt")
+    added = set(start["model"]) - set(given)
+    assert added and all(k.startswith(("oracle_enc.", "oracle_head.")) for k in added)
+    assert all(torch.equal(start["model"][k], given[k]) for k in given)
+    train(
+        TINY, QUICK + [f"init_policy={tmp_path / 'oracle' / 'checkpoints' / 'last.pt'}"],
+        run_dir=tmp_path / "back", stop_after=0, verbose=False,
+    )  # fmt: skip
+    back = load_file(tmp_path / "back" / "checkpoints" / "last.pt")["model"]
+    assert set(back) == set(given)
+    assert all(torch.equal(back[k], given[k]) for k in given)
+    with pytest.raises(CheckpointError, match=re.escape("another network (hidden 32 here 48)")):
+        train(
+            TINY, QUICK + [f"init_policy={policy}", "network.oracle_critic=true",
+                           "network.hidden=48"], run_dir=tmp_path / "x",
+        )  # fmt: skip
+    assert not (tmp_path / "x").exists()
+
+
 def test_device_auto_trains_where_torch_sees_a_gpu_and_a_missing_gpu_is_named(tmp_path):
     """``device: auto`` is the CPU here (no GPU in CI) and CUDA where torch sees one;
     asking for a GPU that torch does not see is a ConfigError saying what to set."""

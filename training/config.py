@@ -215,8 +215,10 @@ class TrainConfig:
     init_policy: str | None = None
     """A policy file (or a run's checkpoint) whose network starts the run instead of a
     fresh one, to fine-tune it: it must have been trained for this table with these
-    ``network`` settings, and the imitation warm start is skipped. Read once, when the
-    run starts (a resume reads its own checkpoint)."""
+    ``network`` settings, but for the training-only heads (``oracle_critic``,
+    ``hidden_cards``), which start fresh when the file has none and are left out when the
+    config has none; the imitation warm start is skipped. Read once, when the run starts
+    (a resume reads its own checkpoint)."""
     runs_dir: str = "runs"
     """Parent folder of run folders."""
     checkpoint_every: int = 10

@@ -217,6 +217,10 @@ def load_rng_state(state: dict, rng: np.random.Generator, generator: torch.Gener
 
 
 # ---------------------------------------------------------------- the trainer
+#: the network keys of heads that only training reads (``BurakoNet``'s oracle inputs)
+TRAINING_ONLY_HEADS = ("oracle_critic", "hidden_cards")
+
+
 def check_same_network(theirs: dict, ours: dict, what: str) -> None:
     """CheckpointError naming the keys where a file's network spec (``theirs``) differs
     from the one the config builds (``ours``)."""
@@ -329,8 +333,16 @@ class Trainer:
         when the file is unreadable, of another table or of another network."""
         net, data = load_network(path)
         check_policy_table(data["variant"], self.env.variant, self.obs_size, path)
-        check_same_network(net.spec(), self.net.spec(), f"init_policy {str(path)!r}")
-        self.net.load_state_dict(net.state_dict())
+        # the training-only heads (they never reach the logits) may be added, fresh, or
+        # left out: a shipped policy can be fine-tuned with an oracle critic
+        theirs, ours = net.spec(), self.net.spec()
+        for key in TRAINING_ONLY_HEADS:
+            theirs.pop(key, None), ours.pop(key, None)
+        check_same_network(theirs, ours, f"init_policy {str(path)!r}")
+        weights = net.state_dict()
+        own = self.net.state_dict()
+        own.update({k: v for k, v in weights.items() if k in own})
+        self.net.load_state_dict(own)
         self.from_policy = True
 
     # ------------------------------------------------------------ rollout
