@@ -1,14 +1,17 @@
-"""What an afternoon buys: a run's win rate against one opponent over env steps and over
-wall-clock minutes, from its own logs.
+"""What an afternoon buys: runs' win rates against one opponent over env steps and over
+wall-clock minutes, from their own logs.
 
     .venv/bin/python scripts/plot_compute_strength.py --run runs/fast-arg \\
-        --opponent discard_table --out docs/img/compute_strength.png \\
+        --run runs/oracle-ft@32.0:63 --opponent discard_table \\
+        --out docs/img/compute_strength.png \\
         --point "shipped policy, 4,000 hands=32.0:0.616:0.601:0.631"
 
-``--run``: a ``burako train`` run folder (``eval.jsonl`` for the evaluations, the
-TensorBoard log for when each one ended; the clock starts when the warm start began).
-``--point LABEL=MSTEPS:RATE:LOW:HIGH``: a measured point known by its env steps only
-(drawn on the steps panel). Prints the table it plots.
+``--run PATH``: a ``burako train`` run folder (``eval.jsonl`` for the evaluations, the
+TensorBoard log for when each one ended; the clock starts when the warm start began), one
+curve each; ``PATH@MSTEPS:MINUTES`` draws it after that many million env steps and minutes,
+for a run that fine-tunes another's policy (``init_policy``). ``--point
+LABEL=MSTEPS:RATE:LOW:HIGH``: a measured point known by its env steps only (drawn on the
+steps panel). Prints the table it plots.
 """
 
 from __future__ import annotations
@@ -50,21 +53,40 @@ def run_curve(run: Path, opponent: str) -> list[dict]:
     return rows
 
 
+def shifted_curve(spec: str, opponent: str) -> tuple[str, list[dict]]:
+    """``(label, rows)`` of ``PATH`` or ``PATH@MSTEPS:MINUTES`` (the rows moved by both)."""
+    path, _, shift = spec.partition("@")
+    msteps = minutes = 0.0
+    if shift:
+        try:
+            msteps, minutes = (float(v) for v in shift.split(":"))
+        except ValueError:
+            raise SystemExit(f"--run {spec!r}: write PATH@MSTEPS:MINUTES, e.g. runs/ft@32.0:63")
+    rows = run_curve(Path(path), opponent)
+    for r in rows:
+        r["msteps"] += msteps
+        r["minutes"] += minutes
+    label = Path(path).name + (f" (after {msteps:g} M steps, {minutes:g} min)" if shift else "")
+    return label, rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--run", type=Path, required=True)
+    ap.add_argument("--run", action="append", required=True, help="PATH or PATH@MSTEPS:MINUTES")
     ap.add_argument("--opponent", default="discard_table")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--point", action="append", default=[], help="LABEL=MSTEPS:RATE:LOW:HIGH")
     args = ap.parse_args()
 
-    rows = run_curve(args.run, args.opponent)
-    print(f"{'M env steps':>11} {'minutes':>8} {'win rate':>9}  95% interval  hands")
-    for r in rows:
-        print(
-            f"{r['msteps']:11.1f} {r['minutes']:8.1f} {r['rate']:9.3f}  "
-            f"[{r['low']:.3f}, {r['high']:.3f}]  {r['hands']}"
-        )
+    curves = [shifted_curve(spec, args.opponent) for spec in args.run]
+    for label, rows in curves:
+        print(label)
+        print(f"{'M env steps':>11} {'minutes':>8} {'win rate':>9}  95% interval  hands")
+        for r in rows:
+            print(
+                f"{r['msteps']:11.1f} {r['minutes']:8.1f} {r['rate']:9.3f}  "
+                f"[{r['low']:.3f}, {r['high']:.3f}]  {r['hands']}"
+            )
 
     import matplotlib
 
@@ -76,10 +98,11 @@ def main() -> None:
         (axes[0], "msteps", "env steps (millions)"),
         (axes[1], "minutes", "wall-clock minutes on this 2-core machine"),
     ):
-        xs = [r[key] for r in rows]
-        ys = [r["rate"] for r in rows]
-        err = [[r["rate"] - r["low"] for r in rows], [r["high"] - r["rate"] for r in rows]]
-        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=args.run.name)
+        for name, rows in curves:
+            xs = [r[key] for r in rows]
+            ys = [r["rate"] for r in rows]
+            err = [[r["rate"] - r["low"] for r in rows], [r["high"] - r["rate"] for r in rows]]
+            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
         ax.axhline(0.5, color="grey", lw=0.8, ls=":")
         ax.set_xlabel(label)
         ax.grid(alpha=0.3)
@@ -93,11 +116,10 @@ def main() -> None:
             marker="s",
             capsize=3,
             label=name,
-            color="black",
         )
     axes[0].set_ylabel(f"win rate against {args.opponent}")
     axes[0].legend(fontsize=8, loc="lower right")
-    fig.suptitle(f"Compute against strength: the argentine recipe against {args.opponent}")
+    fig.suptitle(f"Compute against strength: argentine recipes against {args.opponent}")
     fig.tight_layout()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=110)
