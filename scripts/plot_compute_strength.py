@@ -61,7 +61,8 @@ def shifted_curve(spec: str, opponent: str) -> tuple[str, list[dict]]:
         try:
             msteps, minutes = (float(v) for v in shift.split(":"))
         except ValueError:
-            raise SystemExit(f"--run {spec!r}: write PATH@MSTEPS:MINUTES, e.g. runs/ft@32.0:63")
+            example = "runs/ft@32.0:63"
+            raise SystemExit(f"--run {spec!r}: write PATH@MSTEPS:MINUTES, e.g. {example}") from None
     rows = run_curve(Path(path), opponent)
     for r in rows:
         r["msteps"] += msteps
