@@ -336,13 +336,13 @@ class Trainer:
         # the training-only heads (they never reach the logits) may be added, fresh, or
         # left out: a shipped policy can be fine-tuned with an oracle critic
         theirs, ours = net.spec(), self.net.spec()
-        for key in TRAINING_ONLY_HEADS:
-            theirs.pop(key, None), ours.pop(key, None)
+        for spec in (theirs, ours):
+            for key in TRAINING_ONLY_HEADS:
+                spec.pop(key, None)
         check_same_network(theirs, ours, f"init_policy {str(path)!r}")
-        weights = net.state_dict()
-        own = self.net.state_dict()
-        own.update({k: v for k, v in weights.items() if k in own})
-        self.net.load_state_dict(own)
+        weights = self.net.state_dict()
+        weights.update({k: v for k, v in net.state_dict().items() if k in weights})
+        self.net.load_state_dict(weights)
         self.from_policy = True
 
     # ------------------------------------------------------------ rollout
