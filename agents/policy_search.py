@@ -39,8 +39,16 @@ Settings, in the agent's name (``ppo_search:k=48,top=4``) or as keyword argument
   ``objective=win``, whose values are 0 to 1, give it in those units, say 0.02).
 * ``z``: standard errors the gain (with the prior's term) must exceed (default 0.5:
   ``pimc``'s 1.0 was a little weaker here, docs/STRATEGIES.md).
-* ``rollout``, ``objective``, ``budget_ms``, ``threads``: as ``pimc``'s
-  (:mod:`burako_env.agents.pimc`; defaults ``discard_table``, ``margin``, 100, 1). The
+* ``rollout``: as ``pimc``'s (default ``discard_table``, compiled), or ``policy``: the
+  policy itself plays every seat of the determinizations, ``depth`` moves deep (its
+  argmax, all the rollouts of a round in one batch, one network call a move), and a
+  hand still going is valued by the policy's value head for the player to act (an
+  estimate of the hand's result, so ``objective=win`` is required, with ``prior`` in
+  win units).
+* ``depth``: the moves of a ``rollout=policy`` rollout before its leaf is valued
+  (default 8; 0: the value head right after the candidate).
+* ``objective``, ``budget_ms``, ``threads``: as ``pimc``'s
+  (:mod:`burako_env.agents.pimc`; defaults ``margin``, 100, 1). The
   budget bounds a decision's wall clock (the round past it ends the search); with a
   binding budget the play depends on the machine's speed, ``budget_ms=0`` plays the
   same on any machine for a seed (the evaluations use it).
@@ -60,6 +68,7 @@ import numba
 import numpy as np
 
 from burako_env.agents.pimc import (
+    NUM_VALUES,
     OBJECTIVES,
     ROLLOUT_POLICIES,
     V_MARGIN,
@@ -70,6 +79,7 @@ from burako_env.agents.pimc import (
     settings_name,
     whole_setting,
 )
+from burako_env.core.constants import S_DONE, S_HAND_JUST_ENDED
 
 NAME = "ppo_search"
 DEFAULTS = {
@@ -83,7 +93,11 @@ DEFAULTS = {
     "budget_ms": 100,
     "threads": 1,
     "policy": "shipped",
+    "depth": 8,
 }
+
+#: ``rollout=policy``: the policy itself plays the determinizations, ``depth`` moves deep
+POLICY_ROLLOUT = "policy"
 
 
 def parse_settings(text: str) -> dict:
@@ -121,20 +135,27 @@ class PolicySearchAgent(PIMCAgent):
         budget_ms: int | str = DEFAULTS["budget_ms"],
         threads: int | str = DEFAULTS["threads"],
         policy: str = DEFAULTS["policy"],
+        depth: int | str = DEFAULTS["depth"],
         policies: dict | None = None,
     ) -> None:
         k = whole_setting(NAME, "k", k, 1)
+        self.depth = whole_setting(NAME, "depth", depth, 0)
         self.top = whole_setting(NAME, "top", top, 1)
         self.skip = _number("skip", skip, 0.0, 1.0)
         self.prior = _number("prior", prior, 0.0)
         z = _number("z", z, 0.0)
-        if rollout not in ROLLOUT_POLICIES:
-            raise ValueError(
-                f"{NAME}: rollout must be one of {', '.join(ROLLOUT_POLICIES)}, got {rollout!r}"
-            )
+        if rollout not in ROLLOUT_POLICIES and rollout != POLICY_ROLLOUT:
+            kinds = ", ".join([*ROLLOUT_POLICIES, POLICY_ROLLOUT])
+            raise ValueError(f"{NAME}: rollout must be one of {kinds}, got {rollout!r}")
         if objective not in OBJECTIVES:
             raise ValueError(
                 f"{NAME}: objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}"
+            )
+        if rollout == POLICY_ROLLOUT and objective != "win":
+            raise ValueError(
+                f"{NAME}: rollout=policy values its leaves with the policy's value head, an "
+                "estimate of the hand's result, not of its margin: set objective=win (and "
+                "prior in win units, say prior=0.02)"
             )
         budget_ms = whole_setting(NAME, "budget_ms", budget_ms, 0)
         threads = whole_setting(NAME, "threads", threads, 1)
@@ -150,13 +171,15 @@ class PolicySearchAgent(PIMCAgent):
         super().__init__(
             seed=seed,
             k=k,
-            rollout=rollout,
+            rollout=DEFAULTS["rollout"] if rollout == POLICY_ROLLOUT else rollout,
             candidates="halving",
             objective=objective,
             z=z,
             budget_ms=budget_ms,
             threads=threads,
         )
+        self.rollout = rollout
+        self.name = self._name()
 
     def _name(self) -> str:
         settings = {
@@ -170,6 +193,7 @@ class PolicySearchAgent(PIMCAgent):
             "budget_ms": self.budget_ms,
             "threads": self.threads,
             "policy": self.policy,
+            "depth": self.depth,
         }
         return settings_name(NAME, settings, DEFAULTS)
 
@@ -193,6 +217,13 @@ class PolicySearchAgent(PIMCAgent):
             "burako_env.envs.aec.act_in_env do)"
         )
 
+    def _network(self, game):
+        """The policy's network, its file loaded for ``game``'s table (``ppo``'s check)."""
+        agent = self.net_agent
+        if agent._shipped and game.variant is not agent._table_variant:
+            agent.check_table(game.variant)
+        return agent.net
+
     def priors(self, game, b: int, viewer: int) -> tuple[np.ndarray, np.ndarray]:
         """The policy's legal actions of game ``b`` and their log-probabilities, most
         likely first (ties: the lower id), from ``viewer``'s observation and mask alone."""
@@ -200,14 +231,11 @@ class PolicySearchAgent(PIMCAgent):
 
         from burako_env.agents.network import legal_lists, padded
 
-        agent = self.net_agent
-        if agent._shipped and game.variant is not agent._table_variant:
-            agent.check_table(game.variant)
+        net = self._network(game)
         obs = game.observe_one(viewer, b)[None]
         mask = game.legal_action_mask()[b : b + 1]
         ids, counts = legal_lists(mask)
         legal, valid = padded(ids, counts)
-        net = agent.net
         with torch.inference_mode():
             obs_t = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.int16))
             hint = net.hints(obs_t, legal, valid, mask)
@@ -252,6 +280,61 @@ class PolicySearchAgent(PIMCAgent):
         self._stats["cpu_seconds"] += time.process_time() - c0
         self._stats["max_ms"] = max(self._stats["max_ms"], 1000 * elapsed)
         return choice
+
+    def _evaluate(self, game, b: int, viewer: int, cands: np.ndarray, k: int) -> np.ndarray:
+        """values [k, len(cands), NUM_VALUES]: pimc's compiled rollouts, or with
+        ``rollout=policy`` the policy's own (:meth:`_policy_rollouts`)."""
+        if self.rollout != POLICY_ROLLOUT:
+            return super()._evaluate(game, b, viewer, cands, k)
+        return self._policy_rollouts(game, b, viewer, cands, k)
+
+    def _policy_rollouts(self, game, b, viewer, cands, k) -> np.ndarray:
+        """Every candidate on the same ``k`` determinizations of game ``b`` for
+        ``viewer``, then ``depth`` moves of the policy's argmax on every seat, all the
+        rollouts in one batch (one network call a move); a hand that ends is valued by its
+        result, one still going by the policy's value head for the player to act (an
+        estimate of the hand's result for that player's team, in [-1, 1], turned into
+        ``viewer``'s team's win value in [0, 1])."""
+        import torch
+
+        from burako_env.agents.network import legal_lists, padded
+        from burako_env.core.game import SKIP_ACTION
+
+        n_cand = cands.size
+        worlds = game.determinize(viewer, self.rng, games=[b], count=k)
+        sims = worlds.clone(np.repeat(np.arange(k), n_cand))  # determinization-major
+        sims.step(np.tile(np.asarray(cands, np.int64), k))
+        team = viewer % 2
+        values = np.zeros((k * n_cand, NUM_VALUES), np.float64)
+        scalars = sims.state.scalars
+        net = self._network(game)
+        with torch.inference_mode():
+            for move in range(self.depth + 1):
+                live = np.flatnonzero((scalars[:, S_DONE] | scalars[:, S_HAND_JUST_ENDED]) == 0)
+                if live.size == 0:
+                    break
+                obs = sims.observe()[live]
+                mask = sims.legal_action_mask()[live]
+                ids, counts = legal_lists(mask)
+                legal, valid = padded(ids, counts)
+                obs_t = torch.from_numpy(obs)
+                hint = net.hints(obs_t, legal, valid, mask)
+                actions, _, _, value = net.act(obs_t, legal, valid, None, True, hint)
+                if move == self.depth:  # the leaves
+                    own = sims.current_player[live] % 2 == team
+                    v = np.clip(value.double().numpy(), -1.0, 1.0)
+                    values[live, V_WIN] = (np.where(own, v, -v) + 1.0) / 2.0
+                    break
+                step = np.full(sims.batch_size, SKIP_ACTION, np.int64)
+                step[live] = actions.numpy()
+                sims.step(step, check=False)
+        ended = np.flatnonzero((scalars[:, S_DONE] | scalars[:, S_HAND_JUST_ENDED]) != 0)
+        hand, match = sims.hand_scores[ended], sims.match_scores[ended]  # as pimc's values
+        values[ended, V_MARGIN] = hand[:, team] - hand[:, 1 - team]
+        own, other = match[:, team], match[:, 1 - team]
+        values[ended, V_WIN] = np.where(own > other, 1.0, np.where(own == other, 0.5, 0.0))
+        self._stats["rollouts"] += k * n_cand
+        return values.reshape(k, n_cand, NUM_VALUES)
 
     def _prior_search(self, game, b, viewer, cands, logp, col, deadline) -> int:
         """Sequential halving over ``cands`` (the baseline ``cands[0]`` always kept) on

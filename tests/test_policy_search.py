@@ -5,6 +5,7 @@ Gymnasium envs, ``burako play``, the web table)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -26,6 +27,8 @@ from burako_env.core.game import Game  # noqa: E402
 #: small searches keep the tests fast; skip=1 searches every decision with a choice;
 #: budget_ms=0 keeps them machine-independent
 SMALL = "ppo_search:k=2,skip=1,budget_ms=0"
+#: the same with the policy playing the rollouts (4 moves deep, then its value head)
+POLICY_SMALL = "ppo_search:k=2,skip=1,budget_ms=0,rollout=policy,objective=win,prior=0.02,depth=4"
 
 
 # ---------------------------------------------------------------- names
@@ -63,7 +66,9 @@ def test_names_and_settings():
         ("ppo_search:skip=1.5", r"ppo_search: skip must be a number in \[0, 1\]"),
         ("ppo_search:prior=-1", r"ppo_search: prior must be a number >= 0"),
         ("ppo_search:z=x", r"ppo_search: z must be a number >= 0"),
-        ("ppo_search:depth=3", r"ppo_search: unknown setting 'depth'; settings: k, top"),
+        ("ppo_search:width=3", r"ppo_search: unknown setting 'width'; settings: k, top"),
+        ("ppo_search:depth=-1", r"ppo_search: depth must be a whole number >= 0"),
+        ("ppo_search:rollout=policy", r"rollout=policy values its leaves .* objective=win"),
         ("ppo_search:k", r"ppo_search: setting 'k' needs the form key=value"),
         ("ppo_search:rollout=ppo", r"ppo_search: rollout must be one of random, greedy"),
         ("ppo_search:objective=score", r"ppo_search: objective must be one of margin, win"),
@@ -115,6 +120,36 @@ def test_hidden_cards_dealt_again_change_nothing():
     """The same observation with the hidden cards dealt again (a determinization of the
     game for the player to act) gets the same decision from the same seed."""
     twins_get_the_same_decision(SMALL)
+
+
+def test_policy_rollouts_play_legal_and_are_seeded_and_blind():
+    """rollout=policy: a whole hand, every action legal, the same seed the same play; a
+    game whose hidden cards were dealt again gets the same decision."""
+    for stats in plays_legal_and_is_seeded(POLICY_SMALL):
+        assert stats["confident"] == 0
+    twins_get_the_same_decision(POLICY_SMALL)
+
+
+def test_policy_rollouts_value_a_finished_hand_by_its_result_and_a_leaf_by_the_value_head():
+    """depth 0: every candidate valued by the value head right after it (strictly between
+    a loss and a win); a depth past the hand's end: by the hand's result (0, 0.5 or 1,
+    with its margin), the same world for every candidate."""
+    from burako_env.agents.pimc import V_MARGIN, V_WIN
+
+    game = Game("argentine", num_players=4, seed=5)
+    while game.legal_actions().size < 3:
+        game.step_one(int(game.legal_actions()[0]))
+    viewer = int(game.current_player[0])
+    cands = game.legal_actions()[:3]
+    name = "ppo_search:rollout=policy,objective=win,prior=0.02,budget_ms=0"
+    leaf = make_agent(f"{name},depth=0", seed=1)._policy_rollouts(game, 0, viewer, cands, 4)
+    assert leaf.shape == (4, 3, 2)
+    assert ((leaf[..., V_WIN] > 0) & (leaf[..., V_WIN] < 1)).all()
+    assert (leaf[..., V_MARGIN] == 0).all() and np.unique(leaf[..., V_WIN]).size > 1
+    end = make_agent(f"{name},depth=2000", seed=1)._policy_rollouts(game, 0, viewer, cands, 4)
+    assert np.isin(end[..., V_WIN], (0.0, 0.5, 1.0)).all()
+    assert (end[..., V_MARGIN] != 0).any()
+    assert ((end[..., V_WIN] == 1) == (end[..., V_MARGIN] > 0)).all()
 
 
 def test_search_leaves_the_game_untouched():
