@@ -46,7 +46,8 @@ Settings, in the agent's name (``ppo_search:k=48,top=4``) or as keyword argument
   estimate of the hand's result, so ``objective=win`` is required, with ``prior`` in
   win units).
 * ``depth``: the moves of a ``rollout=policy`` rollout before its leaf is valued
-  (default 8; 0: the value head right after the candidate).
+  (default 20000, pimc's cap on a rollout: the hand's end; 0: the value head right
+  after the candidate).
 * ``objective``, ``budget_ms``, ``threads``: as ``pimc``'s
   (:mod:`burako_env.agents.pimc`; defaults ``margin``, 100, 1). The
   budget bounds a decision's wall clock (the round past it ends the search); with a
@@ -68,6 +69,7 @@ import numba
 import numpy as np
 
 from burako_env.agents.pimc import (
+    MAX_ROLLOUT_STEPS,
     NUM_VALUES,
     OBJECTIVES,
     ROLLOUT_POLICIES,
@@ -93,7 +95,7 @@ DEFAULTS = {
     "budget_ms": 100,
     "threads": 1,
     "policy": "shipped",
-    "depth": 8,
+    "depth": MAX_ROLLOUT_STEPS,  # in effect the hand's end: deeper searched better
 }
 
 #: ``rollout=policy``: the policy itself plays the determinizations, ``depth`` moves deep
