@@ -75,7 +75,10 @@ from burako_env.agents.pimc import (
     ROLLOUT_POLICIES,
     V_MARGIN,
     V_WIN,
+    CandidateReport,
     PIMCAgent,
+    SearchReport,
+    _interval,
     halving_schedule,
     parse_agent_settings,
     settings_name,
@@ -250,7 +253,13 @@ class PolicySearchAgent(PIMCAgent):
     # ------------------------------------------------------------ acting
     def act_game(self, game, b: int = 0) -> int:
         """The action of the player to act in game ``b`` of ``game``: the policy's own
-        when it is sure, else the search's among its favourites."""
+        when it is sure, else the search's among its favourites (:meth:`think`)."""
+        return self.think(game, b).action
+
+    def think(self, game, b: int = 0) -> SearchReport:
+        """The decision of :meth:`act_game` with what it found (the web table shows it):
+        no candidates when the policy played unsearched, its baseline the policy's most
+        likely action."""
         t0 = time.perf_counter()
         c0 = time.process_time()
         legal = game.legal_actions(b)
@@ -258,10 +267,12 @@ class PolicySearchAgent(PIMCAgent):
             raise ValueError(f"game {b} has no legal action (is it over?)")
         self._stats["decisions"] += 1
         choice = int(legal[0])
+        report = SearchReport(choice, choice, self.objective, 0, (), False)
         if legal.size > 1:
             viewer = int(game.current_player[b])
             actions, logp = self.priors(game, b, viewer)
             choice = int(actions[0])
+            report = SearchReport(choice, choice, self.objective, 0, (), False)
             if np.exp(logp[0]) >= self.skip and self.skip < 1.0 or self.top < 2:
                 self._stats["confident"] += 1
             else:
@@ -272,7 +283,7 @@ class PolicySearchAgent(PIMCAgent):
                 old_threads = numba.get_num_threads()
                 numba.set_num_threads(max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS)))
                 try:
-                    choice = self._prior_search(
+                    report = self._prior_search(
                         game, b, viewer, cands, logp[: cands.size], col, deadline
                     )
                 finally:
@@ -281,7 +292,8 @@ class PolicySearchAgent(PIMCAgent):
         self._stats["seconds"] += elapsed
         self._stats["cpu_seconds"] += time.process_time() - c0
         self._stats["max_ms"] = max(self._stats["max_ms"], 1000 * elapsed)
-        return choice
+        self.last_report = report
+        return report
 
     def _evaluate(self, game, b: int, viewer: int, cands: np.ndarray, k: int) -> np.ndarray:
         """values [k, len(cands), NUM_VALUES]: pimc's compiled rollouts, or with
@@ -338,18 +350,23 @@ class PolicySearchAgent(PIMCAgent):
         self._stats["rollouts"] += k * n_cand
         return values.reshape(k, n_cand, NUM_VALUES)
 
-    def _prior_search(self, game, b, viewer, cands, logp, col, deadline) -> int:
+    def _prior_search(self, game, b, viewer, cands, logp, col, deadline) -> SearchReport:
         """Sequential halving over ``cands`` (the baseline ``cands[0]`` always kept) on
         the objective's gain over the baseline plus the prior's term; the winner replaces
-        the baseline only when that sum is more than ``z`` standard errors above zero."""
+        the baseline only when that sum is more than ``z`` standard errors above zero.
+        The report lists every candidate played, as pimc's does."""
         n_all = cands.size
         bonus = self.prior * (logp - logp[0])  # <= 0, 0 for the baseline
         diff_sum = np.zeros(n_all, np.float64)
         diff_sq = np.zeros(n_all, np.float64)
         count = np.zeros(n_all, np.int64)
+        value_sum = np.zeros((n_all, NUM_VALUES), np.float64)  # for the report
+        margin_sq = np.zeros(n_all, np.float64)
         alive = np.arange(n_all)
+        schedule = halving_schedule(n_all, self.k)
+        redeals = 0
         stopped = False
-        for r, (keep, k) in enumerate(halving_schedule(n_all, self.k)):
+        for r, (keep, k) in enumerate(schedule):
             if r > 0:
                 score = diff_sum[alive] / np.maximum(count[alive], 1) + bonus[alive]
                 order = [i for i in np.argsort(-score, kind="stable") if alive[i] != 0]
@@ -358,32 +375,51 @@ class PolicySearchAgent(PIMCAgent):
             done = 0
             while done < k:
                 n = min(chunk, k - done)
-                values = self._evaluate(game, b, viewer, cands[alive], n)[:, :, col]
+                both = self._evaluate(game, b, viewer, cands[alive], n)
+                value_sum[alive] += both.sum(axis=0)
+                margin_sq[alive] += (both[:, :, V_MARGIN] ** 2).sum(axis=0)
+                values = both[:, :, col]
                 d = values - values[:, :1]  # alive[0] is the baseline
                 diff_sum[alive] += d.sum(axis=0)
                 diff_sq[alive] += (d * d).sum(axis=0)
                 count[alive] += n
+                redeals += n
                 done += n
                 if deadline is not None and time.perf_counter() > deadline:
-                    stopped = done < k or r < len(halving_schedule(n_all, self.k)) - 1
+                    stopped = done < k or r < len(schedule) - 1
                     break
             if stopped:
                 self._stats["budget_hits"] += 1
                 break
+        choice = self._prior_choice(alive, bonus, diff_sum, diff_sq, count)
+        if choice != 0:
+            self._stats["deviations"] += 1
+        reports = []
+        for i in np.flatnonzero(count):
+            n = int(count[i])
+            margin, _, margin_ci = _interval(value_sum[i, V_MARGIN], margin_sq[i], n)
+            gain, _, gain_ci = _interval(diff_sum[i], diff_sq[i], n)
+            win = value_sum[i, V_WIN] / n
+            reports.append(CandidateReport(int(cands[i]), n, margin, margin_ci, win, gain, gain_ci))
+        return SearchReport(
+            int(cands[choice]), int(cands[0]), self.objective, redeals, tuple(reports), stopped
+        )
+
+    def _prior_choice(self, alive, bonus, diff_sum, diff_sq, count) -> int:
+        """The index in the candidates of the action to play: the best survivor by its
+        gain plus the prior's term, when that is ``z`` standard errors above zero, else
+        the baseline (0)."""
         gains = diff_sum[alive] / np.maximum(count[alive], 1)
         scores = gains + bonus[alive]
         best = int(alive[int(np.argmax(scores))])  # the first of equals: the likelier
         if best == 0 or scores.max() <= 0:
-            return int(cands[0])
+            return 0
         n = count[best]
         if n < 2:
-            return int(cands[0]) if self.z > 0 else int(cands[best])
+            return 0 if self.z > 0 else best
         var = max(diff_sq[best] / n - (diff_sum[best] / n) ** 2, 0.0) * n / (n - 1)
         se = np.sqrt(var / n)
-        if diff_sum[best] / n + bonus[best] > self.z * se:
-            self._stats["deviations"] += 1
-            return int(cands[best])
-        return int(cands[0])
+        return best if diff_sum[best] / n + bonus[best] > self.z * se else 0
 
 
 def make_policy_search(settings: str = "", seed: int = 0, **kw) -> PolicySearchAgent:

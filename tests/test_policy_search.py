@@ -116,6 +116,29 @@ def test_skip_plays_the_policy_when_it_is_sure():
     assert s["confident"] > 0 and s["searched"] > 0
 
 
+def test_think_is_act_games_decision_with_its_report():
+    """think (what the web table calls to show a bot's thinking) decides as act_game
+    does: the policy's own move when it is sure (no candidates), else the search's
+    among the policy's favourites, baseline the policy's argmax; also with the policy's
+    rollouts."""
+    for name in ("ppo_search:skip=0,budget_ms=0", SMALL, POLICY_SMALL):
+        game = Game("argentine", num_players=4, seed=8)
+        policy = make_agent("ppo", seed=0)
+        thinker, actor = make_agent(name, seed=0), make_agent(name, seed=0)
+        for _ in range(12):
+            report = thinker.think(game)
+            assert report.action == actor.act_game(game)
+            assert report.baseline == policy.act_game(game)
+            if "skip=0" in name:
+                assert report.action == report.baseline and report.candidates == ()
+            elif game.legal_actions().size > 1:
+                played = {c.action for c in report.candidates}
+                assert report.baseline in played and report.action in played
+                assert report.redeals > 0
+            game.step_one(report.action)
+        assert thinker.last_report is report
+
+
 def test_hidden_cards_dealt_again_change_nothing():
     """The same observation with the hidden cards dealt again (a determinization of the
     game for the player to act) gets the same decision from the same seed."""
