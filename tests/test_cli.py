@@ -24,7 +24,7 @@ from burako_env.frontends.play import MoveError, make_bots, parse_move, play_gam
 
 runner = CliRunner()
 
-COMMANDS = ["rules", "simulate", "bench", "tournament", "play", "replay", "train"]
+COMMANDS = ["rules", "simulate", "bench", "tournament", "play", "replay", "train", "distill"]
 
 
 def run(*args: str, input: str | None = None):

@@ -137,7 +137,7 @@ def test_each_command_lists_only_kernels_it_calls():
     assert names["tournament"] == {"play_kernel"}
     assert names["simulate"] == {"random_playout_kernel"}
     assert names["sweep"] == {"sweep_kernel"}
-    assert names["play"] == names["replay"] == {"game_kernel"}
+    assert names["play"] == names["replay"] == names["distill"] == {"game_kernel"}
     assert names["train"] == {"observe_kernel", "mask_kernel"} | {
         "count_meld_rows",
         "featurize",

@@ -1431,6 +1431,20 @@ CLI_COMMANDS = {
             "--moves-only": "flag",
         },
     ),
+    # a cheap teacher (pimc, one determinization): a valid run takes a second or two
+    "distill": (
+        ["--teacher", "pimc:k=1,budget_ms=0", "--hands", "1", "--no-progress"]
+        + ["--out", "{work}/labels.npz"],
+        {
+            "--teacher": "agents",
+            "--variant": "variant",
+            "--players": "players",
+            "--hands": "count",
+            "--seed": "seed",
+            "--out": "output",
+            "--force": "flag",
+        },
+    ),
     # never a run: env.num_envs=1 is refused, whatever else is set (added last)
     "train": (
         [],

@@ -157,6 +157,21 @@ class ImitationConfig:
 
 
 @dataclass
+class DistillConfig:
+    data: list[str] = field(default_factory=list)
+    """Search-label files (``burako distill``: a search agent's decisions) whose choices
+    the policy learns beside PPO's objective, a cross-entropy term per minibatch (empty:
+    none). Recorded at this run's table; read when the run starts and again on resume."""
+    coef: float = 1.0
+    """Weight of the cross-entropy towards the teacher's choices."""
+    minibatch: int = 512
+    """Labelled decisions drawn (from the run's generator) for each PPO minibatch."""
+    searched_only: bool = True
+    """Learn only the decisions the teacher searched: elsewhere its choice is its
+    baseline (for ``ppo_search`` the policy's own argmax), nothing new to learn."""
+
+
+@dataclass
 class EvalConfig:
     every: int = 25
     """Updates between evaluations (0: never; an evaluation also ends the run)."""
@@ -237,6 +252,8 @@ class TrainConfig:
     """The opponents the learner meets: :class:`LeagueConfig`."""
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     """The warm start by behaviour cloning: :class:`ImitationConfig`."""
+    distill: DistillConfig = field(default_factory=DistillConfig)
+    """A search's decisions learnt beside PPO (expert iteration): :class:`DistillConfig`."""
     eval: EvalConfig = field(default_factory=EvalConfig)
     """The evaluations against fixed agents during the run: :class:`EvalConfig`."""
     distributed: DistributedConfig = field(default_factory=DistributedConfig)
@@ -396,6 +413,13 @@ def _validate(cfg: TrainConfig) -> None:
     need(im.minibatch >= 1, "imitation.minibatch", "positive", im.minibatch)
     need(im.lr > 0, "imitation.lr", "positive", im.lr)
     need(im.vf_coef >= 0, "imitation.vf_coef", "non-negative", im.vf_coef)
+    ds = cfg.distill
+    need(ds.coef >= 0, "distill.coef", "non-negative", ds.coef)
+    need(ds.minibatch >= 1, "distill.minibatch", "positive", ds.minibatch)
+    for i, path in enumerate(ds.data):
+        need(
+            Path(path).is_file(), f"distill.data[{i}]", "a search-label file (burako distill)", path
+        )
     need(ev.every >= 0, "eval.every", "non-negative", ev.every)
     need(ev.hands >= 2, "eval.hands", "at least 2", ev.hands)
     need(ev.num_envs >= 2, "eval.num_envs", "at least 2", ev.num_envs)

@@ -102,7 +102,8 @@ from burako_env.training.checkpoint import (
 from burako_env.training.config import ConfigError, TrainConfig
 from burako_env.training.imitation import behaviour_clone, collect_demonstrations
 from burako_env.training.league import League
-from burako_env.training.transitions import Transitions
+from burako_env.training.search_labels import TrainingLabels
+from burako_env.training.transitions import Transitions, csr_lists
 
 
 # ---------------------------------------------------------------- compiled helpers
@@ -300,6 +301,17 @@ class Trainer:
             cfg.league, self.net.spec(), e.num_envs, self.num_players, self.rng, seed=cfg.seed
         )
 
+        #: a search's decisions learnt beside PPO (``distill.data``), or None; read before
+        #: anything is written, so a bad file leaves no run folder
+        self.distill: TrainingLabels | None = None
+        if cfg.distill.data:
+            try:
+                self.distill = TrainingLabels.load(
+                    cfg.distill.data, self.env.variant, self.obs_size, cfg.distill.searched_only
+                )
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from exc
+
         capacity = e.num_envs * cfg.ppo.num_steps + e.num_envs * self.num_players
         self.store = Transitions(capacity, self.obs_size, self.net.oracle_size)
         #: the network that plays the rollouts: the learner itself, or with ``overlap`` a
@@ -462,6 +474,7 @@ class Trainer:
         # the minibatches are drawn before the rollout thread draws its opponents from the
         # same generator, so the draws keep one order
         orders = self.minibatch_orders(train_idx)
+        distill_rows = self.distill_draws(train_idx)
         rollout = None
         if self.cfg.overlap and self.update < self.cfg.num_updates:
             self.keep_pending(into=self.spare)
@@ -471,7 +484,7 @@ class Trainer:
             rollout = RolloutThread(self)
             rollout.start()
         try:
-            scalars = self.ppo_update(adv, returns, train_idx, orders, store)
+            scalars = self.ppo_update(adv, returns, train_idx, orders, store, distill_rows)
         finally:
             if rollout is not None:
                 rollout.join()
@@ -488,6 +501,36 @@ class Trainer:
         """Each PPO epoch's order of the trainable rows (drawn from the run's generator)."""
         m = len(train_idx)
         return [train_idx[self.rng.permutation(m)] for _ in range(self.cfg.ppo.update_epochs)]
+
+    def distill_draws(self, train_idx: np.ndarray) -> list[np.ndarray] | None:
+        """The labelled rows of each minibatch of the update (``distill.minibatch`` of the
+        pool each, drawn from the run's generator after the minibatch orders), or None
+        without ``distill.data`` (and then no draw: runs without it are unchanged)."""
+        if self.distill is None:
+            return None
+        p = self.cfg.ppo
+        m = len(train_idx)
+        per_epoch = math.ceil(m / max(1, math.ceil(m / p.num_minibatches))) if m else 0
+        pool = self.distill.pool
+        draws = self.rng.integers(
+            0, len(pool), (p.update_epochs * per_epoch, self.cfg.distill.minibatch)
+        )
+        return [np.sort(pool[d]) for d in draws]
+
+    def distill_loss(self, rows: np.ndarray) -> tuple[torch.Tensor, float]:
+        """``(cross-entropy, agreement)`` of the policy with the teacher's choices on the
+        labelled ``rows``: the loss term, and the share of rows whose argmax is the
+        teacher's. No hint is given (as in the warm start: the network's own logits learn
+        the teacher)."""
+        labels = self.distill.labels
+        legal, valid = csr_lists(labels.flat, labels.offsets, rows)
+        no_hint = torch.full((len(rows),), -1, dtype=torch.long)
+        out = self.net.heads(torch.from_numpy(labels.obs[rows]), legal, valid, no_hint)
+        pick = torch.from_numpy(labels.pick[rows]).to(self.device)
+        logp = torch.log_softmax(out.logits, dim=-1).gather(1, pick[:, None]).squeeze(1)
+        with torch.no_grad():
+            agree = float((out.logits.argmax(1) == pick).float().mean())
+        return -logp.mean(), agree
 
     def advantages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """GAE along the streams of the stored rollout: ``(adv, returns, trainable rows)``."""
@@ -525,14 +568,20 @@ class Trainer:
         train_idx: np.ndarray,
         orders: list[np.ndarray] | None = None,
         store: Transitions | None = None,
+        distill_rows: list[np.ndarray] | None = None,
     ) -> dict:
         """PPO epochs over the transitions ``train_idx`` of ``store`` (the trainer's by
         default; advantages ``adv``, returns ``returns``, indexed by store row), in the
-        epochs' ``orders`` (:meth:`minibatch_orders` when None); the update's scalars."""
+        epochs' ``orders`` (:meth:`minibatch_orders` when None), each minibatch with its
+        labelled rows of ``distill_rows`` (:meth:`distill_draws` when None); the
+        update's scalars."""
         cfg, p = self.cfg, self.cfg.ppo
         store = self.store if store is None else store
         if orders is None:
             orders = self.minibatch_orders(train_idx)
+        if distill_rows is None:
+            distill_rows = self.distill_draws(train_idx)
+        distill_sums = [0.0, 0.0]  # the cross-entropy and the agreement, summed
         # learning-rate annealing: linear from lr to 0 over the run
         frac = 1.0 - (self.update - 1.0) / cfg.num_updates if p.anneal_lr else 1.0
         lr = frac * p.lr
@@ -552,6 +601,7 @@ class Trainer:
         mb_size = max(1, math.ceil(m / p.num_minibatches))
         clipfracs, approx_kl, old_approx_kl = [], 0.0, 0.0
         pg_loss = v_loss = entropy_loss = hidden_loss = torch.zeros(())
+        step = 0
 
         def tensor(values: np.ndarray) -> torch.Tensor:  # on the network's device
             return torch.from_numpy(values).to(self.device)
@@ -599,6 +649,12 @@ class Trainer:
                 if out.hidden_error is not None:
                     hidden_loss = out.hidden_error.mean()
                     loss = loss + p.hidden_coef * hidden_loss
+                if distill_rows is not None:
+                    distill_loss, agree = self.distill_loss(distill_rows[step])
+                    loss = loss + cfg.distill.coef * distill_loss
+                    distill_sums[0] += float(distill_loss.detach())
+                    distill_sums[1] += agree
+                step += 1
 
                 self.optimizer.zero_grad()
                 loss.backward()
@@ -631,6 +687,9 @@ class Trainer:
         }
         if self.net.hidden_cards:
             scalars["losses/hidden_cards"] = float(hidden_loss.detach())
+        if distill_rows is not None and step:
+            scalars["losses/distill"] = distill_sums[0] / step
+            scalars["charts/distill_agreement"] = distill_sums[1] / step
         return scalars
 
     def add_snapshot(self) -> None:
@@ -739,6 +798,7 @@ class Trainer:
                 "global_step": self.global_step,
                 "best_score": self.best_score,
                 "imitated": self.imitated,
+                "distill_digests": [] if self.distill is None else self.distill.digests,
             },
             "league": self.league.state_dict(),
             "rng": rng_state(self.rng, self.generator),
@@ -814,6 +874,14 @@ class Trainer:
         self.update, self.global_step = int(prog["update"]), int(prog["global_step"])
         self.best_score = float(prog["best_score"])
         self.imitated = bool(prog.get("imitated", True))
+        theirs = list(prog.get("distill_digests", []))
+        ours = [] if self.distill is None else self.distill.digests
+        if theirs != ours:  # the run learnt other labels: it would not resume exactly
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} was trained on other distill.data files (or "
+                "their contents changed since): restore them, or start a new run "
+                "(init_policy: its policy)"
+            )
         # evaluations logged after this checkpoint will be made again: drop them (as the
         # TensorBoard writer purges the scalars past the checkpoint's step)
         evals = self.run_dir / "eval.jsonl"

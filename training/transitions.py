@@ -32,6 +32,15 @@ def gather_lists(flat, offsets, rows, out, counts):
             out[r, k] = flat[a + k] if k < b - a else flat[a]
 
 
+def csr_lists(flat, offsets, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(legal [R, K], valid [R, K])`` of rows ``rows`` of legal lists stored CSR."""
+    counts = offsets[rows + 1] - offsets[rows]
+    out = np.empty((len(rows), max(1, int(counts.max()))), np.int64)
+    cnt = np.empty(len(rows), np.int64)
+    gather_lists(flat, offsets, rows, out, cnt)
+    return padded(out, cnt)
+
+
 class Transitions:
     """The learner's transitions of a rollout, flat, in the order they happened.
 
@@ -83,11 +92,7 @@ class Transitions:
         return idx
 
     def lists(self, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-        counts = self.offsets[rows + 1] - self.offsets[rows]
-        out = np.empty((len(rows), max(1, int(counts.max()))), np.int64)
-        cnt = np.empty(len(rows), np.int64)
-        gather_lists(self.flat, self.offsets, rows, out, cnt)
-        return padded(out, cnt)
+        return csr_lists(self.flat, self.offsets, rows)
 
     def keep_only(self, rows: np.ndarray, into: Transitions | None = None) -> None:
         """Move transitions ``rows`` (ascending) to the front of ``into`` (this store when

@@ -9,6 +9,7 @@
     burako replay games.jsonl --check
     burako serve --records games       # the table in a browser: play, watch records
     burako train --config configs/train/tiny.yaml
+    burako distill --hands 40 --out labels.npz    # a search's decisions, for distill.data
     burako tournament greedy discard_table --hands 4000 --ray   # on Ray (docs/SCALING.md)
 
 Every command has ``--help``; each is a module of :mod:`burako_env.frontends.commands`,
@@ -30,6 +31,7 @@ import typer
 
 from burako_env.frontends.commands import (
     bench,
+    distill,
     play,
     replay,
     rules,
@@ -94,6 +96,7 @@ COMMANDS = (
     replay.replay,
     serve.serve,
     train.train,
+    distill.distill,
 )
 for command in COMMANDS:
     app.command()(command)

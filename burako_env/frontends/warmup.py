@@ -118,6 +118,8 @@ COMMAND_KERNELS: dict[str, tuple[Callable[[], tuple], ...]] = {
     # the bots' own kernels are not foreseen (the check of each bot, its act)
     "play": (_one_game_kernels,),
     "replay": (_one_game_kernels,),
+    # the teacher plays one game at a time; its own kernels come from Agent.kernels()
+    "distill": (_one_game_kernels,),
     # the trainer's VectorEnv, made first, and the network's inputs and card encoder (not
     # foreseen: the league's heuristics, the evaluation's tournament kernel, the
     # trainer's own)
