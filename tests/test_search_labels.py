@@ -28,6 +28,7 @@ from burako_env.training.search_labels import (
     TrainingLabels,
     collect_search_labels,
     hand_seeds,
+    policy_agreement,
 )
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "train" / "tiny.yaml"
@@ -122,18 +123,22 @@ def test_label_files_round_trip_and_faults_are_named(labels_file, tmp_path):
 
 def _cross_entropy(policy: Path, labels: SearchLabels) -> float:
     """The policy's mean cross-entropy with the teacher's searched choices."""
-    net, _ = load_network(policy)
-    rows = np.flatnonzero(labels.searched)
-    from burako_env.training.transitions import csr_lists
+    return policy_agreement(load_network(policy)[0], labels)["cross_entropy"]
 
-    legal, valid = csr_lists(labels.flat, labels.offsets, rows)
-    with torch.no_grad():
-        out = net.heads(
-            torch.from_numpy(labels.obs[rows]), legal, valid, torch.full((len(rows),), -1)
-        )
-        logp = torch.log_softmax(out.logits, -1)
-        pick = torch.from_numpy(labels.pick[rows])
-        return float(-logp.gather(1, pick[:, None]).mean())
+
+def test_the_teachers_own_policy_agrees_wherever_the_search_did_not_overrule(labels_file):
+    """The teacher searches over the shipped policy: that policy's argmax is the label at
+    every searched decision but those the search overruled, and at none of those."""
+    labels, _ = labels_file
+    from burako_env.agents.ppo_agent import pretrained_path
+
+    found = policy_agreement(load_network(pretrained_path())[0], labels)
+    searched = int(labels.searched.sum())
+    overruled = int((labels.changed & labels.searched).sum())
+    assert (found["searched"], found["overruled"]) == (searched, overruled) and overruled
+    assert found["overruled_agreement"] == 0.0
+    assert found["agreement"] == pytest.approx(1 - overruled / searched)
+    assert found["cross_entropy"] > 0
 
 
 def test_the_distill_term_moves_the_policy_towards_the_teacher(labels_file, tmp_path):

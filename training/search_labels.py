@@ -260,6 +260,41 @@ class TrainingLabels:
         return cls(joined, pool, digests)
 
 
+def policy_agreement(net, labels: SearchLabels, batch: int = 4096) -> dict:
+    """How close a network (:class:`~burako_env.agents.network.BurakoNet`) plays to the
+    teacher on ``labels``' searched decisions: ``agreement`` (its argmax is the
+    teacher's choice), ``overruled_agreement`` (the same where the search overruled its
+    baseline), ``cross_entropy`` (its mean, the distill term's), and the counts."""
+    import torch
+
+    from burako_env.training.transitions import csr_lists
+
+    rows = np.flatnonzero(labels.searched)
+    changed = labels.changed[rows]
+    agree = np.zeros(rows.size, np.bool_)
+    total = 0.0
+    net.eval()
+    with torch.no_grad():
+        for start in range(0, rows.size, batch):
+            part = rows[start : start + batch]
+            legal, valid = csr_lists(labels.flat, labels.offsets, part)
+            no_hint = torch.full((part.size,), -1, dtype=torch.long)
+            logits = net.heads(torch.from_numpy(labels.obs[part]), legal, valid, no_hint).logits
+            logits = logits.cpu()
+            pick = torch.from_numpy(labels.pick[part])
+            logp = torch.log_softmax(logits, -1).gather(1, pick[:, None]).squeeze(1)
+            total += float(-logp.sum())
+            agree[start : start + part.size] = (logits.argmax(1) == pick).numpy()
+    n = max(rows.size, 1)
+    return {
+        "searched": int(rows.size),
+        "overruled": int(changed.sum()),
+        "agreement": float(agree.mean()) if rows.size else float("nan"),
+        "overruled_agreement": float(agree[changed].mean()) if changed.any() else float("nan"),
+        "cross_entropy": total / n,
+    }
+
+
 # ---------------------------------------------------------------- collecting
 def _play_hands(teacher: str, variant: str, num_players: int, seed: int, hands) -> tuple:
     """Play ``hands`` (their indices) with ``teacher`` on every seat: ``(labels, counts)``,
@@ -401,4 +436,5 @@ __all__ = [
     "collect_search_labels",
     "file_digest",
     "hand_seeds",
+    "policy_agreement",
 ]
