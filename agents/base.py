@@ -62,6 +62,16 @@ class Agent(ABC):
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One legal action id per row: ``obs`` int16 [B, O], ``mask`` bool [B, A]."""
 
+    def act_lists(
+        self, obs: np.ndarray, mask: np.ndarray, ids: np.ndarray, counts: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`act` given the rows' legal lists besides their masks (``ids`` int64
+        [B, K] ascending, padded with the row's first id, ``counts`` [B], as
+        :func:`~burako_env.agents.network.legal_lists` gives them): a caller that holds
+        the games' own lists (the tournament) passes them, and an agent that reads lists
+        (``ppo``) skips rebuilding them from the masks. The same actions as :meth:`act`."""
+        return self.act(obs, mask)
+
     def compiled_policy(self) -> tuple[int, np.ndarray] | None:
         """``(kind, weights)`` when the agent is one of the numba policies of
         :mod:`burako_env.agents.policies` (it then also runs inside compiled kernels, e.g. whole

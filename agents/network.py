@@ -49,7 +49,6 @@ from burako_env.agents.network_kernels import (
     card_pool_backward,
     card_pool_forward,
     count_meld_rows,
-    env_lists_kernel,
     featurize,
 )
 from burako_env.agents.policies import act_batch, legal_lists_kernel
@@ -243,23 +242,6 @@ def legal_lists(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if (counts == 0).any():
         raise ValueError(f"rows without a legal action: {np.flatnonzero(counts == 0)[:10]}")
     ids = np.where(np.arange(width)[None, :] < counts[:, None], ids, ids[:, :1])
-    return ids, counts
-
-
-def env_legal_lists(
-    legal: np.ndarray, num_legal: np.ndarray, rows: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`legal_lists` of the games ``rows``, read from the env's legal lists
-    (``info["legal"]``, ``info["num_legal"]`` of :class:`~burako_env.envs.vector.VectorEnv`)
-    instead of their masks: the same ids and counts."""
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    counts = np.empty(len(rows), np.int64)
-    sel = num_legal[rows]
-    width = max(1, int(sel.max())) if len(rows) else 1
-    if len(rows) and (sel <= 0).any():
-        raise ValueError(f"rows without a legal action: {rows[sel <= 0][:10]}")
-    ids = np.empty((len(rows), width), np.int64)
-    env_lists_kernel(legal, num_legal, rows, ids, counts)
     return ids, counts
 
 

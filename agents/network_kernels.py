@@ -466,3 +466,21 @@ def env_lists_kernel(legal, num_legal, rows, ids, counts):
         for j in range(k, width):
             ids[i, j] = ids[i, 0]
         counts[i] = k
+
+
+def env_legal_lists(
+    legal: np.ndarray, num_legal: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~burako_env.agents.network.legal_lists` of the games ``rows``, read from the
+    games' own legal lists (``info["legal"]``, ``info["num_legal"]`` of
+    :class:`~burako_env.envs.vector.VectorEnv`, or a game's ``state.legal`` and
+    ``state.num_legal``) instead of their masks: the same ids and counts."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    counts = np.empty(len(rows), np.int64)
+    sel = num_legal[rows]
+    width = max(1, int(sel.max())) if len(rows) else 1
+    if len(rows) and (sel <= 0).any():
+        raise ValueError(f"rows without a legal action: {rows[sel <= 0][:10]}")
+    ids = np.empty((len(rows), width), np.int64)
+    env_lists_kernel(legal, num_legal, rows, ids, counts)
+    return ids, counts

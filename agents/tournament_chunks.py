@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from burako_env.agents.base import Agent
+from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.policies import act_batch
 from burako_env.agents.policy_context import new_workspace
 from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
@@ -63,7 +64,11 @@ def _external_moves(game: Game, seat_agent, pair_agents, external, obs, mask, wa
             for g in mine:
                 moves[g] = ag.act_game(game, int(g))
         else:
-            moves[mine] = Agent.checked_actions(ag.act(obs[mine], mask[mine]), mine.size, _who(ag))
+            # the games' own legal lists, which a policy network reads (ppo): cheaper
+            # than rebuilding them from the [n, 2541] masks
+            ids, counts = env_legal_lists(game.state.legal, game.state.num_legal, mine)
+            chosen = ag.act_lists(obs[mine], mask[mine], ids, counts)
+            moves[mine] = Agent.checked_actions(chosen, mine.size, _who(ag))
     _check_moves(game, pair_agents, who, sel, moves[sel], mask[sel])
 
 

@@ -14,10 +14,10 @@ from burako_env.agents import network as network_module  # noqa: E402
 from burako_env.agents.network import (  # noqa: E402
     BurakoNet,
     CardPool,
-    env_legal_lists,
     legal_lists,
     padded,
 )
+from burako_env.agents.network_kernels import env_legal_lists  # noqa: E402
 from burako_env.agents.ppo_agent import PPOAgent  # noqa: E402
 from burako_env.envs.vector import VectorEnv  # noqa: E402
 
@@ -152,6 +152,28 @@ def test_env_legal_lists_equal_the_masks_lists(variant, players):
         obs, mask, info = env.step(actions)
     with pytest.raises(ValueError, match="without a legal action"):
         env_legal_lists(info["legal"], np.zeros_like(info["num_legal"]), np.array([0]))
+
+
+def test_ppo_on_the_games_own_lists_chooses_what_it_chooses_from_the_masks():
+    """A tournament hands ppo the games' own legal lists (``act_lists``): the same actions
+    as ``act`` on the masks, sampled and greedy; a list count that fits no observation
+    count is refused. A game's state holds the same lists as the env's info."""
+    from burako_env.core.game import Game
+
+    game = Game("argentine", num_players=4, batch_size=64, seed=4)
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        game.step(np.array([rng.choice(game.legal_actions(b)) for b in range(64)]))
+    rows = np.flatnonzero(~game.done)[::2]
+    players = game.current_player[rows]
+    obs = np.stack([game.observe_one(int(p), int(b)) for p, b in zip(players, rows, strict=True)])
+    mask = game.legal_action_mask()[rows]
+    ids, counts = env_legal_lists(game.state.legal, game.state.num_legal, rows)
+    for greedy in (True, False):
+        a, b = PPOAgent.shipped(greedy=greedy, seed=7), PPOAgent.shipped(greedy=greedy, seed=7)
+        np.testing.assert_array_equal(a.act_lists(obs, mask, ids, counts), b.act(obs, mask))
+    with pytest.raises(ValueError, match="legal lists for"):
+        a.act_lists(obs, mask, ids[:-1], counts[:-1])
 
 
 def test_batched_play_chooses_what_one_at_a_time_play_chooses():

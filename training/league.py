@@ -30,7 +30,8 @@ except ImportError as exc:
     raise MissingExtra("burako_env.training", "torch") from exc
 
 from burako_env.agents import make_agent
-from burako_env.agents.network import BurakoNet, env_legal_lists, padded
+from burako_env.agents.network import BurakoNet, padded
+from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.policies import act_batch
 from burako_env.training.config import LeagueConfig
 

@@ -75,11 +75,11 @@ except ImportError as exc:
 
 from burako_env.agents.network import (
     BurakoNet,
-    env_legal_lists,
     oracle_inputs,
     padded,
     policy_terms,
 )
+from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.ppo_agent import PPOAgent
 from burako_env.core.constants import S_MIN_EXTRA0
 from burako_env.core.nb import seconds_compiling

@@ -209,7 +209,8 @@ def _job_network() -> None:
         return
     import numpy as np
 
-    from burako_env.agents.network import BurakoNet, env_legal_lists, padded
+    from burako_env.agents.network import BurakoNet, padded
+    from burako_env.agents.network_kernels import env_legal_lists
     from burako_env.envs.vector import VectorEnv
 
     env = VectorEnv("argentine", 4, num_envs=2, seed=0)
