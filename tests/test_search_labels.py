@@ -99,7 +99,12 @@ def test_label_files_round_trip_and_faults_are_named(labels_file, tmp_path):
     refused(dict(good, pick=labels.pick + 1000), labels.meta, "pick: a position past its list")
     refused(dict(good, obs=labels.obs[:, :-1]), labels.meta, "obs has shape")
     refused(dict(good, flat=labels.flat + 5000), labels.meta, "an action id out of range")
-    refused(dict(good, searched=labels.searched.astype(np.int8)), labels.meta, "booleans")
+    refused(
+        dict(good, searched=labels.searched.astype(np.int8)), labels.meta, "searched must be bool"
+    )
+    refused(dict(good, obs=labels.obs.astype(np.int64) + 40000), labels.meta, "obs must be int16")
+    refused(good, dict(labels.meta, obs_size="1272"), "meta 'obs_size' must be a count")
+    refused(good, dict(labels.meta, params="all"), "meta 'params' must be a list")
     refused(good, dict(labels.meta, format=99), "format 99")
     refused(
         {k: v for k, v in good.items() if k != "hand"}, labels.meta, r"lacks the arrays \['hand'\]"

@@ -44,6 +44,16 @@ from burako_env.core.constants import NUM_ACTIONS
 LABELS_FORMAT = 1
 #: the arrays of a label file, in :class:`SearchLabels`' order
 ARRAYS = ("obs", "flat", "offsets", "pick", "baseline", "searched", "hand")
+#: each array's dtype, as :meth:`SearchLabels.save` writes it and ``load`` requires it
+DTYPES = {
+    "obs": np.dtype(np.int16),
+    "flat": np.dtype(np.int16),
+    "offsets": np.dtype(np.int64),
+    "pick": np.dtype(np.int64),
+    "baseline": np.dtype(np.int64),
+    "searched": np.dtype(np.bool_),
+    "hand": np.dtype(np.int64),
+}
 #: hands per task handed to a worker: small enough to share the work out evenly
 HANDS_PER_TASK = 2
 
@@ -149,12 +159,15 @@ class SearchLabels:
         )
         for key in ("variant", "params", "num_players", "obs_size", "teacher"):
             need(key in meta, f"its meta lacks {key!r}")
-        kinds = {"obs": "i", "flat": "i", "offsets": "i", "pick": "i", "baseline": "i", "hand": "i"}
-        for name, kind in kinds.items():
-            need(getattr(self, name).dtype.kind == kind, f"{name} must hold integers")
-        need(self.searched.dtype == np.bool_, "searched must be booleans")
+        for key in ("num_players", "obs_size"):
+            need(type(meta[key]) is int and meta[key] > 0, f"meta {key!r} must be a count")
+        params = meta["params"]
+        need(isinstance(params, list) and all(type(v) is int for v in params),
+             "meta 'params' must be a list of whole numbers")  # fmt: skip
+        for name in ARRAYS:  # the dtypes save() writes: nothing is converted or wrapped
+            need(getattr(self, name).dtype == DTYPES[name], f"{name} must be {DTYPES[name]}")
         n = len(self)
-        need(self.obs.ndim == 2 and self.obs.shape == (n, int(meta["obs_size"])),
+        need(self.obs.ndim == 2 and self.obs.shape == (n, meta["obs_size"]),
              f"obs has shape {self.obs.shape}, expected ({n}, {meta['obs_size']})")  # fmt: skip
         for name in ("pick", "baseline", "searched", "hand"):
             need(getattr(self, name).shape == (n,), f"{name} must have {n} entries")
@@ -168,10 +181,6 @@ class SearchLabels:
             for name in ("pick", "baseline"):
                 pos = getattr(self, name)
                 need(((pos >= 0) & (pos < counts)).all(), f"{name}: a position past its list")
-        self.obs = self.obs.astype(np.int16, copy=False)
-        self.flat = self.flat.astype(np.int16, copy=False)
-        for name in ("offsets", "pick", "baseline", "hand"):
-            setattr(self, name, getattr(self, name).astype(np.int64, copy=False))
 
     def check_table(self, variant, obs_size: int, where: str) -> None:
         """Raise a ValueError unless these labels were recorded at the table of ``variant``
