@@ -305,11 +305,10 @@ def policy_agreement(net, labels: SearchLabels, batch: int = 4096) -> dict:
 
 
 # ---------------------------------------------------------------- collecting
-def _play_hands(teacher: str, variant: str, num_players: int, seed: int, hands) -> tuple:
-    """Play ``hands`` (their indices) with ``teacher`` on every seat: ``(labels, counts)``,
-    the labels of every decision with a choice (no meta) and the teacher's statistics."""
+def make_teacher(teacher: str):
+    """The search agent named ``teacher``; a ValueError when the name is bad or the agent
+    reports no search (no ``think``)."""
     from burako_env.agents import make_agent
-    from burako_env.core.game import Game
 
     agent = make_agent(teacher)
     if not hasattr(agent, "think"):
@@ -317,6 +316,16 @@ def _play_hands(teacher: str, variant: str, num_players: int, seed: int, hands) 
             f"teacher {teacher!r} reports no search (think): give a search agent, such as "
             "ppo_search or pimc (a compiled agent's play is imitation.teacher's)"
         )
+    return agent
+
+
+def _play_hands(teacher: str, variant: str, num_players: int, seed: int, hands) -> tuple:
+    """Play ``hands`` (their indices) with ``teacher`` on every seat: ``(labels,
+    decisions)``, the labels of every decision with a choice (no meta) and the count of
+    all decisions, forced ones included."""
+    from burako_env.core.game import Game
+
+    agent = make_teacher(teacher)
     rows: dict[str, list] = {k: [] for k in ("obs", "ids", "pick", "baseline", "searched", "hand")}
     decisions = 0
     for h in hands:
@@ -378,7 +387,6 @@ def collect_search_labels(
     ``hands`` hands of ``variant``; its decisions with a choice, as :class:`SearchLabels`.
     ``workers`` processes share the hands (one thread each); the labels do not depend on
     their number."""
-    from burako_env.agents import make_agent
     from burako_env.core.constants import obs_layout
     from burako_env.core.params import variant_params
     from burako_env.variants import load_variant
@@ -388,11 +396,7 @@ def collect_search_labels(
     if int(workers) < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     table = load_variant(variant, num_players=num_players)
-    probe = make_agent(teacher)  # a bad name or setting fails here, before any process
-    if not hasattr(probe, "think"):
-        _play_hands(teacher, variant, table.num_players, seed, [])  # its own error
-    probe.check_table(table)
-    del probe
+    make_teacher(teacher).check_table(table)  # a bad name or table: here, before any process
     started = time.perf_counter()
     tasks = [range(a, min(a + HANDS_PER_TASK, hands)) for a in range(0, hands, HANDS_PER_TASK)]
     args = (teacher, variant, table.num_players, int(seed))
@@ -445,5 +449,6 @@ __all__ = [
     "collect_search_labels",
     "file_digest",
     "hand_seeds",
+    "make_teacher",
     "policy_agreement",
 ]

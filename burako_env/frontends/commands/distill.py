@@ -54,10 +54,9 @@ def distill(
 
     with cli_errors():
         require("torch", "burako distill")
-        from burako_env.agents import make_agent
+        from burako_env.training.search_labels import collect_search_labels, make_teacher
 
-        kernels = make_agent(teacher).kernels()  # a bad name or setting: error: ... here
-    from burako_env.training.search_labels import collect_search_labels
+        kernels = make_teacher(teacher).kernels()  # a bad name or setting: error: ... here
 
     announce_compile("distill", kernels)
     with cli_errors():
