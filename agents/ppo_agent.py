@@ -344,12 +344,20 @@ class PPOAgent(Agent):
         from burako_env.agents.network_kernels import (
             card_pool_forward,
             count_meld_rows,
+            env_lists_kernel,
             featurize,
         )
         from burako_env.agents.policies import legal_lists_kernel
 
-        # the network's legal lists (legal_lists), its inputs and its card encoder
-        return (legal_lists_kernel, count_meld_rows, featurize, card_pool_forward)
+        # the network's legal lists (from the masks by act; at a tournament, from the
+        # games' own by act_lists), its inputs and its card encoder
+        return (
+            legal_lists_kernel,
+            env_lists_kernel,
+            count_meld_rows,
+            featurize,
+            card_pool_forward,
+        )
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = np.asarray(mask).astype(bool, copy=False)

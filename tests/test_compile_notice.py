@@ -93,6 +93,10 @@ def test_a_user_s_own_numba_function_is_not_announced(caplog, monkeypatch):
 
 @needs_jit
 def test_compile_time_is_kept_and_left_out_of_a_timed_block(fresh_kernel):
+    # the process's first cache save (after the compile, so not compile time) costs
+    # more than this tiny kernel's compile: a float version first pays it, so the test
+    # holds when run alone as in the whole suite
+    fresh_kernel.probe_kernel(1.0)
     before = nb.seconds_compiling()
     with nb.timed_without_compile() as timing:
         fresh_kernel.probe_kernel(1)
@@ -159,7 +163,13 @@ def test_agents_name_the_kernels_they_call_from_python():
     assert pimc == {"search_kernel", "act_serial", "game_kernel", "mask_kernel"}
     pytest.importorskip("torch")
     ppo = [k.py_func.__name__ for k in make_agent("ppo").kernels()]
-    assert ppo == ["legal_lists_kernel", "count_meld_rows", "featurize", "card_pool_forward"]
+    assert ppo == [
+        "legal_lists_kernel",
+        "env_lists_kernel",
+        "count_meld_rows",
+        "featurize",
+        "card_pool_forward",
+    ]
 
 
 # ---------------------------------------------------------------- fresh processes
