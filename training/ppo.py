@@ -102,8 +102,8 @@ from burako_env.training.checkpoint import (
 from burako_env.training.config import ConfigError, TrainConfig
 from burako_env.training.imitation import behaviour_clone, collect_demonstrations
 from burako_env.training.league import League
-from burako_env.training.search_labels import TrainingLabels
-from burako_env.training.transitions import Transitions, csr_lists
+from burako_env.training.search_labels import TrainingLabels, label_terms
+from burako_env.training.transitions import Transitions
 
 
 # ---------------------------------------------------------------- compiled helpers
@@ -502,6 +502,10 @@ class Trainer:
         m = len(train_idx)
         return [train_idx[self.rng.permutation(m)] for _ in range(self.cfg.ppo.update_epochs)]
 
+    def minibatch_size(self, m: int) -> int:
+        """Transitions per PPO minibatch for ``m`` trainable ones."""
+        return max(1, math.ceil(m / self.cfg.ppo.num_minibatches))
+
     def distill_draws(self, train_idx: np.ndarray) -> list[np.ndarray] | None:
         """The labelled rows of each minibatch of the update (``distill.minibatch`` of the
         pool each, drawn from the run's generator after the minibatch orders), or None
@@ -510,7 +514,7 @@ class Trainer:
             return None
         p = self.cfg.ppo
         m = len(train_idx)
-        per_epoch = math.ceil(m / max(1, math.ceil(m / p.num_minibatches))) if m else 0
+        per_epoch = len(range(0, m, self.minibatch_size(m)))  # ppo_update's minibatches
         pool = self.distill.pool
         draws = self.rng.integers(
             0, len(pool), (p.update_epochs * per_epoch, self.cfg.distill.minibatch)
@@ -522,15 +526,8 @@ class Trainer:
         labelled ``rows``: the loss term, and the share of rows whose argmax is the
         teacher's. No hint is given (as in the warm start: the network's own logits learn
         the teacher)."""
-        labels = self.distill.labels
-        legal, valid = csr_lists(labels.flat, labels.offsets, rows)
-        no_hint = torch.full((len(rows),), -1, dtype=torch.long)
-        out = self.net.heads(torch.from_numpy(labels.obs[rows]), legal, valid, no_hint)
-        pick = torch.from_numpy(labels.pick[rows]).to(self.device)
-        logp = torch.log_softmax(out.logits, dim=-1).gather(1, pick[:, None]).squeeze(1)
-        with torch.no_grad():
-            agree = float((out.logits.argmax(1) == pick).float().mean())
-        return -logp.mean(), agree
+        logp, agrees = label_terms(self.net, self.distill.labels, rows)
+        return -logp.mean(), float(agrees.float().mean())
 
     def advantages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """GAE along the streams of the stored rollout: ``(adv, returns, trainable rows)``."""
@@ -598,7 +595,7 @@ class Trainer:
         started = time.perf_counter()
         self.net.train()
         m = len(train_idx)
-        mb_size = max(1, math.ceil(m / p.num_minibatches))
+        mb_size = self.minibatch_size(m)
         clipfracs, approx_kl, old_approx_kl = [], 0.0, 0.0
         pg_loss = v_loss = entropy_loss = hidden_loss = torch.zeros(())
         step = 0

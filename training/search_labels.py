@@ -90,9 +90,6 @@ class SearchLabels:
         """Decisions where the search overruled the baseline."""
         return self.pick != self.baseline
 
-    def counts(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
     def legal_ids(self, i: int) -> np.ndarray:
         return self.flat[self.offsets[i] : self.offsets[i + 1]].astype(np.int64)
 
@@ -269,14 +266,29 @@ class TrainingLabels:
         return cls(joined, pool, digests)
 
 
+def label_terms(net, labels: SearchLabels, rows: np.ndarray):
+    """``(log-probability [R], argmax agrees [R])`` of the teacher's choices at ``rows``
+    under ``net``'s policy, without a hint (the network's own logits): the distill term
+    of training (:meth:`~burako_env.training.ppo.Trainer.distill_loss`) and
+    :func:`policy_agreement` both read them."""
+    import torch
+
+    from burako_env.training.transitions import csr_lists
+
+    legal, valid = csr_lists(labels.flat, labels.offsets, rows)
+    no_hint = torch.full((len(rows),), -1, dtype=torch.long)
+    logits = net.heads(torch.from_numpy(labels.obs[rows]), legal, valid, no_hint).logits
+    pick = torch.from_numpy(labels.pick[rows]).to(logits.device)
+    logp = torch.log_softmax(logits, dim=-1).gather(1, pick[:, None]).squeeze(1)
+    return logp, (logits.argmax(1) == pick).detach()
+
+
 def policy_agreement(net, labels: SearchLabels, batch: int = 4096) -> dict:
     """How close a network (:class:`~burako_env.agents.network.BurakoNet`) plays to the
     teacher on ``labels``' searched decisions: ``agreement`` (its argmax is the
     teacher's choice), ``overruled_agreement`` (the same where the search overruled its
     baseline), ``cross_entropy`` (its mean, the distill term's), and the counts."""
     import torch
-
-    from burako_env.training.transitions import csr_lists
 
     rows = np.flatnonzero(labels.searched)
     changed = labels.changed[rows]
@@ -286,14 +298,9 @@ def policy_agreement(net, labels: SearchLabels, batch: int = 4096) -> dict:
     with torch.no_grad():
         for start in range(0, rows.size, batch):
             part = rows[start : start + batch]
-            legal, valid = csr_lists(labels.flat, labels.offsets, part)
-            no_hint = torch.full((part.size,), -1, dtype=torch.long)
-            logits = net.heads(torch.from_numpy(labels.obs[part]), legal, valid, no_hint).logits
-            logits = logits.cpu()
-            pick = torch.from_numpy(labels.pick[part])
-            logp = torch.log_softmax(logits, -1).gather(1, pick[:, None]).squeeze(1)
+            logp, agrees = label_terms(net, labels, part)
             total += float(-logp.sum())
-            agree[start : start + part.size] = (logits.argmax(1) == pick).numpy()
+            agree[start : start + part.size] = agrees.cpu().numpy()
     n = max(rows.size, 1)
     return {
         "searched": int(rows.size),
@@ -449,6 +456,7 @@ __all__ = [
     "collect_search_labels",
     "file_digest",
     "hand_seeds",
+    "label_terms",
     "make_teacher",
     "policy_agreement",
 ]
