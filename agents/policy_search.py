@@ -48,6 +48,11 @@ Settings, in the agent's name (``ppo_search:k=48,top=4``) or as keyword argument
 * ``depth``: the moves of a ``rollout=policy`` rollout before its leaf is valued
   (default 20000, pimc's cap on a rollout: the hand's end; 0: the value head right
   after the candidate).
+* ``leaf``: what values a ``rollout=policy`` leaf (default ``value``: the policy's
+  value head on the observation of the player to act; ``oracle``: the oracle critic of a
+  policy trained with ``network.oracle_critic``, which reads, besides that observation,
+  the other seats' hands *of the determinization*: the sampled world, which the search
+  treats as seen anyway, never the real hidden cards).
 * ``objective``, ``budget_ms``, ``threads``: as ``pimc``'s
   (:mod:`burako_env.agents.pimc`; defaults ``margin``, 100, 1). The
   budget bounds a decision's wall clock (the round past it ends the search); with a
@@ -99,7 +104,12 @@ DEFAULTS = {
     "threads": 1,
     "policy": "shipped",
     "depth": MAX_ROLLOUT_STEPS,  # in effect the hand's end: deeper searched better
+    "leaf": "value",
 }
+
+#: what values a ``rollout=policy`` rollout still going at ``depth``: the policy's value
+#: head on the player's observation, or its oracle critic on the sampled world's hands
+LEAF_VALUES = ("value", "oracle")
 
 #: ``rollout=policy``: the policy itself plays the determinizations, ``depth`` moves deep
 POLICY_ROLLOUT = "policy"
@@ -141,6 +151,7 @@ class PolicySearchAgent(PIMCAgent):
         threads: int | str = DEFAULTS["threads"],
         policy: str = DEFAULTS["policy"],
         depth: int | str = DEFAULTS["depth"],
+        leaf: str = DEFAULTS["leaf"],
         policies: dict | None = None,
     ) -> None:
         k = whole_setting(NAME, "k", k, 1)
@@ -162,6 +173,14 @@ class PolicySearchAgent(PIMCAgent):
                 "estimate of the hand's result, not of its margin: set objective=win (and "
                 "prior in win units, say prior=0.02)"
             )
+        if leaf not in LEAF_VALUES:
+            raise ValueError(f"{NAME}: leaf must be one of {', '.join(LEAF_VALUES)}, got {leaf!r}")
+        if leaf != DEFAULTS["leaf"] and rollout != POLICY_ROLLOUT:
+            raise ValueError(
+                f"{NAME}: leaf={leaf} values the leaves of the policy's own rollouts: set "
+                "rollout=policy (the compiled rollouts play every hand to its end)"
+            )
+        self.leaf = leaf
         budget_ms = whole_setting(NAME, "budget_ms", budget_ms, 0)
         threads = whole_setting(NAME, "threads", threads, 1)
         if not isinstance(policy, str) or not policy.strip():
@@ -184,7 +203,17 @@ class PolicySearchAgent(PIMCAgent):
             threads=threads,
         )
         self.rollout = rollout
+        if self.net_agent.net is not None:  # a file: checked now; shipped: at its table
+            self._check_leaf(self.net_agent.net)
         self.name = self._name()
+
+    def _check_leaf(self, net) -> None:
+        if self.leaf == "oracle" and not net.oracle_critic:
+            raise ValueError(
+                f"{NAME}: leaf=oracle needs a policy trained with an oracle critic "
+                f"(network.oracle_critic: true); policy {self.policy!r} has none: use "
+                "leaf=value"
+            )
 
     def _name(self) -> str:
         settings = {
@@ -199,6 +228,7 @@ class PolicySearchAgent(PIMCAgent):
             "threads": self.threads,
             "policy": self.policy,
             "depth": self.depth,
+            "leaf": self.leaf,
         }
         return settings_name(NAME, settings, DEFAULTS)
 
@@ -212,8 +242,10 @@ class PolicySearchAgent(PIMCAgent):
         return super().kernels() + self.net_agent.kernels()
 
     def check_table(self, variant) -> None:
-        """The policy's table check (``ppo``'s): a policy plays only its own table."""
+        """The policy's table check (``ppo``'s): a policy plays only its own table (and
+        ``leaf=oracle`` only a policy with an oracle critic)."""
         self.net_agent.check_table(variant)
+        self._check_leaf(self.net_agent.net)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         raise TypeError(
@@ -227,6 +259,7 @@ class PolicySearchAgent(PIMCAgent):
         agent = self.net_agent
         if agent._shipped and game.variant is not agent._table_variant:
             agent.check_table(game.variant)
+        self._check_leaf(agent.net)
         return agent.net
 
     def priors(self, game, b: int, viewer: int) -> tuple[np.ndarray, np.ndarray]:
@@ -311,7 +344,7 @@ class PolicySearchAgent(PIMCAgent):
         ``viewer``'s team's win value in [0, 1])."""
         import torch
 
-        from burako_env.agents.network import legal_lists, padded
+        from burako_env.agents.network import legal_lists, oracle_inputs, padded
         from burako_env.core.game import SKIP_ACTION
 
         n_cand = cands.size
@@ -333,9 +366,16 @@ class PolicySearchAgent(PIMCAgent):
                 legal, valid = padded(ids, counts)
                 obs_t = torch.from_numpy(obs)
                 hint = net.hints(obs_t, legal, valid, mask)
-                actions, _, _, value = net.act(obs_t, legal, valid, None, True, hint)
+                oracle = None
+                if move == self.depth and self.leaf == "oracle":
+                    # the sampled world's hands: hidden only from the real player
+                    seats = sims.current_player.astype(np.int64)
+                    oracle = torch.from_numpy(oracle_inputs(sims.state.hands, live, seats))
+                actions, _, _, value = net.act(obs_t, legal, valid, None, True, hint, oracle)
                 if move == self.depth:  # the leaves
                     own = sims.current_player[live] % 2 == team
+                    if oracle is not None:
+                        value = value[:, 1]  # the oracle critic's column
                     v = np.clip(value.double().numpy(), -1.0, 1.0)
                     values[live, V_WIN] = (np.where(own, v, -v) + 1.0) / 2.0
                     break

@@ -74,6 +74,8 @@ def test_names_and_settings():
         ("ppo_search:objective=score", r"ppo_search: objective must be one of margin, win"),
         ("ppo_search:k=2,k=3", r"ppo_search: setting 'k' given twice"),
         ("ppo_search:policy=/nowhere/p.pt", r"nowhere"),
+        ("ppo_search:leaf=hands", r"ppo_search: leaf must be one of value, oracle"),
+        ("ppo_search:leaf=oracle", r"leaf=oracle values the leaves .* rollout=policy"),
     ],
 )
 def test_bad_names_say_what_to_fix(name, message):
@@ -173,6 +175,63 @@ def test_policy_rollouts_value_a_finished_hand_by_its_result_and_a_leaf_by_the_v
     assert np.isin(end[..., V_WIN], (0.0, 0.5, 1.0)).all()
     assert (end[..., V_MARGIN] != 0).any()
     assert ((end[..., V_WIN] == 1) == (end[..., V_MARGIN] > 0)).all()
+
+
+ORACLE_SMALL = POLICY_SMALL.replace("depth=4", "depth=0,leaf=oracle")
+
+
+def test_oracle_leaves_read_the_sampled_worlds_hands_and_never_the_real_ones():
+    """leaf=oracle: the shipped argentine policy's oracle critic values each leaf from
+    the determinization's hands (its values differ from the value head's on the same
+    worlds, and change when those worlds' hands are swapped between seats), the decision
+    stays blind to the real hidden cards, and a policy without an oracle critic is
+    refused with what to do."""
+    from burako_env.agents.pimc import V_WIN
+
+    game = Game("argentine", num_players=4, seed=5)
+    while game.legal_actions().size < 3:
+        game.step_one(int(game.legal_actions()[0]))
+    viewer = int(game.current_player[0])
+    cands = game.legal_actions()[:3]
+    base = "ppo_search:rollout=policy,objective=win,prior=0.02,budget_ms=0,depth=0"
+    oracle = make_agent(f"{base},leaf=oracle", seed=1)._policy_rollouts(game, 0, viewer, cands, 4)
+    value = make_agent(base, seed=1)._policy_rollouts(game, 0, viewer, cands, 4)
+    assert ((oracle[..., V_WIN] > 0) & (oracle[..., V_WIN] < 1)).all()
+    assert np.abs(oracle[..., V_WIN] - value[..., V_WIN]).max() > 1e-3
+
+    agent = make_agent(f"{base},leaf=oracle", seed=1)
+
+    determinize = Game.determinize
+
+    def swapped(self, viewer, rng, games, count):
+        worlds = determinize(self, viewer, rng, games=games, count=count)
+        hands = worlds.state.hands
+        others = [(viewer + i) % 4 for i in (1, 2, 3)]
+        hands[:, others] = hands[:, others[::-1]]  # the same cards, other seats
+        return worlds
+
+    import unittest.mock as mock
+
+    with mock.patch.object(Game, "determinize", swapped):
+        moved = agent._policy_rollouts(game, 0, viewer, cands, 4)
+    assert np.abs(moved[..., V_WIN] - oracle[..., V_WIN]).max() > 1e-3
+    twins_get_the_same_decision(ORACLE_SMALL)
+    for stats in plays_legal_and_is_seeded(ORACLE_SMALL):
+        assert stats["rollouts"] > 0
+
+
+def test_oracle_leaves_need_an_oracle_critic():
+    """The shipped brazilian policy has no oracle critic: leaf=oracle is refused at its
+    table (the check and a decision), saying what to use instead."""
+    game = Game("brazilian", num_players=4, seed=2)
+    while game.legal_actions().size < 2:
+        game.step_one(int(game.legal_actions()[0]))
+    agent = make_agent(ORACLE_SMALL)
+    message = r"leaf=oracle needs a policy trained with an oracle critic.*use leaf=value"
+    with pytest.raises(ValueError, match=message):
+        agent.check_table(game.variant)
+    with pytest.raises(ValueError, match=message):
+        make_agent(ORACLE_SMALL).act_game(game)
 
 
 def test_search_leaves_the_game_untouched():
