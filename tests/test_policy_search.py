@@ -155,17 +155,22 @@ def test_policy_rollouts_play_legal_and_are_seeded_and_blind():
     twins_get_the_same_decision(POLICY_SMALL)
 
 
+def three_candidates() -> tuple[Game, int, np.ndarray]:
+    """An argentine game at its first decision with three legal actions or more: the
+    game, the player to act and three of its legal actions."""
+    game = Game("argentine", num_players=4, seed=5)
+    while game.legal_actions().size < 3:
+        game.step_one(int(game.legal_actions()[0]))
+    return game, int(game.current_player[0]), game.legal_actions()[:3]
+
+
 def test_policy_rollouts_value_a_finished_hand_by_its_result_and_a_leaf_by_the_value_head():
     """depth 0: every candidate valued by the value head right after it (strictly between
     a loss and a win); a depth past the hand's end: by the hand's result (0, 0.5 or 1,
     with its margin), the same world for every candidate."""
     from burako_env.agents.pimc import V_MARGIN, V_WIN
 
-    game = Game("argentine", num_players=4, seed=5)
-    while game.legal_actions().size < 3:
-        game.step_one(int(game.legal_actions()[0]))
-    viewer = int(game.current_player[0])
-    cands = game.legal_actions()[:3]
+    game, viewer, cands = three_candidates()
     name = "ppo_search:rollout=policy,objective=win,prior=0.02,budget_ms=0"
     leaf = make_agent(f"{name},depth=0", seed=1)._policy_rollouts(game, 0, viewer, cands, 4)
     assert leaf.shape == (4, 3, 2)
@@ -183,16 +188,11 @@ ORACLE_SMALL = POLICY_SMALL.replace("depth=4", "depth=0,leaf=oracle")
 def test_oracle_leaves_read_the_sampled_worlds_hands_and_never_the_real_ones():
     """leaf=oracle: the shipped argentine policy's oracle critic values each leaf from
     the determinization's hands (its values differ from the value head's on the same
-    worlds, and change when those worlds' hands are swapped between seats), the decision
-    stays blind to the real hidden cards, and a policy without an oracle critic is
-    refused with what to do."""
+    worlds, and change when those worlds' hands are swapped between seats), and the
+    decision stays blind to the real hidden cards."""
     from burako_env.agents.pimc import V_WIN
 
-    game = Game("argentine", num_players=4, seed=5)
-    while game.legal_actions().size < 3:
-        game.step_one(int(game.legal_actions()[0]))
-    viewer = int(game.current_player[0])
-    cands = game.legal_actions()[:3]
+    game, viewer, cands = three_candidates()
     base = "ppo_search:rollout=policy,objective=win,prior=0.02,budget_ms=0,depth=0"
     oracle = make_agent(f"{base},leaf=oracle", seed=1)._policy_rollouts(game, 0, viewer, cands, 4)
     value = make_agent(base, seed=1)._policy_rollouts(game, 0, viewer, cands, 4)
