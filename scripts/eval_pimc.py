@@ -197,6 +197,17 @@ def main() -> None:
         return
     if args.chunk < 0 or args.hands < 1:
         ap.error("--hands must be at least 1 and --chunk at least 0")
+    try:
+        searcher = make_agent(args.agent)
+    except (ValueError, OSError) as exc:
+        ap.error(f"--agent: {exc}")
+    if not getattr(searcher, "searches", False):
+        # the rows report the agent's search counts, which only a search agent keeps
+        ap.error(
+            f"--agent must be a search agent (pimc, ppo_search, ...), got {args.agent!r}: "
+            f"to measure it against one, give the search as --agent and {args.agent!r} "
+            "as --opponents"
+        )
     rows = []
     for opponent in args.opponents:
         try:

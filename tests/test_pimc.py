@@ -3,6 +3,8 @@ no use of hidden information beyond determinizations, and every place an agent p
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from search_checks import (
     act_on_observation_alone_is_refused,
@@ -199,6 +201,25 @@ def test_the_evaluation_log_pools_its_chunks(tmp_path):
     table = script.report(str(log))
     assert "| `pimc:budget_ms=0` | greedy (argentine 4p) | 400 | 250-148-2 | 0.627 |" in table
     assert "| discard_table (argentine 4p) | 200 | 130-70-0 | 0.650 |" in table
+
+
+@pytest.mark.parametrize(
+    "agent, message",
+    [
+        ("ppo", r"--agent must be a search agent .* give the search as --agent and 'ppo' as"),
+        ("pimc:k=0", r"--agent: pimc: k must be a whole number >= 1"),
+    ],
+)
+def test_the_evaluation_refuses_an_agent_it_cannot_report(agent, message, monkeypatch, capsys):
+    """The rows are a search's counts: a policy as --agent is refused up front, saying to
+    give it as an opponent (it used to fail after its first chunk with an AttributeError),
+    and a bad search name is named."""
+    script = _eval_script()
+    monkeypatch.setattr("sys.argv", ["eval_pimc.py", "--agent", agent, "--opponents", "random"])
+    with pytest.raises(SystemExit) as exit_:
+        script.main()
+    assert exit_.value.code == 2
+    assert re.search(message, capsys.readouterr().err.replace("\n", " "))
 
 
 def test_the_evaluation_counts_only_its_timed_hands():
