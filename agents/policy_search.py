@@ -258,8 +258,7 @@ class PolicySearchAgent(PIMCAgent):
         """The policy's network, its file loaded for ``game``'s table (``ppo``'s check)."""
         agent = self.net_agent
         if agent._shipped and game.variant is not agent._table_variant:
-            agent.check_table(game.variant)
-        self._check_leaf(agent.net)
+            self.check_table(game.variant)  # a new table's file: its leaf check too
         return agent.net
 
     def priors(self, game, b: int, viewer: int) -> tuple[np.ndarray, np.ndarray]:
