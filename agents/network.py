@@ -772,6 +772,38 @@ class BurakoNet(nn.Module):
             hidden_cards=spec.get("hidden_cards", False),
         )
 
+    def widened(self, hidden: int, seed: int = 0) -> BurakoNet:
+        """This network with a wider trunk (``hidden`` units, at least its own), computing
+        the same logits and values up to float rounding (Net2Net's function-preserving
+        widening): the trunk's new units start as a fresh network of that width would
+        (seeded by ``seed``), and every weight that reads them from an old unit or a head
+        starts at zero, so they change nothing until training moves those weights. What
+        fine-tuning a trained policy with more capacity starts from (``init_policy``)."""
+        old = int(self.hparams["hidden"])
+        if hidden < old:
+            raise ValueError(f"widened: hidden {hidden} is narrower than the network's {old}")
+        spec = self.spec()
+        spec["hidden"] = int(hidden)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            wide = BurakoNet.from_spec(spec)
+        state = wide.state_dict()
+        with torch.no_grad():
+            for name, theirs in self.state_dict().items():
+                ours = state[name]
+                rows = slice(0, theirs.shape[0]) if theirs.dim() else slice(None)
+                if theirs.dim() < 2 or ours.shape[1] == theirs.shape[1]:
+                    ours[rows] = theirs  # the old units' (or a head's) inputs as they were
+                    continue
+                # the columns that read the trunk: the old units' weights kept, the new
+                # units' zero; the oracle head reads [trunk | the hands' encoding]
+                ours[rows, old:hidden] = 0.0
+                ours[rows, :old] = theirs[:, :old]
+                ours[rows, hidden:] = theirs[:, old:]
+        wide.load_state_dict(state)
+        wide.card_kernels = self.card_kernels
+        return wide
+
 
 def _rank_context(hand, pile, opp, opp_table) -> list[torch.Tensor]:
     """The ``card_context`` features, each [N, 53] (the joker's column 0): how many of a

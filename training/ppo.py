@@ -341,8 +341,10 @@ class Trainer:
         self.writer = None
 
     def start_from_policy(self, path: str | Path) -> None:
-        """Load the network of ``path`` (``init_policy``) into the learner; CheckpointError
-        when the file is unreadable, of another table or of another network."""
+        """Load the network of ``path`` (``init_policy``) into the learner, widened where
+        the config's ``network.hidden`` is wider (:meth:`BurakoNet.widened`);
+        CheckpointError when the file is unreadable, of another table or of another
+        network."""
         net, data = load_network(path)
         check_policy_table(data["variant"], self.env.variant, self.obs_size, path)
         # the training-only heads (they never reach the logits) may be added, fresh, or
@@ -351,6 +353,11 @@ class Trainer:
         for spec in (theirs, ours):
             for key in TRAINING_ONLY_HEADS:
                 spec.pop(key, None)
+        if theirs.get("hidden", 0) < ours.get("hidden", 0):
+            # a wider trunk than the file's: its network widened to compute the same
+            # function, the new units' weights fresh from the run's seed
+            net = net.widened(ours["hidden"], seed=self.cfg.seed)
+            theirs["hidden"] = ours["hidden"]
         check_same_network(theirs, ours, f"init_policy {str(path)!r}")
         weights = self.net.state_dict()
         weights.update({k: v for k, v in net.state_dict().items() if k in weights})
