@@ -791,8 +791,11 @@ class BurakoNet(nn.Module):
         with torch.no_grad():
             for name, theirs in self.state_dict().items():
                 ours = state[name]
-                rows = slice(0, theirs.shape[0]) if theirs.dim() else slice(None)
-                if theirs.dim() < 2 or ours.shape[1] == theirs.shape[1]:
+                if theirs.dim() == 0:  # the hint's gain
+                    ours.copy_(theirs)
+                    continue
+                rows = slice(0, theirs.shape[0])
+                if theirs.dim() == 1 or ours.shape[1] == theirs.shape[1]:
                     ours[rows] = theirs  # the old units' (or a head's) inputs as they were
                     continue
                 # the columns that read the trunk: the old units' weights kept, the new

@@ -602,7 +602,7 @@ def test_init_policy_starts_the_run_from_a_policy_file_and_refuses_a_foreign_one
     assert set(start["model"]) == set(given)
     assert all(torch.equal(start["model"][k], given[k]) for k in given)
     bad = {
-        "network.hidden=48": "another network (hidden 32 here 48)",
+        "network.hidden=16": "another network (hidden 32 here 16)",  # wider: widened
         "env.variant=italian": "cannot play italian",
         f"init_policy={tmp_path / 'none.pt'}": "no checkpoint at",
     }
@@ -637,10 +637,10 @@ def test_init_policy_adds_or_leaves_out_the_training_only_heads(runs, tmp_path):
     back = load_file(tmp_path / "back" / "checkpoints" / "last.pt")["model"]
     assert set(back) == set(given)
     assert all(torch.equal(back[k], given[k]) for k in given)
-    with pytest.raises(CheckpointError, match=re.escape("another network (hidden 32 here 48)")):
+    with pytest.raises(CheckpointError, match=re.escape("another network (encoder 16 here 8)")):
         train(
             TINY, QUICK + [f"init_policy={policy}", "network.oracle_critic=true",
-                           "network.hidden=48"], run_dir=tmp_path / "x",
+                           "network.encoder=8"], run_dir=tmp_path / "x",
         )  # fmt: skip
     assert not (tmp_path / "x").exists()
 

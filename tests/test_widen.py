@@ -41,9 +41,13 @@ def _outputs(net: BurakoNet, batch):
     return out.logits, torch.stack([out.value, out.oracle_value]), out.hidden_error
 
 
-def test_a_widened_network_computes_the_same_logits_values_and_predictions():
+@pytest.mark.parametrize("hint", [None, "discard_table"])
+def test_a_widened_network_computes_the_same_logits_values_and_predictions(hint):
     torch.manual_seed(0)
-    net = BurakoNet(4, 108, hidden=24, **SMALL)
+    net = BurakoNet(4, 108, hidden=24, hint=hint, **SMALL)
+    if hint:  # the hint's learned terms away from their start, so that they count
+        net.hint_ctx.weight.data.normal_()
+        net.hint_gain.data.fill_(1.7)
     wide = net.widened(40, seed=3)
     assert wide.hparams["hidden"] == 40 and wide.trunk[0].out_features == 40
     batch = _batch()
@@ -58,7 +62,8 @@ def test_a_widened_network_computes_the_same_logits_values_and_predictions():
     torch.testing.assert_close(w_error, hidden_error, rtol=1e-5, atol=1e-5)
     # the new units are live: a fresh network of that width would compute something else
     torch.manual_seed(0)
-    assert not torch.allclose(_outputs(BurakoNet(4, 108, hidden=40, **SMALL), batch)[1], value)
+    fresh = BurakoNet(4, 108, hidden=40, hint=hint, **SMALL)
+    assert not torch.allclose(_outputs(fresh, batch)[1], value)
 
 
 def test_the_new_units_learn_and_the_widening_is_seeded():
