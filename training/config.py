@@ -232,10 +232,10 @@ class TrainConfig:
     fresh one, to fine-tune it: it must have been trained for this table with these
     ``network`` settings, but for the training-only heads (``oracle_critic``,
     ``hidden_cards``), which start fresh when the file has none and are left out when the
-    config has none, and but for a wider ``network.hidden``: the file's network is then
-    widened to it, computing the same function at the start (its new units' outgoing
-    weights zero, ``BurakoNet.widened``); the imitation warm start is skipped. Read
-    once, when the run starts (a resume reads its own checkpoint)."""
+    config has none, and a wider ``network.hidden``, to which the file's network is
+    widened, computing the same function at the start (its new units' outgoing weights
+    zero, ``BurakoNet.widened``); the imitation warm start is skipped. Read once, when
+    the run starts (a resume reads its own checkpoint)."""
     runs_dir: str = "runs"
     """Parent folder of run folders."""
     checkpoint_every: int = 10
