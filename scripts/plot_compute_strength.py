@@ -9,7 +9,10 @@ wall-clock minutes, from their own logs.
 ``--run PATH``: a ``burako train`` run folder (``eval.jsonl`` for the evaluations, the
 TensorBoard log for when each one ended; the clock starts when the warm start began), one
 curve each; ``PATH@MSTEPS:MINUTES`` draws it after that many million env steps and minutes,
-for a run that fine-tunes another's policy (``init_policy``). ``--point
+for a run that fine-tunes another's policy (``init_policy``). A run of several schedules
+(``fine_tunes``: ``schedule-1``, ``schedule-2``, ... in its folder) is one curve, each
+schedule after the env steps of those before it, the clock running from the first's start
+(a fine-tune's step-0 evaluation, the last schedule's policy again, is left out). ``--point
 LABEL=MSTEPS:RATE:LOW:HIGH``: a measured point known by its env steps only (drawn on the
 steps panel). Prints the table it plots.
 """
@@ -23,6 +26,42 @@ from pathlib import Path
 
 def run_curve(run: Path, opponent: str) -> list[dict]:
     """One row per evaluation: env steps, minutes since the run began, rate, interval."""
+    schedules = sorted(run.glob("schedule-*"), key=lambda p: int(p.name.split("-")[1]))
+    if schedules and not (run / "eval.jsonl").is_file():
+        return chain_curve(schedules, opponent)
+    return schedule_curve(run, opponent)
+
+
+def chain_curve(schedules: list[Path], opponent: str) -> list[dict]:
+    """:func:`run_curve` of a run of several schedules (its ``schedule-N`` folders)."""
+    from burako_env.training.config import load_config
+
+    rows: list[dict] = []
+    steps = 0
+    start = None
+    for i, folder in enumerate(schedules):
+        if not (folder / "eval.jsonl").is_file():
+            break  # a schedule not begun yet
+        part = schedule_curve(folder, opponent)
+        if not part:
+            break
+        start = part[0]["start"] if start is None else start
+        for r in part[1:] if i else part:
+            rows.append(
+                {
+                    **r,
+                    "msteps": r["msteps"] + steps / 1e6,
+                    "minutes": r["minutes"] + (r["start"] - start) / 60.0,
+                }
+            )
+        cfg = load_config(folder / "config.yaml")
+        steps += cfg.num_updates * cfg.rollout_steps
+    return rows
+
+
+def schedule_curve(run: Path, opponent: str) -> list[dict]:
+    """:func:`run_curve` of one schedule's run folder (its rows also hold ``start``, the
+    wall time the run began)."""
     from burako_env.training.evaluate import read_scalars
 
     scalars = read_scalars(run)
@@ -48,6 +87,7 @@ def run_curve(run: Path, opponent: str) -> list[dict]:
                 "low": r["ci_low"],
                 "high": r["ci_high"],
                 "hands": r["hands"],
+                "start": start,
             }
         )
     return rows

@@ -479,8 +479,8 @@ def test_each_variant_has_a_hint_free_config_that_keeps_its_unseen_opponents_uns
 
 def test_burako_train_runs_the_shipped_policys_recipe_by_default():
     """With no --config, `burako train` runs argentine.yaml, the hint-free recipe that the
-    shipped 4-player argentine policy came from (docs/TRAINING.md: run F, and run G with
-    the oracle critic set on it), within the 2-hour budget's 32 M env steps."""
+    shipped 4-player argentine policy came from (docs/TRAINING.md: the oracle run and its
+    two fine-tunes, runs G and G3, as one run of three schedules of 32 M env steps)."""
     import inspect
 
     from burako_env.frontends.commands.train import train
@@ -490,7 +490,9 @@ def test_burako_train_runs_the_shipped_policys_recipe_by_default():
     cfg = load_config(default)
     assert cfg.network.hint is None and cfg.network.card_context
     assert (cfg.env.variant, cfg.env.num_players) == ("argentine", 4)
-    assert cfg.ppo.total_env_steps <= 32_000_000
+    assert cfg.network.oracle_critic
+    assert cfg.ppo.total_env_steps == 32_000_000 and cfg.ppo.lr == 6e-4
+    assert cfg.fine_tunes == [{"ppo.lr": 3e-4}, {"ppo.lr": 3e-4}]
 
 
 def test_card_context_reads_run_neighbours_and_rank_copies():

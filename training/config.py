@@ -17,6 +17,7 @@ The shipped configs are package data (``burako_env/configs/train/``; the reposit
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 import types
@@ -236,6 +237,14 @@ class TrainConfig:
     widened, computing the same function at the start (its new units' outgoing weights
     zero, ``BurakoNet.widened``); the imitation warm start is skipped. Read once, when
     the run starts (a resume reads its own checkpoint)."""
+    fine_tunes: list[dict[str, Any]] = field(default_factory=list)
+    """Further schedules after the first, in one run: each entry maps dotted keys to
+    values as ``--set`` does (``{ppo.lr: 3.0e-4}``; ``{}``: the same config again), and
+    its schedule starts from the previous one's final policy (``init_policy``) with a
+    fresh league, optimizer and learning-rate schedule. The run folder then holds one
+    run folder per schedule (``schedule-1``, ``schedule-2``, ...) and ``policy.pt``, the
+    last finished schedule's policy; ``--resume`` continues the schedule in progress.
+    An entry may not set ``fine_tunes`` or ``init_policy``."""
     runs_dir: str = "runs"
     """Parent folder of run folders."""
     checkpoint_every: int = 10
@@ -293,6 +302,8 @@ def _check_value(key: str, value: Any, hint: Any) -> Any:
             except ConfigError as exc:
                 errors.append(exc)
         raise errors[0]
+    if hint is Any:  # checked where it is used (fine_tunes: as a config of its own)
+        return value
     if hint is bool:
         if isinstance(value, bool):
             return value
@@ -472,6 +483,48 @@ def _validate(cfg: TrainConfig) -> None:
                 raise ConfigError(
                     f"config key {key!r}: agent {name!r} cannot play this run's table: {exc}"
                 ) from exc
+    schedule_configs(cfg)  # every fine-tune's config is checked before anything runs
+
+
+#: keys a fine-tune entry may not set: the chain sets them itself
+CHAIN_KEYS = ("fine_tunes", "init_policy")
+
+
+def schedule_configs(cfg: TrainConfig) -> list[TrainConfig]:
+    """The configs of the schedules of a run with ``fine_tunes``: the first is ``cfg``
+    without them, each next one ``cfg`` with its entry's keys set (its ``init_policy``,
+    the previous schedule's policy, is set when it starts). A bad entry raises
+    :class:`ConfigError` naming ``fine_tunes[i]`` and the key."""
+    base = cfg.to_dict()
+    base["fine_tunes"] = []
+    first = dataclasses.replace(cfg, fine_tunes=[])
+    out = [first]
+    for i, entry in enumerate(cfg.fine_tunes):
+        where = f"fine_tunes[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(
+                f"config key {where!r} must be a mapping of keys to values "
+                f"(e.g. {{ppo.lr: 3.0e-4}}), got {entry!r}"
+            )
+        data = copy.deepcopy(base)
+        data["init_policy"] = None
+        for key, value in entry.items():
+            if not isinstance(key, str) or not key:
+                raise ConfigError(f"config key {where!r}: a key must be a name, got {key!r}")
+            if key.split(".")[0] in CHAIN_KEYS:
+                raise ConfigError(
+                    f"config key {where}.{key}: a fine-tune may not set {key.split('.')[0]!r} "
+                    "(each schedule starts from the previous one's policy)"
+                )
+            try:
+                set_key(data, key, value)
+            except ConfigError as exc:
+                raise ConfigError(f"config key {where!r}: {exc}") from exc
+        try:
+            out.append(config_from_dict(data))
+        except ConfigError as exc:
+            raise ConfigError(f"config key {where!r}: {exc}") from exc
+    return out
 
 
 def apply_override(data: dict, override: str) -> None:
@@ -481,6 +534,11 @@ def apply_override(data: dict, override: str) -> None:
     key, raw = override.split("=", 1)
     key = key.strip()
     value = load_yaml(raw, f"override of {key!r}: value {raw[:80]!r}", ConfigError)
+    set_key(data, key, value)
+
+
+def set_key(data: dict, key: str, value: Any) -> None:
+    """Set the dotted ``key`` (``ppo.lr``) of the raw mapping ``data`` to ``value``."""
     parts = key.split(".")
     node = data
     for part in parts[:-1]:
@@ -493,8 +551,6 @@ def apply_override(data: dict, override: str) -> None:
 
 def config_from_dict(data: dict, overrides: list[str] | None = None) -> TrainConfig:
     """A checked :class:`TrainConfig` from a raw mapping and ``key=value`` overrides."""
-    import copy
-
     data = copy.deepcopy(data) if data else {}
     for override in overrides or []:
         apply_override(data, override)

@@ -1018,6 +1018,7 @@ class Trainer:
         return {
             "run_dir": str(self.run_dir),
             "update": self.update,
+            "updates_run": done_here,
             "global_step": self.global_step,
             "eval": last_eval,
             "best_score": self.best_score,

@@ -4,23 +4,30 @@
     train("configs/train/tiny.yaml", ["ppo.lr=1e-4"])          # runs/<name>-<timestamp>
     train(run_dir="runs/ppo-...", resume=True)                 # continue a run exactly
     train("configs/train/tiny.yaml", ["distributed.workers=2"], ray=True)   # rollouts on Ray
+    train("tiny", ["fine_tunes=[{ppo.lr: 1e-4}]"])     # two schedules, the second a fine-tune
 
 :func:`train` checks the config, picks the trainer (:class:`~burako_env.training.ppo.Trainer`,
 or :class:`~burako_env.training.distributed.DistributedTrainer` with ``ray``), loads the
-checkpoint on resume and runs it. It sits above both trainers, so neither imports the
+checkpoint on resume and runs it; a config with ``fine_tunes`` runs its schedules one
+after the other (:func:`run_schedules`). It sits above both trainers, so neither imports the
 other's module (the distributed trainer builds on the single-machine one).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from pathlib import Path
 
 from burako_env.agents.network import num_parameters
 from burako_env.distributed import ray_session
-from burako_env.training.checkpoint import CheckpointError, load_file, remove_stale_temporaries
-from burako_env.training.config import TrainConfig, load_config, save_config
+from burako_env.training.checkpoint import (
+    CheckpointError,
+    load_file,
+    remove_stale_temporaries,
+)
+from burako_env.training.config import TrainConfig, load_config, save_config, schedule_configs
 from burako_env.training.distributed import DistributedTrainer
 from burako_env.training.ppo import Trainer
 
@@ -32,8 +39,16 @@ class TrainingInterrupted(KeyboardInterrupt):
     (None: none was written, and a fresh run's folder was removed).
     """
 
-    def __init__(self, run_dir: Path, update: int, saved_update: int | None, removed: bool):
+    def __init__(
+        self,
+        run_dir: Path,
+        update: int,
+        saved_update: int | None,
+        removed: bool,
+        checkpoints: Path | None = None,
+    ):
         self.run_dir = run_dir
+        checkpoints = Path(run_dir) / "checkpoints" if checkpoints is None else checkpoints
         self.update = update
         self.saved_update = saved_update
         if saved_update is None:
@@ -47,7 +62,7 @@ class TrainingInterrupted(KeyboardInterrupt):
         else:
             message = (
                 f"interrupted during update {update}: the last checkpoint is update "
-                f"{saved_update} in {str(run_dir / 'checkpoints' / 'last.pt')!r}; continue "
+                f"{saved_update} in {str(checkpoints / 'last.pt')!r}; continue "
                 f"with: burako train --resume {run_dir}"
             )
         super().__init__(message)
@@ -128,15 +143,106 @@ def train(
             stamp = time.strftime("%Y%m%d-%H%M%S")
             run_dir = Path(cfg.runs_dir) / f"{cfg.name}-{stamp}"
         run_dir = Path(run_dir)
-        if (run_dir / "checkpoints" / "last.pt").exists():
+        if (run_dir / "checkpoints" / "last.pt").exists() or any(run_dir.glob("schedule-*")):
             raise FileExistsError(f"{str(run_dir)!r} already holds a run: pass resume=True")
         if run_dir.exists() and not run_dir.is_dir():
             raise FileExistsError(f"the run folder {str(run_dir)!r} is a file")
     if not ray:
-        return _run_trainer(Trainer, cfg, run_dir, resume, stop_after, verbose, "")
+        return _run(Trainer, cfg, run_dir, resume, stop_after, verbose, "")
     with ray_session(ray_address):  # connect first: an unreachable cluster writes nothing
         where = f" on Ray ({cfg.distributed.workers} rollout workers)"
-        return _run_trainer(DistributedTrainer, cfg, run_dir, resume, stop_after, verbose, where)
+        return _run(DistributedTrainer, cfg, run_dir, resume, stop_after, verbose, where)
+
+
+def _run(make, cfg: TrainConfig, run_dir: Path, resume: bool, stop_after, verbose, where):
+    if cfg.fine_tunes:
+        return run_schedules(make, cfg, run_dir, resume, stop_after, verbose, where)
+    return _run_trainer(make, cfg, run_dir, resume, stop_after, verbose, where)
+
+
+def schedule_dir(run_dir: Path, index: int) -> Path:
+    """The run folder of schedule ``index`` (0: the first) of a run with fine-tunes."""
+    return Path(run_dir) / f"schedule-{index + 1}"
+
+
+def schedule_finished(folder: Path, cfg: TrainConfig) -> bool:
+    """Whether the schedule in ``folder`` ran all its updates: its policy file says so
+    (the trainer writes it with the last update's checkpoint)."""
+    try:
+        meta = load_file(folder / "policy.pt", kind="policy").get("meta", {})
+    except CheckpointError:
+        return False
+    return int(meta.get("update", -1)) >= cfg.num_updates
+
+
+def run_schedules(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: bool, where: str):
+    """The schedules of a config with ``fine_tunes``, in turn: schedule i + 1 starts from
+    schedule i's final policy. The run folder holds the whole config (``config.yaml``),
+    one run folder per schedule (:func:`schedule_dir`) and ``policy.pt``, a copy of the
+    last finished schedule's policy. A resume skips the finished schedules and resumes
+    (or starts) the next; ``stop_after`` counts the updates of this call across
+    schedules. Returns the last schedule's summary with ``schedules``, every summary of
+    this call."""
+    stages = schedule_configs(cfg)
+    created = not run_dir.exists()
+    if not resume:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        _write_config(cfg, run_dir)
+    summaries: list[dict] = []
+    left = stop_after
+    for i, stage in enumerate(stages):
+        folder = schedule_dir(run_dir, i)
+        if resume and schedule_finished(folder, stage):
+            continue
+        if left is not None and left <= 0:
+            break
+        started = (folder / "checkpoints" / "last.pt").exists()
+        if i and not started:
+            stage = dataclasses.replace(
+                stage, init_policy=str(schedule_dir(run_dir, i - 1) / "policy.pt")
+            )
+        if verbose:
+            how = (
+                "resumed"
+                if started
+                else ("from " + stage.init_policy if stage.init_policy else "fresh")
+            )
+            print(f"schedule {i + 1} of {len(stages)} ({how}): {folder}", flush=True)
+        try:
+            summary = _run_trainer(make, stage, folder, started, left, verbose, where)
+        except TrainingInterrupted as exc:
+            removed = False
+            if exc.saved_update is None and created and i == 0:
+                shutil.rmtree(run_dir, ignore_errors=True)
+                removed = True
+            stopped = TrainingInterrupted(
+                run_dir, exc.update, exc.saved_update, removed, folder / "checkpoints"
+            )
+            if exc.saved_update is None and i:  # the schedules before it are kept
+                stopped.message = (
+                    f"interrupted during update {exc.update} of schedule {i + 1}, before its "
+                    f"first checkpoint; {'schedule 1 is' if i == 1 else f'schedules 1 - {i} are'} "
+                    f"finished: continue with: burako train --resume {run_dir}"
+                )
+                stopped.args = (stopped.message,)
+            raise stopped from None
+        summaries.append(summary)
+        if left is not None:
+            left -= summary["updates_run"]
+        if summary["update"] < stage.num_updates:
+            break  # stopped by stop_after
+        _copy_policy(folder / "policy.pt", run_dir / "policy.pt")
+    if not summaries:
+        last = stages[-1]
+        return {"run_dir": str(run_dir), "update": last.num_updates, "schedules": []}
+    return {**summaries[-1], "run_dir": str(run_dir), "schedules": summaries}
+
+
+def _copy_policy(source: Path, target: Path) -> None:
+    """``target`` becomes a copy of ``source``, atomically (never half a file)."""
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.copyfile(source, tmp)
+    tmp.replace(target)
 
 
 def _run_trainer(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: bool, where: str):
