@@ -80,8 +80,13 @@ def test_a_chain_resumes_exactly_across_its_schedules(chain, tmp_path):
     s = train("tiny", CHAIN, run_dir=run_dir, verbose=False, stop_after=3)
     assert [x["updates_run"] for x in s["schedules"]] == [3]
     assert not (run_dir / "policy.pt").exists()  # no schedule has finished
-    s = train(run_dir=run_dir, resume=True, verbose=False, stop_after=6)
+    s = train(
+        overrides=["keep_checkpoints=3"], run_dir=run_dir, resume=True, verbose=False, stop_after=6
+    )
     assert [x["updates_run"] for x in s["schedules"]] == [1, 4, 1]
+    # a resume's --set reaches the run's config and every schedule it runs
+    assert load_config(run_dir / "config.yaml").keep_checkpoints == 3
+    assert load_config(run_dir / "schedule-3" / "config.yaml").keep_checkpoints == 3
     s = train(run_dir=run_dir, resume=True, verbose=False)
     assert [x["updates_run"] for x in s["schedules"]] == [1]
     assert _same_weights(_weights(run_dir / "policy.pt"), _weights(chain[0] / "policy.pt"))

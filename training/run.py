@@ -197,7 +197,7 @@ def run_schedules(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: b
         if left is not None and left <= 0:
             break
         started = (folder / "checkpoints" / "last.pt").exists()
-        if i and not started:
+        if i:  # read when it starts; kept in its config.yaml when it resumes
             stage = dataclasses.replace(
                 stage, init_policy=str(schedule_dir(run_dir, i - 1) / "policy.pt")
             )
@@ -209,7 +209,10 @@ def run_schedules(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: b
             )
             print(f"schedule {i + 1} of {len(stages)} ({how}): {folder}", flush=True)
         try:
-            summary = _run_trainer(make, stage, folder, started, left, verbose, where)
+            # on resume the run's config.yaml (--set overrides in) is rewritten once the
+            # schedule's checkpoint has loaded, as a run of one schedule's is
+            rewrite = (lambda: _write_config(cfg, run_dir)) if resume and not summaries else None
+            summary = _run_trainer(make, stage, folder, started, left, verbose, where, rewrite)
         except TrainingInterrupted as exc:
             removed = False
             if exc.saved_update is None and created and i == 0:
@@ -245,10 +248,13 @@ def _copy_policy(source: Path, target: Path) -> None:
     tmp.replace(target)
 
 
-def _run_trainer(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: bool, where: str):
-    """Build the trainer, load the checkpoint, write the config, run; nothing is written
-    before the checkpoint loads, and a run interrupted before its first checkpoint leaves
-    no folder behind (:class:`TrainingInterrupted` says what was saved)."""
+def _run_trainer(
+    make, cfg, run_dir: Path, resume: bool, stop_after, verbose: bool, where: str, loaded=None
+):
+    """Build the trainer, load the checkpoint, write the config (and call ``loaded``),
+    run; nothing is written before the checkpoint loads, and a run interrupted before its
+    first checkpoint leaves no folder behind (:class:`TrainingInterrupted` says what was
+    saved)."""
     created = not run_dir.exists()
     trainer = None
     try:
@@ -259,6 +265,8 @@ def _run_trainer(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: bo
             trainer.start_from_policy(cfg.init_policy)
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_config(cfg, run_dir)
+        if loaded is not None:
+            loaded()
     except BaseException:
         if trainer is not None and hasattr(trainer, "close"):
             trainer.close()
