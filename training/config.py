@@ -10,6 +10,9 @@ raises :class:`ConfigError` naming the key. Command-line overrides are
     cfg = load_config("configs/train/default.yaml", ["ppo.lr=1e-4", "seed=3"])
     cfg = load_config("tiny")          # a shipped config by name, from any folder
 
+``fine_tunes`` lists further schedules of the same run, each from the last one's policy
+(:func:`schedule_configs` gives each schedule's config; ``training/run.py`` runs them).
+
 The shipped configs are package data (``burako_env/configs/train/``; the repository's
 ``configs/train/`` points there): a name (``default``, ``tiny``) or a path
 ``configs/train/NAME.yaml`` that does not exist where the command runs finds them.
