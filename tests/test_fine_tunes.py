@@ -175,3 +175,20 @@ def test_the_compute_plot_reads_a_chain_as_one_curve(tmp_path):
     assert rows[:3] == first
     minutes = [r["minutes"] for r in rows]
     assert minutes == sorted(minutes) and minutes[3] > minutes[2]
+
+
+def test_burako_train_runs_a_chain_and_says_each_schedule(tmp_path):
+    from typer.testing import CliRunner
+
+    from burako_env.frontends.cli import app
+
+    run_dir = tmp_path / "run"
+    args = ["train", "--config", "tiny", "--run-dir", str(run_dir), "--set", "eval.every=0"]
+    res = CliRunner().invoke(app, [*args, "--set", "fine_tunes=[{ppo.lr: 1.0e-4}]"])
+    assert res.exit_code == 0, res.output
+    assert f"schedule 1 of 2 (fresh): {run_dir / 'schedule-1'}" in res.output
+    assert f"schedule 2 of 2 (from {run_dir / 'schedule-1' / 'policy.pt'})" in res.output
+    assert (run_dir / "policy.pt").is_file()
+    bad = CliRunner().invoke(app, [*args, "--set", "fine_tunes=[{ppo.lrr: 1}]"])
+    assert bad.exit_code == 2 and "fine_tunes[0]" in bad.output
+    assert "unknown config key 'ppo.lrr'" in bad.output
