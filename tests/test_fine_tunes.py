@@ -192,3 +192,15 @@ def test_burako_train_runs_a_chain_and_says_each_schedule(tmp_path):
     bad = CliRunner().invoke(app, [*args, "--set", "fine_tunes=[{ppo.lrr: 1}]"])
     assert bad.exit_code == 2 and "fine_tunes[0]" in bad.output
     assert "unknown config key 'ppo.lrr'" in bad.output
+
+
+def test_a_chain_that_cannot_start_leaves_no_run_folder(tmp_path):
+    run_dir = tmp_path / "run"
+    with pytest.raises(Exception, match="no/such/policy.pt"):
+        train(
+            "tiny",
+            ["fine_tunes=[{}]", "init_policy=no/such/policy.pt"],
+            run_dir=run_dir,
+            verbose=False,
+        )
+    assert not run_dir.exists()

@@ -229,6 +229,10 @@ def run_schedules(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: b
                 )
                 stopped.args = (stopped.message,)
             raise stopped from None
+        except BaseException:
+            if created and not any(run_dir.glob("schedule-*/checkpoints/last.pt")):
+                shutil.rmtree(run_dir, ignore_errors=True)  # a failed start leaves nothing
+            raise
         summaries.append(summary)
         if left is not None:
             left -= summary["updates_run"]
