@@ -23,7 +23,7 @@ def train(
         str,
         typer.Option(
             help=f"training config: a YAML path or a shipped name ({_shipped_train_configs()}); "
-            "the default, argentine, is the shipped policy's hint-free recipe"
+            "the default, argentine, is the shipped policy's whole recipe (its three schedules)"
         ),
     ] = "argentine",
     set_: Annotated[
