@@ -204,3 +204,27 @@ def test_a_chain_that_cannot_start_leaves_no_run_folder(tmp_path):
             verbose=False,
         )
     assert not run_dir.exists()
+
+
+def test_ctrl_c_before_a_fine_tunes_first_checkpoint_keeps_the_finished_ones(
+    chain, tmp_path, monkeypatch
+):
+    """Stopped in schedule 2's step-0 evaluation (before it saves anything): its folder
+    goes, schedule 1 stays, and the message says how to go on with the chain."""
+    run_dir = tmp_path / "run"
+    evaluate = Trainer.evaluate_and_log
+
+    def stop_in_the_fine_tunes_first_evaluation(self, verbose):
+        if self.cfg.ppo.lr == 1e-4:
+            raise KeyboardInterrupt
+        return evaluate(self, verbose)
+
+    monkeypatch.setattr(Trainer, "evaluate_and_log", stop_in_the_fine_tunes_first_evaluation)
+    args = [c for c in CHAIN if not c.startswith("eval.")] + ["eval.every=4"]
+    with pytest.raises(TrainingInterrupted) as exc:
+        train("tiny", args, run_dir=run_dir, verbose=False)
+    assert exc.value.message == (
+        "interrupted during update 0 of schedule 2, before its first checkpoint; schedule 1 "
+        f"is finished: continue with: burako train --resume {run_dir}"
+    )
+    assert not (run_dir / "schedule-2").exists() and (run_dir / "schedule-1").is_dir()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,6 +80,15 @@ def save_file(data: dict, path: str | Path) -> None:
     tmp = path.with_name(path.name + ".tmp")
     torch.save(data, tmp)
     os.replace(tmp, path)
+
+
+def copy_file(source: str | Path, target: str | Path) -> None:
+    """Copy ``source`` to ``target`` atomically (temporary file, then rename): never half
+    a file, as :func:`save_file`."""
+    target = Path(target)
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.copyfile(source, tmp)
+    os.replace(tmp, target)
 
 
 #: the temporary files this module and the trainer write before a rename, by folder: a

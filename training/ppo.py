@@ -56,7 +56,6 @@ import json
 import math
 import os
 import random
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -91,6 +90,7 @@ from burako_env.training.checkpoint import (
     CheckpointError,
     check_compatible,
     check_policy_table,
+    copy_file,
     env_state,
     load_env_state,
     load_file,
@@ -841,10 +841,8 @@ class Trainer:
         ck = self.run_dir / "checkpoints"
         data = self.checkpoint_dict()
         save_file(data, ck / "last.pt")
-        numbered = ck / f"update_{self.update:06d}.pt"
-        tmp = numbered.with_name(numbered.name + ".tmp")
-        shutil.copyfile(ck / "last.pt", tmp)
-        tmp.replace(numbered)  # never half a numbered checkpoint, the resume's fallback
+        # never half a numbered checkpoint, the resume's fallback
+        copy_file(ck / "last.pt", ck / f"update_{self.update:06d}.pt")
         kept = sorted(ck.glob("update_*.pt"))
         for old in kept[: -self.cfg.keep_checkpoints]:
             old.unlink()

@@ -24,6 +24,7 @@ from burako_env.agents.network import num_parameters
 from burako_env.distributed import ray_session
 from burako_env.training.checkpoint import (
     CheckpointError,
+    copy_file,
     load_file,
     remove_stale_temporaries,
 )
@@ -213,11 +214,13 @@ def run_schedules(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: b
             # schedule's checkpoint has loaded, as a run of one schedule's is
             rewrite = (lambda: _write_config(cfg, run_dir)) if resume and not summaries else None
             summary = _run_trainer(make, stage, folder, started, left, verbose, where, rewrite)
-        except TrainingInterrupted as exc:
-            removed = False
-            if exc.saved_update is None and created and i == 0:
+        except BaseException as exc:
+            # a chain that never checkpointed leaves no folder, however it stopped
+            removed = created and not any(run_dir.glob("schedule-*/checkpoints/last.pt"))
+            if removed:
                 shutil.rmtree(run_dir, ignore_errors=True)
-                removed = True
+            if not isinstance(exc, TrainingInterrupted):
+                raise
             stopped = TrainingInterrupted(
                 run_dir, exc.update, exc.saved_update, removed, folder / "checkpoints"
             )
@@ -229,27 +232,16 @@ def run_schedules(make, cfg, run_dir: Path, resume: bool, stop_after, verbose: b
                 )
                 stopped.args = (stopped.message,)
             raise stopped from None
-        except BaseException:
-            if created and not any(run_dir.glob("schedule-*/checkpoints/last.pt")):
-                shutil.rmtree(run_dir, ignore_errors=True)  # a failed start leaves nothing
-            raise
         summaries.append(summary)
         if left is not None:
             left -= summary["updates_run"]
         if summary["update"] < stage.num_updates:
             break  # stopped by stop_after
-        _copy_policy(folder / "policy.pt", run_dir / "policy.pt")
+        copy_file(folder / "policy.pt", run_dir / "policy.pt")
     if not summaries:
         last = stages[-1]
         return {"run_dir": str(run_dir), "update": last.num_updates, "schedules": []}
     return {**summaries[-1], "run_dir": str(run_dir), "schedules": summaries}
-
-
-def _copy_policy(source: Path, target: Path) -> None:
-    """``target`` becomes a copy of ``source``, atomically (never half a file)."""
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.copyfile(source, tmp)
-    tmp.replace(target)
 
 
 def _run_trainer(
