@@ -90,6 +90,10 @@ NUM_CARD_FEATURES = 10  # see BurakoNet._card_features
 #: ranks away, same suit), and its rank's copies in the hand, the pile, the opponents'
 #: known cards and on their table (what discard_table's danger and usefulness read)
 NUM_CONTEXT_FEATURES = 6
+#: with ``card_history``, per card type also: its copies in the pile discarded by the
+#: viewer, by the next seat, by the partners and by the other opponents, read from the
+#: pile's order (what a player sees of who threw what, and so does not collect)
+NUM_HISTORY_FEATURES = 4
 CARD_EMBED = 8
 WILD_CARD_IDS = torch.tensor([s * NUM_RANKS + 1 for s in range(4)] + [NUM_CARD_TYPES - 1])
 NUM_OTHER_ACTIONS = NUM_ACTIONS - (DISCARD_BASE - ADD_BASE)  # every action but the adds
@@ -267,10 +271,13 @@ class BurakoNet(nn.Module):
         card_context: bool = False,
         oracle_critic: bool = False,
         hidden_cards: bool = False,
+        card_history: bool = False,
     ) -> None:
         super().__init__()
         if card_context and not card_features:
             raise ValueError("card_context extends the card features: it needs card_features")
+        if card_history and not card_features:
+            raise ValueError("card_history extends the card features: it needs card_features")
         self.num_players = int(num_players)
         self.total_cards = int(total_cards)
         self.hparams = {
@@ -282,6 +289,8 @@ class BurakoNet(nn.Module):
         }
         if card_context:  # only when set: the files saved before it keep their spec
             self.hparams["card_context"] = True
+        if card_history:
+            self.hparams["card_history"] = True
         if oracle_critic:
             self.hparams["oracle_critic"] = True
         if hidden_cards:
@@ -289,7 +298,11 @@ class BurakoNet(nn.Module):
         #: the card encoder's pooling by the compiled kernels where they apply (False:
         #: always torch's, the reference the kernels are tested against)
         self.card_kernels = True
-        self.num_card_features = NUM_CARD_FEATURES + (NUM_CONTEXT_FEATURES if card_context else 0)
+        self.num_card_features = (
+            NUM_CARD_FEATURES
+            + (NUM_CONTEXT_FEATURES if card_context else 0)
+            + (NUM_HISTORY_FEATURES if card_history else 0)
+        )
         self.hint_policy = hint_policy(hint)
         lay = obs_layout(self.num_players, self.total_cards)
         self.layout = lay
@@ -390,6 +403,7 @@ class BurakoNet(nn.Module):
             self._offsets,
             self.num_players,
             bool(self.hparams.get("card_context")),
+            self.total_cards if self.hparams.get("card_history") else 0,
             starts,
             dense,
             meld_x,
@@ -511,7 +525,8 @@ class BurakoNet(nn.Module):
         """Per card type: fits an own / opponents' meld, held, in the pile, on each
         team's table, known in the opponents' / the partner's hands, top of the pile,
         copies seen; with ``card_context`` also its run neighbours in the hand and its
-        rank's copies in view (:data:`NUM_CONTEXT_FEATURES`); [N, 53,
+        rank's copies in view (:data:`NUM_CONTEXT_FEATURES`), with ``card_history`` its
+        copies in the pile by who discarded them (:data:`NUM_HISTORY_FEATURES`); [N, 53,
         num_card_features]."""
         lay, n, c = self.layout, x.shape[0], NUM_CARD_TYPES
         known = x[:, lay.known : lay.known + (self.num_players - 1) * c].reshape(n, -1, c)
@@ -535,6 +550,9 @@ class BurakoNet(nn.Module):
         ]
         if self.hparams.get("card_context"):
             feats += _rank_context(hand, pile, opp, table[:, 1])
+        if self.hparams.get("card_history"):
+            order = x[:, lay.pile_order : lay.pile_order + self.total_cards]
+            feats += _pile_history(order, self.num_players)
         return torch.stack(feats, dim=2)
 
     def _encode_cards(self, feats: torch.Tensor, card: torch.Tensor | None = None):
@@ -770,7 +788,29 @@ class BurakoNet(nn.Module):
             card_context=spec.get("card_context", False),
             oracle_critic=spec.get("oracle_critic", False),
             hidden_cards=spec.get("hidden_cards", False),
+            card_history=spec.get("card_history", False),
         )
+
+    def with_card_history(self) -> BurakoNet:
+        """This network reading the ``card_history`` features too, computing the same
+        logits and values: the card encoder's weights on the new features start at zero
+        (the rest as they are), so they change nothing until training moves them. What
+        fine-tuning a trained policy with them starts from (``init_policy``)."""
+        if self.hparams.get("card_history"):
+            return self
+        spec = self.spec()
+        spec["card_history"] = True
+        wide = BurakoNet.from_spec(spec)  # raises without card_features
+        state = self.state_dict()
+        old = state["card_enc.0.weight"]  # [d, features + embedding]
+        nf = self.num_card_features
+        weight = old.new_zeros(old.shape[0], old.shape[1] + NUM_HISTORY_FEATURES)
+        weight[:, :nf] = old[:, :nf]
+        weight[:, nf + NUM_HISTORY_FEATURES :] = old[:, nf:]
+        state["card_enc.0.weight"] = weight
+        wide.load_state_dict(state)
+        wide.card_kernels = self.card_kernels
+        return wide
 
     def widened(self, hidden: int, seed: int = 0) -> BurakoNet:
         """This network with a wider trunk (``hidden`` units, at least its own), computing
@@ -806,6 +846,27 @@ class BurakoNet(nn.Module):
         wide.load_state_dict(state)
         wide.card_kernels = self.card_kernels
         return wide
+
+
+def _pile_history(order: torch.Tensor, num_players: int) -> list[torch.Tensor]:
+    """The ``card_history`` features, each [N, 53]: the copies of each card type in the
+    pile (``order`` [N, T], card + 1 from the bottom up, 0 past the top) discarded by the
+    viewer, the next seat, the partners and the other opponents, halved; the top card is
+    the seat before the viewer's, the one below it the seat before that's
+    (:func:`~burako_env.agents.network_kernels._pile_history`, the compiled twin)."""
+    n, length = order.shape
+    top = (order > 0).sum(1, keepdim=True)  # [N, 1]
+    depth = top - 1 - torch.arange(length, device=order.device)[None, :]
+    rel = (num_players - 1 - depth.remainder(num_players)) % num_players
+    in_pile = depth >= 0
+    card = torch.where(in_pile, order.long() - 1, NUM_CARD_TYPES)  # past the top: a spare
+    groups = (rel == 0, rel == 1, (rel % 2 == 0) & (rel > 0), (rel % 2 == 1) & (rel > 1))
+    out = []
+    for group in groups:
+        counts = order.new_zeros(n, NUM_CARD_TYPES + 1)
+        counts.scatter_add_(1, card, (group & in_pile).to(order.dtype) * 0.5)
+        out.append(counts[:, :NUM_CARD_TYPES])
+    return out
 
 
 def _rank_context(hand, pile, opp, opp_table) -> list[torch.Tensor]:

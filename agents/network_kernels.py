@@ -54,6 +54,7 @@ LAYOUT_BLOCKS = (
     "muertos",
     "phase",
     "misc",
+    "pile_order",
 )
 
 #: the pooled maximum's index where every encoding of the column is 0 (after the ReLU):
@@ -241,9 +242,39 @@ def _dense_row(obs, n, offsets, num_players, dense):
 
 
 @njit(cache=True, nogil=True)
+def _pile_history(obs, n, start, length, num_players, cards, col):
+    """Observation n's ``card_history`` features into ``cards[n, :, col:col + 4]``: the
+    copies of each card type in the pile discarded by the viewer, the next seat, the
+    partners and the other opponents, halved. Read from the pile's order (card + 1 from
+    the bottom up, 0 past the top): the top card is the discard of the seat before the
+    viewer, the one below it of the seat before that, and so on, since each turn ends
+    with one discard and the pile is only ever taken whole. A feature, not the rules: a
+    peeked card laid as the first discard, or the dealer's upcard, shifts it."""
+    for c in range(NUM_CARD_TYPES):
+        for g in range(4):
+            cards[n, c, col + g] = 0.0
+    top = 0
+    while top < length and obs[n, start + top] > 0:
+        top += 1
+    for i in range(top):
+        depth = top - 1 - i
+        rel = (num_players - 1 - depth % num_players) % num_players
+        if rel == 0:
+            g = 0  # the viewer's own discard
+        elif rel == 1:
+            g = 1  # the next seat's: the opponent who may take the viewer's discard
+        elif rel % 2 == 0:
+            g = 2  # a partner's
+        else:
+            g = 3  # another opponent's
+        cards[n, obs[n, start + i] - 1, col + g] += np.float32(0.5)
+
+
+@njit(cache=True, nogil=True)
 def _card_rows(obs, n, offsets, num_players, card_context, fits, cards, tmp):
-    """Observation n's per-card features into ``cards[n]`` [53, F]; ``tmp`` [6, 53] is
-    scratch (hand, pile, each team's table, opponents' and partner's known cards)."""
+    """Observation n's per-card features into ``cards[n]`` [53, F] (the first 10, and
+    16 with ``card_context``); ``tmp`` [6, 53] is scratch (hand, pile, each team's
+    table, opponents' and partner's known cards)."""
     c53 = NUM_CARD_TYPES
     hand, pile, t0, t1, opp, partner = tmp[0], tmp[1], tmp[2], tmp[3], tmp[4], tmp[5]
     for c in range(c53):
@@ -326,7 +357,19 @@ def _meld_row_x(obs, n, base, x):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def featurize(obs, offsets, num_players, card_context, starts, dense, meld_x, used, meld_of, cards):
+def featurize(
+    obs,
+    offsets,
+    num_players,
+    card_context,
+    pile_length,
+    starts,
+    dense,
+    meld_x,
+    used,
+    meld_of,
+    cards,
+):
     """The network's inputs from observations ``obs`` int16 [N, O], written into
     float32 buffers (the torch reference: ``BurakoNet.reference_inputs``):
 
@@ -337,8 +380,9 @@ def featurize(obs, offsets, num_players, card_context, starts, dense, meld_x, us
       and ``meld_of`` int64 [U] the distinct row of each (a meld stays the same over many
       decisions: a minibatch of 3,000 observations holds about 17,600 meld rows but 3,200
       distinct ones, so the meld encoder runs on those only);
-    * ``cards`` [N, 53, F] (F = 10, or 16 with ``card_context``; empty: not computed):
-      the per-card features.
+    * ``cards`` [N, 53, F] (F = 10, or 16 with ``card_context``, 4 more with a
+      ``pile_length`` above 0, the ``card_history`` read from the first ``pile_length``
+      entries of the pile's order; empty: not computed): the per-card features.
 
     ``offsets``: the layout's block starts (:data:`LAYOUT_BLOCKS` order). The rows are
     read on numba's threads, each on its own; the distinct meld rows are then numbered
@@ -372,6 +416,9 @@ def featurize(obs, offsets, num_players, card_context, starts, dense, meld_x, us
                 u += 1
             if with_cards:
                 _card_rows(obs, n, offsets, num_players, card_context, fits, cards, tmp)
+                if pile_length > 0:
+                    col = 16 if card_context else 10
+                    _pile_history(obs, n, offsets[11], pile_length, num_players, cards, col)
     # the distinct meld rows, numbered in row order (open addressing: key -> number)
     size = 1
     while size < 2 * used.shape[0]:

@@ -238,6 +238,7 @@ def load_network(path: str | Path):
     for key, kinds in (
         ("card_features", bool),
         ("card_context", bool),
+        ("card_history", bool),
         ("hint", (str, type(None))),
     ):
         if not isinstance(spec.get(key), kinds) and key in spec:

@@ -35,9 +35,13 @@ def played_observations(variant: str, players: int, games: int = 64, steps: int 
     return obs, mask, info, env
 
 
-def network(players: int, total_cards: int, context: bool, features: bool = True):
+def network(
+    players: int, total_cards: int, context: bool, features: bool = True, history: bool = False
+):
     torch.manual_seed(0)
-    return BurakoNet(players, total_cards, 64, 32, 32, features, None, card_context=context)
+    return BurakoNet(
+        players, total_cards, 64, 32, 32, features, None, card_context=context, card_history=history
+    )
 
 
 def dense_meld_rows(inp):
@@ -48,10 +52,16 @@ def dense_meld_rows(inp):
 
 
 @pytest.mark.parametrize(("variant", "players"), TABLES)
-@pytest.mark.parametrize("cards", ["context", "features", "none"])
+@pytest.mark.parametrize("cards", ["history", "context", "features+history", "features", "none"])
 def test_compiled_inputs_equal_the_torch_reference(variant, players, cards):
     obs, _, _, env = played_observations(variant, players)
-    net = network(players, env.variant.total_cards, cards == "context", cards != "none")
+    net = network(
+        players,
+        env.variant.total_cards,
+        cards in ("context", "history"),
+        cards != "none",
+        history="history" in cards,
+    )
     o = torch.from_numpy(obs)
     ref, got = net.reference_inputs(o), net._compiled_inputs(o)
     assert got.meld_of is not None and len(got.meld_x) < len(got.used)  # melds repeat
@@ -69,11 +79,15 @@ def test_compiled_inputs_of_out_of_range_observations_equal_the_reference():
     """Values no game produces (negative counts, meld fields past every range) are read
     as the torch path reads them: the meld rows the packing cannot hold are encoded on
     their own, never merged."""
-    net = network(4, 108, True)
+    net = network(4, 108, True, history=True)
     rng = np.random.default_rng(0)
     obs = rng.integers(-3, 40, size=(40, net.obs_size)).astype(np.int16)
     lay = net.layout
     obs[:, lay.melds : lay.melds + 600 : 15] = rng.integers(-1, 4, size=(40, 40))  # kinds
+    # the pile's order holds card ids + 1 up to its top, then zeros (the games' rule)
+    order = rng.integers(1, 54, size=(40, 108))
+    order[np.arange(108)[None, :] >= rng.integers(0, 109, size=(40, 1))] = 0
+    obs[:, lay.pile_order : lay.pile_order + 108] = order
     o = torch.from_numpy(obs)
     ref, got = net.reference_inputs(o), dense_meld_rows(net._compiled_inputs(o))
     assert torch.equal(ref.used, got.used) and torch.equal(ref.meld_x, got.meld_x)
@@ -81,10 +95,10 @@ def test_compiled_inputs_of_out_of_range_observations_equal_the_reference():
     torch.testing.assert_close(ref.dense, got.dense, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("context", [False, True])
+@pytest.mark.parametrize("context", [False, True, "history"])
 def test_kernels_give_the_reference_logits_values_and_gradients(context):
     obs, mask, _, _ = played_observations("argentine", 4, games=96)
-    net = network(4, 108, context)
+    net = network(4, 108, bool(context), history=context == "history")
     legal, valid = padded(*legal_lists(mask))
     o = torch.from_numpy(obs)
     results = []

@@ -534,6 +534,45 @@ def test_card_context_is_saved_in_the_spec_and_needs_card_features():
         load_config("tiny", ["network.card_features=false", "network.card_context=true"])
 
 
+@pytest.mark.parametrize("players", [4, 2])
+def test_card_history_counts_the_pile_by_who_discarded_it(players):
+    """The top card is the discard of the seat before the viewer, the one below it of
+    the seat before that: at 4 players the top is the previous opponent's, then the
+    partner's, the next seat's, the viewer's own; at 2 the opponent's and the viewer's.
+    The compiled featurizer reads the same."""
+    net = BurakoNet(players, 108, 16, 8, 8, card_context=True, card_history=True)
+    assert net.num_card_features == 20
+    obs = np.zeros((1, net.obs_size), np.int16)
+    pile = [7, 20, 33, 46, 7]  # card ids from the bottom up: the 8 of suit 0 twice
+    lay = net.layout
+    obs[0, lay.pile_order : lay.pile_order + len(pile)] = np.array(pile) + 1
+    o = torch.from_numpy(obs)
+    for inp in (net.reference_inputs(o), net._compiled_inputs(o)):
+        own, next_seat, partners, others = (inp.cards[0, :, 16 + g] for g in range(4))
+        if players == 4:  # top: 7 (seat before), 46 (partner), 33 (next), 20 (own), 7
+            assert others[7] == 1.0 and partners[46] == 0.5 and next_seat[33] == 0.5
+            assert own[20] == 0.5
+        else:  # top: 7 (the opponent), 46 (own), 33 (opponent), 20 (own), 7 (opponent)
+            assert next_seat[7] == 1.0 and own[46] == 0.5 and next_seat[33] == 0.5
+            assert own[20] == 0.5 and partners.sum() == 0 and others.sum() == 0
+        assert sum(float(f.sum()) for f in (own, next_seat, partners, others)) == 2.5
+    obs[0, lay.pile_order : lay.pile_order + 108] = 0  # an empty pile: nothing
+    assert float(net.reference_inputs(torch.from_numpy(obs)).cards[0, :, 16:].sum()) == 0
+
+
+def test_card_history_is_saved_in_the_spec_and_needs_card_features():
+    from burako_env.training.config import ConfigError
+
+    net = BurakoNet(4, 108, hidden=16, encoder=8, meld_dim=8, card_history=True)
+    assert net.spec()["card_history"] is True and net.num_card_features == 14
+    assert BurakoNet.from_spec(net.spec()).num_card_features == 14
+    assert "card_history" not in BurakoNet(4, 108, hidden=16, encoder=8, meld_dim=8).spec()
+    with pytest.raises(ValueError, match="needs card_features"):
+        BurakoNet(4, 108, card_features=False, card_history=True)
+    with pytest.raises(ConfigError, match="network.card_history"):
+        load_config("tiny", ["network.card_features=false", "network.card_history=true"])
+
+
 def test_the_clone_accuracy_script_reports_every_kind_the_teacher_played():
     import importlib.util
     from pathlib import Path

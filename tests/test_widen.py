@@ -1,5 +1,7 @@
 """A trained network widened (``BurakoNet.widened``, ``init_policy`` with a wider
-``network.hidden``): the same function at the start, new units that can learn."""
+``network.hidden``) or given the pile's history (``BurakoNet.with_card_history``,
+``init_policy`` with ``network.card_history``): the same function at the start, new
+units or inputs that can learn."""
 
 from __future__ import annotations
 
@@ -116,3 +118,38 @@ def test_a_wider_policy_does_not_fine_tune_on_a_narrower_trunk(tmp_path):
     sets = ["network.hidden=16", "network.hint=null", f"init_policy={wide}"]
     with pytest.raises(CheckpointError, match="hidden 32 here 16"):
         train(load_config(TINY, [*sets, "ppo.total_env_steps=256"]), run_dir=tmp_path / "n")
+
+
+def test_a_network_given_the_card_history_plays_as_before_and_can_learn_it():
+    torch.manual_seed(0)
+    net = BurakoNet(4, 108, hidden=24, **SMALL)
+    with torch.no_grad():
+        net.card_enc[0].weight.add_(0.1)  # no zero weight by chance
+    more = net.with_card_history()
+    assert more.hparams["card_history"] and more.num_card_features == 20
+    assert more.with_card_history() is more
+    batch = _batch()
+    assert float(more.reference_inputs(batch[0]).cards[:, :, 16:].abs().sum()) > 0
+    for a, b in zip(_outputs(net, batch), _outputs(more, batch), strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    obs, legal, valid, hands = batch
+    out = more.train().heads(obs, legal, valid, oracle=hands)
+    out.logits[torch.isfinite(out.logits)].sum().backward()
+    assert more.card_enc[0].weight.grad[:, 16:20].abs().sum() > 0  # the new inputs learn
+
+
+def test_a_policy_fine_tunes_with_the_card_history_from_the_same_play(tmp_path):
+    small = _tiny_policy(tmp_path, 16)
+    sets = ["network.hidden=16", "network.hint=null", "network.card_history=true"]
+    cfg = load_config(TINY, [*sets, f"init_policy={small}", "ppo.total_env_steps=256"])
+    trainer = ppo.Trainer(cfg, tmp_path / "start")
+    trainer.start_from_policy(small)
+    assert trainer.net.hparams["card_history"]
+    obs, legal, valid, _ = _batch()
+    with torch.no_grad():
+        got = trainer.net.eval()(obs, legal, valid)
+        want = load_network(small)[0].eval()(obs, legal, valid)
+    for a, b in zip(got, want, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    train(cfg, run_dir=tmp_path / "history")
+    assert load_network(tmp_path / "history" / "policy.pt")[0].hparams["card_history"]

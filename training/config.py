@@ -67,6 +67,11 @@ class NetworkConfig:
     card_context: bool = False
     """With ``card_features``: also each card's run neighbours in the hand and its rank's
     copies in the hand, the pile, the opponents' known cards and table (agents/network.py)."""
+    card_history: bool = False
+    """With ``card_features``: also each card's copies in the pile by who discarded them
+    (the viewer, the next seat, the partners, the other opponents), read from the pile's
+    order (agents/network.py). A policy trained without it may be fine-tuned with it
+    (``init_policy``: the new inputs' weights start at zero, the same play at first)."""
     oracle_critic: bool = False
     """Training only: a second value head that also reads the other seats' hidden hands
     (an oracle critic, as Suphx and PerfectDou train); the advantages come from it, the
@@ -391,6 +396,12 @@ def _validate(cfg: TrainConfig) -> None:
         "network.card_context",
         "false unless network.card_features is true (it extends them)",
         cfg.network.card_context,
+    )
+    need(
+        cfg.network.card_features or not cfg.network.card_history,
+        "network.card_history",
+        "false unless network.card_features is true (it extends them)",
+        cfg.network.card_history,
     )
     if cfg.network.hint is not None:
         from burako_env.agents.network import hint_policy

@@ -295,6 +295,7 @@ class Trainer:
             card_context=n.card_context,
             oracle_critic=n.oracle_critic,
             hidden_cards=n.hidden_cards,
+            card_history=n.card_history,
         ).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(
@@ -342,7 +343,9 @@ class Trainer:
 
     def start_from_policy(self, path: str | Path) -> None:
         """Load the network of ``path`` (``init_policy``) into the learner, widened where
-        the config's ``network.hidden`` is wider (:meth:`BurakoNet.widened`);
+        the config's ``network.hidden`` is wider (:meth:`BurakoNet.widened`) and reading
+        the pile's history where the config's ``network.card_history`` asks for it
+        (:meth:`BurakoNet.with_card_history`);
         CheckpointError when the file is unreadable, of another table or of another
         network."""
         net, data = load_network(path)
@@ -358,6 +361,11 @@ class Trainer:
             # function, the new units' weights fresh from the run's seed
             net = net.widened(ours["hidden"], seed=self.cfg.seed)
             theirs["hidden"] = ours["hidden"]
+        extend = theirs.get("card_features") and not theirs.get("card_history")
+        if ours.get("card_history") and extend:
+            # the pile's history read too: its weights at zero, the same play at first
+            net = net.with_card_history()
+            theirs["card_history"] = True
         check_same_network(theirs, ours, f"init_policy {str(path)!r}")
         weights = self.net.state_dict()
         weights.update({k: v for k, v in net.state_dict().items() if k in weights})
