@@ -948,6 +948,7 @@ def policy_bytes(recipe: dict) -> bytes:
 @example(file={"spec.hint": ["greedy"]})
 @example(file={"spec.hint": "klondike"})
 @example(file={"spec.num_players": "4"})
+@example(file={"spec.card_history": "yes"})
 @example(file={"spec.blocks": [1, 2]})
 @example(file={"legacy": True, "cut": 28})
 def fuzz_policy_files(file):
