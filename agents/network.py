@@ -853,13 +853,15 @@ def _pile_history(order: torch.Tensor, num_players: int) -> list[torch.Tensor]:
     pile (``order`` [N, T], card + 1 from the bottom up, 0 past the top) discarded by the
     viewer, the next seat, the partners and the other opponents, halved; the top card is
     the seat before the viewer's, the one below it the seat before that's
-    (:func:`~burako_env.agents.network_kernels._pile_history`, the compiled twin)."""
+    (:func:`~burako_env.agents.network_kernels._pile_history`, the compiled twin: the
+    pile ends at the first entry below 1, an entry past the card ids counts for no one)."""
     n, length = order.shape
-    top = (order > 0).sum(1, keepdim=True)  # [N, 1]
+    top = (order > 0).long().cumprod(1).sum(1, keepdim=True)  # [N, 1]: to the first 0
     depth = top - 1 - torch.arange(length, device=order.device)[None, :]
     rel = (num_players - 1 - depth.remainder(num_players)) % num_players
-    in_pile = depth >= 0
-    card = torch.where(in_pile, order.long() - 1, NUM_CARD_TYPES)  # past the top: a spare
+    # past the top, or no card id (only a hand-made observation): the spare column
+    in_pile = (depth >= 0) & (order <= NUM_CARD_TYPES)
+    card = torch.where(in_pile, order.long() - 1, NUM_CARD_TYPES)
     groups = (rel == 0, rel == 1, (rel % 2 == 0) & (rel > 0), (rel % 2 == 1) & (rel > 1))
     out = []
     for group in groups:

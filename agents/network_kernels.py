@@ -249,7 +249,8 @@ def _pile_history(obs, n, start, length, num_players, cards, col):
     the bottom up, 0 past the top): the top card is the discard of the seat before the
     viewer, the one below it of the seat before that, and so on, since each turn ends
     with one discard and the pile is only ever taken whole. A feature, not the rules: a
-    peeked card laid as the first discard, or the dealer's upcard, shifts it."""
+    peeked card laid as the first discard, or the dealer's upcard, shifts it. The pile
+    ends at the first entry below 1; an entry past the card ids counts for no one."""
     for c in range(NUM_CARD_TYPES):
         for g in range(4):
             cards[n, c, col + g] = 0.0
@@ -257,6 +258,9 @@ def _pile_history(obs, n, start, length, num_players, cards, col):
     while top < length and obs[n, start + top] > 0:
         top += 1
     for i in range(top):
+        card = obs[n, start + i] - 1
+        if card >= NUM_CARD_TYPES:  # no card a game deals: read as no one's discard
+            continue
         depth = top - 1 - i
         rel = (num_players - 1 - depth % num_players) % num_players
         if rel == 0:
@@ -267,7 +271,7 @@ def _pile_history(obs, n, start, length, num_players, cards, col):
             g = 2  # a partner's
         else:
             g = 3  # another opponent's
-        cards[n, obs[n, start + i] - 1, col + g] += np.float32(0.5)
+        cards[n, card, col + g] += np.float32(0.5)
 
 
 @njit(cache=True, nogil=True)

@@ -84,9 +84,11 @@ def test_compiled_inputs_of_out_of_range_observations_equal_the_reference():
     obs = rng.integers(-3, 40, size=(40, net.obs_size)).astype(np.int16)
     lay = net.layout
     obs[:, lay.melds : lay.melds + 600 : 15] = rng.integers(-1, 4, size=(40, 40))  # kinds
-    # the pile's order holds card ids + 1 up to its top, then zeros (the games' rule)
+    # the pile's order as games write it (card ids + 1 up to its top, then zeros) in half
+    # the rows; in the rest gaps, negatives and ids past the cards (read, never indexed)
     order = rng.integers(1, 54, size=(40, 108))
     order[np.arange(108)[None, :] >= rng.integers(0, 109, size=(40, 1))] = 0
+    order[20:] = rng.integers(-2, 80, size=(20, 108))
     obs[:, lay.pile_order : lay.pile_order + 108] = order
     o = torch.from_numpy(obs)
     ref, got = net.reference_inputs(o), dense_meld_rows(net._compiled_inputs(o))
