@@ -96,19 +96,25 @@ def _tiny_policy(tmp_path: Path, hidden: int) -> Path:
     return tmp_path / f"h{hidden}" / "policy.pt"
 
 
+def _start_plays_as(cfg, policy: Path, tmp_path: Path) -> BurakoNet:
+    """The learner a run of ``cfg`` starts from ``policy`` with, checked to compute the
+    file's logits and values."""
+    trainer = ppo.Trainer(cfg, tmp_path / "start")
+    trainer.start_from_policy(policy)
+    obs, legal, valid, _ = _batch()
+    with torch.no_grad():
+        got = trainer.net.eval()(obs, legal, valid)
+        want = load_network(policy)[0].eval()(obs, legal, valid)
+    for a, b in zip(got, want, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    return trainer.net
+
+
 def test_a_policy_fine_tunes_on_a_wider_trunk_from_the_same_play(tmp_path):
     small = _tiny_policy(tmp_path, 16)
     sets = ["network.hidden=32", "network.hint=null", f"init_policy={small}"]
     cfg = load_config(TINY, [*sets, "ppo.total_env_steps=256"])
-    trainer = ppo.Trainer(cfg, tmp_path / "start")
-    trainer.start_from_policy(small)
-    assert trainer.net.hparams["hidden"] == 32
-    obs, legal, valid, _ = _batch()
-    with torch.no_grad():
-        got = trainer.net.eval()(obs, legal, valid)
-        want = load_network(small)[0].eval()(obs, legal, valid)
-    for a, b in zip(got, want, strict=True):
-        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    assert _start_plays_as(cfg, small, tmp_path).hparams["hidden"] == 32
     train(cfg, run_dir=tmp_path / "wide")
     assert load_network(tmp_path / "wide" / "policy.pt")[0].hparams["hidden"] == 32
 
@@ -142,14 +148,6 @@ def test_a_policy_fine_tunes_with_the_card_history_from_the_same_play(tmp_path):
     small = _tiny_policy(tmp_path, 16)
     sets = ["network.hidden=16", "network.hint=null", "network.card_history=true"]
     cfg = load_config(TINY, [*sets, f"init_policy={small}", "ppo.total_env_steps=256"])
-    trainer = ppo.Trainer(cfg, tmp_path / "start")
-    trainer.start_from_policy(small)
-    assert trainer.net.hparams["card_history"]
-    obs, legal, valid, _ = _batch()
-    with torch.no_grad():
-        got = trainer.net.eval()(obs, legal, valid)
-        want = load_network(small)[0].eval()(obs, legal, valid)
-    for a, b in zip(got, want, strict=True):
-        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    assert _start_plays_as(cfg, small, tmp_path).hparams["card_history"]
     train(cfg, run_dir=tmp_path / "history")
     assert load_network(tmp_path / "history" / "policy.pt")[0].hparams["card_history"]
