@@ -911,7 +911,9 @@ def hint_policy(name: str | None) -> tuple[int, np.ndarray] | None:
 def read_blocks(num_players: int, total_cards: int) -> dict[str, int]:
     """Sizes of the observation blocks the network reads: every block but ``variant``
     (the rules' parameters, constant for a policy trained on one variant) and
-    ``pile_order`` (the pile's counts and top card stand for it)."""
+    ``pile_order`` (the pile's counts and top card stand for it; ``card_history`` reads
+    it, and its size is the spec's ``total_cards``). Saved in a policy's spec and
+    compared on load: a change here would refuse every saved file."""
     lay = obs_layout(num_players, total_cards)._asdict()
     names = [k for k in lay if k != "size"]
     ends = [lay[k] for k in names[1:]] + [lay["size"]]
