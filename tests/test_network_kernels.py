@@ -17,7 +17,7 @@ from burako_env.agents.network import (  # noqa: E402
     legal_lists,
     padded,
 )
-from burako_env.agents.network_kernels import env_legal_lists  # noqa: E402
+from burako_env.agents.network_kernels import POOL_CHUNKS, env_legal_lists  # noqa: E402
 from burako_env.agents.ppo_agent import PPOAgent  # noqa: E402
 from burako_env.envs.vector import VectorEnv  # noqa: E402
 
@@ -138,6 +138,33 @@ def test_card_pool_matches_torch_where_cards_tie_and_where_all_are_zero():
     # one card with a positive encoding; obs 2: none
     assert float(per_card.grad.sum()) == pytest.approx(6 * (53 + 3) + 6 * (1 + 3))
     assert float(per_card.grad[5].sum()) == pytest.approx(6 * 2 + 6 * 3)
+
+
+@pytest.mark.parametrize("n", [1, POOL_CHUNKS - 1, 5 * POOL_CHUNKS - 3])
+def test_card_pool_in_chunks_gives_torch_values_and_gradients(n):
+    """Fewer observations than chunks, and chunks whose last one is short: every
+    observation pooled once, each chunk's gradient added once."""
+    gen = torch.Generator().manual_seed(n)
+    feats = torch.randint(0, 3, (n, 53, 16), generator=gen).float() * 0.5
+    feats[torch.rand(n, 53, 16, generator=gen) < 0.6] = 0.0
+    wf = (torch.randn(16, 24, generator=gen) * 0.3).requires_grad_()
+    per_card = (torch.randn(53, 24, generator=gen) * 0.3).requires_grad_()
+    weights = torch.randn(2, n, 24, generator=gen)
+    grads = []
+    for pooled in (True, False):
+        wf.grad = per_card.grad = None
+        if pooled:
+            total, top = CardPool.apply(feats, wf, per_card)
+        else:
+            z = torch.relu(feats @ wf + per_card)
+            total, top = z.sum(1), z.max(1).values
+        ((total * weights[0]).sum() + (top * weights[1]).sum()).backward()
+        grads.append((total.detach(), top.detach(), wf.grad.clone(), per_card.grad.clone()))
+    (total, top, grad_wf, grad_pc), want = grads
+    torch.testing.assert_close(total, want[0], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(top, want[1], rtol=1e-5, atol=1e-5)
+    for got, ref in ((grad_wf, want[2]), (grad_pc, want[3])):  # sums in another order
+        assert float((got - ref).abs().max()) <= 1e-5 * float(ref.abs().max())
 
 
 def test_torch_path_is_taken_without_the_compiler(monkeypatch):
