@@ -735,6 +735,11 @@ TRAIN_OVERRIDES = st.one_of(
             "a.b.c.d.e=1",
             "ppo.lr=&a 1",
             "env.num_envs=" + deep(40),
+            "league.changes=[{update: 2, self_play: .nan}]",
+            "league.changes=[{update: 1e99, heuristics: 5}]",
+            "league.changes=[{update: 2, heuristics.x.y: 1}]",
+            "league.changes=[{update: 2, heuristics.random: [1]}]",
+            "league.changes={update: 2}",
         ]
     ),
     st.builds(lambda k, v: f"{k}={v}", texts(), texts()),

@@ -20,7 +20,7 @@ from burako_env.agents.ppo_agent import PPOAgent, pretrained_path
 from burako_env.core.constants import ADD_BASE, DISCARD_BASE, OPEN_GROUP_BASE
 from burako_env.envs.vector import VectorEnv
 from burako_env.training.checkpoint import CheckpointError, load_file, save_file
-from burako_env.training.config import ConfigError, load_config
+from burako_env.training.config import ConfigError, load_config, schedule_configs
 from burako_env.training.evaluate import plot_run, read_scalars
 from burako_env.training.imitation import _returns, behaviour_clone, collect_demonstrations
 from burako_env.training.network import HINT_RNG_STATE, MASKED_LOGIT, BurakoNet, legal_lists, padded
@@ -625,6 +625,68 @@ def test_a_resume_may_change_the_league_agents(tmp_path):
     assert "random" in after["league"]["ratings"]
     opp = after["league"]["opponent"].numpy()
     assert opp.min() >= SELF and opp.max() < 3 + len(after["league"]["snapshots"])
+
+
+#: random enters and greedy leaves the tiny run's league from update 3 (of 4)
+CHANGE = ["league.changes=[{update: 3, heuristics.random: 0.3, heuristics.greedy: 0}]"]
+
+
+@pytest.fixture(scope="module")
+def changing(tmp_path_factory):
+    """The tiny run whose league changes at update 3, in turn and with ``overlap``: each
+    uninterrupted, and stopped after update 2 and resumed."""
+    root = tmp_path_factory.mktemp("changes")
+    for name, extra in (("serial", []), ("overlap", ["overlap=true"])):
+        train(TINY, QUICK + CHANGE + extra, run_dir=root / name, verbose=False)
+        split = root / f"{name}-split"
+        train(TINY, QUICK + CHANGE + extra, run_dir=split, stop_after=2, verbose=False)
+        train(run_dir=split, resume=True, verbose=False)
+    return root
+
+
+def test_the_league_changes_at_its_update_and_a_run_resumes_across_it(changing, runs):
+    plain = load_file(runs[0] / "full" / "checkpoints" / "last.pt")
+    for name in ("serial", "overlap"):
+        a = load_file(changing / name / "checkpoints" / "last.pt")
+        b = load_file(changing / f"{name}-split" / "checkpoints" / "last.pt")
+        for key in ("model", "optimizer", "league", "rng", "env", "trainer", "progress"):
+            assert _same(a[key], b[key]) == [], (name, key)
+        assert a["progress"]["league_changes"] == 1
+        assert a["league"]["agent_names"] == ["random", "discard_table"]
+        assert "random" in a["league"]["ratings"] and "greedy" not in a["league"]["ratings"]
+        assert _same(a["model"], plain["model"]) != []  # the change changes the run
+    # up to update 2 the serial run is the run without the change...
+    early = load_file(changing / "serial" / "checkpoints" / "update_000002.pt")
+    assert early["progress"]["league_changes"] == 0
+    unchanged = load_file(runs[0] / "full" / "checkpoints" / "update_000002.pt")
+    for key in ("model", "league", "rng", "env", "trainer"):
+        assert _same(early[key], unchanged[key]) == [], key
+    # ...and the overlapped one has collected update 3's rollout with the new mix beside
+    # update 2: its checkpoint holds the changed league
+    early = load_file(changing / "overlap" / "checkpoints" / "update_000002.pt")
+    assert early["progress"]["league_changes"] == 1 and early["trainer"]["collected"]
+    assert early["league"]["agent_names"] == ["random", "discard_table"]
+
+
+def test_league_changes_are_checked_entry_by_entry_and_stay_in_their_schedule(tmp_path):
+    bad = {
+        "[{update: 0, self_play: 1}]": r"league.changes\[0\].update",
+        "[{update: 3}, {update: 2}]": r"league.changes\[1\].update",
+        "[{update: 5, self_play: 1}]": r"at most the schedule's 4 updates",
+        "[{update: 2, ppo.lr: 1.0}]": r"league.changes\[0\].ppo.lr: an entry sets the mix",
+        "[{update: 2, heuristics.greedy: -1}]": r"league.changes\[0\].heuristics.greedy",
+        "[{update: 2, heuristics.nobody: 1}]": r"league.changes\[0\].heuristics': agent",
+        "[{update: 2, self_play: 0, snapshots: 0, heuristics: {}}]": "positive sum",
+    }
+    for value, message in bad.items():
+        with pytest.raises(ConfigError, match=message):
+            load_config(TINY, [f"league.changes={value}"])
+    cfg = load_config(TINY, CHANGE + ["fine_tunes=[{ppo.lr: 1.0e-4}]"])
+    first, tune = schedule_configs(cfg)
+    assert first.league.changes == cfg.league.changes and tune.league.changes == []
+    with pytest.raises(ConfigError, match="league.changes"):  # refused before Ray starts
+        train(TINY, CHANGE, run_dir=tmp_path / "run", ray=True, verbose=False)
+    assert not (tmp_path / "run").exists()
 
 
 def test_init_policy_starts_the_run_from_a_policy_file_and_refuses_a_foreign_one(runs, tmp_path):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import re
 import types
 import typing
@@ -144,6 +145,14 @@ class LeagueConfig:
     """Snapshots kept in the league (the oldest leaves first)."""
     elo_k: float = 4.0
     """Elo K-factor of the league ratings (updated after every finished game)."""
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    """The mix changing during the schedule: each entry ``{update: N, KEY: VALUE, ...}``
+    sets weights of this section (``self_play``, ``snapshots``, ``heuristics.NAME`` or
+    the whole ``heuristics`` mapping) from the rollout that update N trains on, on top of
+    the entries before it, in increasing ``update`` order; as a resume with ``--set
+    league.KEY=VALUE`` at update N would change it (an agent that enters starts at
+    rating 1000, games in flight against one that leaves turn into self-play games).
+    Not inherited by ``fine_tunes`` schedules (an entry may set its own); not on Ray."""
 
 
 @dataclass
@@ -426,12 +435,25 @@ def _validate(cfg: TrainConfig) -> None:
         "non-negative",
         p.failed_opening_penalty,
     )
-    need(lg.self_play >= 0, "league.self_play", "non-negative", lg.self_play)
-    need(lg.snapshots >= 0, "league.snapshots", "non-negative", lg.snapshots)
-    for name, w in lg.heuristics.items():
-        need(w >= 0, f"league.heuristics.{name}", "non-negative", w)
-    total = lg.self_play + lg.snapshots + sum(lg.heuristics.values())
-    need(total > 0, "league", "weights with a positive sum", total)
+    _check_mix(lg, "league")
+    for i in range(len(lg.changes)):
+        where = f"league.changes[{i}]"
+        entry = lg.changes[i]
+        update = entry.get("update")
+        before = lg.changes[i - 1]["update"] if i else 0
+        need(
+            isinstance(update, int) and not isinstance(update, bool) and before < update,
+            f"{where}.update",
+            f"a whole number of updates above {before} (the entries in increasing order)",
+            update,
+        )
+        need(
+            update <= cfg.num_updates,
+            f"{where}.update",
+            f"at most the schedule's {cfg.num_updates} updates",
+            update,
+        )
+        _check_mix(league_after(lg, i + 1), where)
     need(lg.snapshot_every >= 1, "league.snapshot_every", "positive", lg.snapshot_every)
     need(lg.max_snapshots >= 1, "league.max_snapshots", "positive", lg.max_snapshots)
     need(im.env_steps >= 0, "imitation.env_steps", "non-negative", im.env_steps)
@@ -479,25 +501,70 @@ def _validate(cfg: TrainConfig) -> None:
     # names of agents: checked against the registry
     from burako_env.agents import make_agent
 
-    for key, names in (
-        ("league.heuristics", list(lg.heuristics)),
-        ("eval.opponents", ev.opponents),
-        ("imitation.teacher", [im.teacher]),
-    ):
-        for name in names:
-            try:
-                agent = make_agent(name)
-            except ValueError as exc:
-                # the agent's own words: an unknown name lists the known ones, a bad
-                # setting (discard_table:danger_fit=x) names the setting
-                raise ConfigError(f"config key {key!r}: agent {name!r}: {exc}") from exc
-            try:  # a learned agent needs a policy for the run's table (ppo: a shipped one)
-                agent.check_table(table)
-            except ValueError as exc:
-                raise ConfigError(
-                    f"config key {key!r}: agent {name!r} cannot play this run's table: {exc}"
-                ) from exc
+    named = [("league.heuristics", name) for name in lg.heuristics]
+    for k in range(len(lg.changes)):  # the agents each change brings in
+        new = set(league_after(lg, k + 1).heuristics) - set(league_after(lg, k).heuristics)
+        named += [(f"league.changes[{k}].heuristics", name) for name in sorted(new)]
+    named += [("eval.opponents", name) for name in ev.opponents]
+    named += [("imitation.teacher", im.teacher)]
+    for key, name in named:
+        try:
+            agent = make_agent(name)
+        except ValueError as exc:
+            # the agent's own words: an unknown name lists the known ones, a bad
+            # setting (discard_table:danger_fit=x) names the setting
+            raise ConfigError(f"config key {key!r}: agent {name!r}: {exc}") from exc
+        try:  # a learned agent needs a policy for the run's table (ppo: a shipped one)
+            agent.check_table(table)
+        except ValueError as exc:
+            raise ConfigError(
+                f"config key {key!r}: agent {name!r} cannot play this run's table: {exc}"
+            ) from exc
     schedule_configs(cfg)  # every fine-tune's config is checked before anything runs
+
+
+#: keys a ``league.changes`` entry may set besides ``update``: the mix's weights
+MIX_KEYS = ("self_play", "snapshots", "heuristics")
+
+
+def _check_mix(lg: LeagueConfig, where: str) -> None:
+    """The league's weights: each non-negative, with a positive sum."""
+    for key, w in [("self_play", lg.self_play), ("snapshots", lg.snapshots)] + [
+        (f"heuristics.{name}", w) for name, w in lg.heuristics.items()
+    ]:
+        if not 0 <= w < math.inf:  # NaN and infinity too
+            raise ConfigError(
+                f"config key {where + '.' + key!r} must be a non-negative number, got {w!r}"
+            )
+    total = lg.self_play + lg.snapshots + sum(lg.heuristics.values())
+    if not total > 0:
+        raise ConfigError(
+            f"config key {where!r} must be weights with a positive sum, got {total!r}"
+        )
+
+
+def league_after(lg: LeagueConfig, count: int) -> LeagueConfig:
+    """The league section with its first ``count`` ``changes`` entries applied (0: as
+    written); a ConfigError names the entry and key that cannot apply."""
+    data = asdict(lg)
+    data["changes"] = []
+    for i, entry in enumerate(lg.changes[:count]):
+        where = f"league.changes[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"config key {where!r} must be a mapping, got {entry!r}")
+        for key, value in entry.items():
+            if key == "update":
+                continue
+            if key.split(".")[0] not in MIX_KEYS:
+                raise ConfigError(
+                    f"config key {where}.{key}: an entry sets the mix's weights only "
+                    f"({', '.join(MIX_KEYS)}; heuristics.NAME) besides its update"
+                )
+            try:
+                set_key(data, key, value)
+            except ConfigError as exc:
+                raise ConfigError(f"config key {where!r}: {exc}") from exc
+    return _build(LeagueConfig, data, f"{where if count else 'league'}.")
 
 
 #: keys a fine-tune entry may not set: the chain sets them itself
@@ -517,6 +584,7 @@ def schedule_configs(cfg: TrainConfig) -> list[TrainConfig]:
         where = f"fine_tunes[{i}]"  # a mapping of names: checked as the key was read
         data = copy.deepcopy(base)
         data["init_policy"] = None
+        data["league"]["changes"] = []  # the first schedule's own: an entry may set its own
         for key, value in entry.items():
             if key.split(".")[0] in CHAIN_KEYS:
                 raise ConfigError(

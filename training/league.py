@@ -88,6 +88,20 @@ class League:
             self.opponent[sel & (self.opponent == drop)] = SELF
             self.opponent[sel & (self.opponent > drop)] -= 1
 
+    def change(self, cfg: LeagueConfig, seed: int = 0) -> None:
+        """Play on with another mix (``league.changes``): the league this config builds,
+        holding this one's state as a resume with it would (:meth:`load_state_dict`:
+        agents matched by name), the same snapshot networks, and the run's generator
+        untouched."""
+        state = self.state_dict()
+        snapshots = self.snapshots
+        fresh = League(
+            cfg, self.spec, len(self.opponent), self.num_players, np.random.default_rng(0), seed
+        )
+        fresh.load_state_dict(state)
+        fresh.snapshots = snapshots  # the same networks, on the learner's device
+        self.__dict__.update(fresh.__dict__)
+
     # ------------------------------------------------------------ drawing games
     def assign(self, games: np.ndarray, rng: np.random.Generator) -> None:
         """New learner team and opponent for the games at indices ``games``."""

@@ -99,7 +99,7 @@ from burako_env.training.checkpoint import (
     save_file,
     variant_info,
 )
-from burako_env.training.config import ConfigError, TrainConfig
+from burako_env.training.config import ConfigError, TrainConfig, league_after
 from burako_env.training.imitation import behaviour_clone, collect_demonstrations
 from burako_env.training.league import League
 from burako_env.training.search_labels import TrainingLabels, label_terms
@@ -335,6 +335,8 @@ class Trainer:
         self.update = 0
         self.global_step = 0
         self.best_score = -math.inf
+        #: entries of ``league.changes`` applied to the league so far
+        self.league_changes = 0
         # the warm start is done, off, or replaced by a policy to fine-tune
         self.imitated = cfg.imitation.env_steps == 0 or cfg.init_policy is not None
         self.from_policy = False  # started from init_policy, not yet checkpointed
@@ -473,6 +475,14 @@ class Trainer:
         self.stats.setdefault("hand_length", []).extend(self.ep_len[ended].tolist())
 
     # ------------------------------------------------------------ update
+    def change_league(self, update: int) -> None:
+        """Apply the ``league.changes`` entries due by the rollout that ``update`` trains
+        on (called before that rollout is collected, with ``overlap`` or without)."""
+        due = sum(1 for entry in self.cfg.league.changes if entry["update"] <= update)
+        if due > self.league_changes:
+            self.league.change(league_after(self.cfg.league, due), seed=self.cfg.seed)
+            self.league_changes = due
+
     def collect_unless_collected(self) -> None:
         """The rollout the next update trains on: :meth:`collect`, unless the store holds
         one already (collected beside the last update, or restored from a checkpoint)."""
@@ -492,6 +502,7 @@ class Trainer:
         distill_rows = self.distill_draws(train_idx)
         rollout = None
         if self.cfg.overlap and self.update < self.cfg.num_updates:
+            self.change_league(self.update + 1)  # the rollout collected now is the next one's
             self.keep_pending(into=self.spare)
             self.store, self.spare = self.spare, store
             self.actor.load_state_dict(self.net.state_dict())
@@ -811,6 +822,7 @@ class Trainer:
                 "best_score": self.best_score,
                 "imitated": self.imitated,
                 "distill_digests": [] if self.distill is None else self.distill.digests,
+                "league_changes": self.league_changes,
             },
             "league": self.league.state_dict(),
             "rng": rng_state(self.rng, self.generator),
@@ -873,6 +885,12 @@ class Trainer:
         try:
             self.net.load_state_dict(data["model"])
             self.optimizer.load_state_dict(data["optimizer"])
+            # the league as it was when saved: its config's changes applied so far
+            self.league_changes = int(data["progress"].get("league_changes", 0))
+            if self.league_changes:
+                self.league.change(
+                    league_after(self.cfg.league, self.league_changes), seed=self.cfg.seed
+                )
             self.league.load_state_dict(data["league"])
             load_rng_state(data["rng"], self.rng, self.generator)
             self.load_rollout_state(data, path)
@@ -965,6 +983,7 @@ class Trainer:
                     break
                 self.update += 1
                 done_here += 1
+                self.change_league(self.update)
                 c0, t0 = seconds_compiling(), time.perf_counter()
                 self.collect_unless_collected()  # with overlap: collected beside the last
                 c1, t1 = seconds_compiling(), time.perf_counter()

@@ -28,7 +28,13 @@ from burako_env.training.checkpoint import (
     load_file,
     remove_stale_temporaries,
 )
-from burako_env.training.config import TrainConfig, load_config, save_config, schedule_configs
+from burako_env.training.config import (
+    ConfigError,
+    TrainConfig,
+    load_config,
+    save_config,
+    schedule_configs,
+)
 from burako_env.training.distributed import DistributedTrainer
 from burako_env.training.ppo import Trainer
 
@@ -150,6 +156,11 @@ def train(
             raise FileExistsError(f"the run folder {str(run_dir)!r} is a file")
     if not ray:
         return _run(Trainer, cfg, run_dir, resume, stop_after, verbose, "")
+    if any(c.league.changes for c in schedule_configs(cfg)):
+        raise ConfigError(
+            "config key 'league.changes': a run on Ray keeps its league's mix (the workers "
+            "draw the opponents); train without --ray, or without the changes"
+        )
     with ray_session(ray_address):  # connect first: an unreachable cluster writes nothing
         where = f" on Ray ({cfg.distributed.workers} rollout workers)"
         return _run(DistributedTrainer, cfg, run_dir, resume, stop_after, verbose, where)
