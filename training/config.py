@@ -436,9 +436,9 @@ def _validate(cfg: TrainConfig) -> None:
         p.failed_opening_penalty,
     )
     _check_mix(lg, "league")
-    for i in range(len(lg.changes)):
+    mixes = [lg]  # the mix as written, then after each change
+    for i, entry in enumerate(lg.changes):
         where = f"league.changes[{i}]"
-        entry = lg.changes[i]
         update = entry.get("update")
         before = lg.changes[i - 1]["update"] if i else 0
         need(
@@ -453,7 +453,8 @@ def _validate(cfg: TrainConfig) -> None:
             f"at most the schedule's {cfg.num_updates} updates",
             update,
         )
-        _check_mix(league_after(lg, i + 1), where)
+        mixes.append(league_after(lg, i + 1))
+        _check_mix(mixes[-1], where)
     need(lg.snapshot_every >= 1, "league.snapshot_every", "positive", lg.snapshot_every)
     need(lg.max_snapshots >= 1, "league.max_snapshots", "positive", lg.max_snapshots)
     need(im.env_steps >= 0, "imitation.env_steps", "non-negative", im.env_steps)
@@ -503,7 +504,7 @@ def _validate(cfg: TrainConfig) -> None:
 
     named = [("league.heuristics", name) for name in lg.heuristics]
     for k in range(len(lg.changes)):  # the agents each change brings in
-        new = set(league_after(lg, k + 1).heuristics) - set(league_after(lg, k).heuristics)
+        new = set(mixes[k + 1].heuristics) - set(mixes[k].heuristics)
         named += [(f"league.changes[{k}].heuristics", name) for name in sorted(new)]
     named += [("eval.opponents", name) for name in ev.opponents]
     named += [("imitation.teacher", im.teacher)]
@@ -550,9 +551,7 @@ def league_after(lg: LeagueConfig, count: int) -> LeagueConfig:
     data["changes"] = []
     for i, entry in enumerate(lg.changes[:count]):
         where = f"league.changes[{i}]"
-        if not isinstance(entry, dict):
-            raise ConfigError(f"config key {where!r} must be a mapping, got {entry!r}")
-        for key, value in entry.items():
+        for key, value in entry.items():  # a mapping: checked as the config was read
             if key == "update":
                 continue
             if key.split(".")[0] not in MIX_KEYS:
