@@ -43,8 +43,9 @@ Settings, in the agent's name (``ppo_search:k=48,top=4``) or as keyword argument
   policy itself plays every seat of the determinizations, ``depth`` moves deep (its
   argmax, all the rollouts of a round in one batch, one network call a move), and a
   hand still going is valued by the policy's value head for the player to act (an
-  estimate of the hand's result, so ``objective=win`` is required, with ``prior`` in
-  win units).
+  estimate of the hand's result, so a ``depth`` short of the hand's end, or
+  ``leaf=oracle``, needs ``objective=win``, with ``prior`` in win units; played to the
+  hand's end, either objective).
 * ``depth``: the moves of a ``rollout=policy`` rollout before its leaf is valued
   (default 20000, pimc's cap on a rollout: the hand's end; 0: the value head right
   after the candidate).
@@ -167,11 +168,17 @@ class PolicySearchAgent(PIMCAgent):
             raise ValueError(
                 f"{NAME}: objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}"
             )
-        if rollout == POLICY_ROLLOUT and objective != "win":
+        if (
+            rollout == POLICY_ROLLOUT
+            and objective == "margin"
+            and (self.depth < MAX_ROLLOUT_STEPS or leaf != DEFAULTS["leaf"])
+        ):
             raise ValueError(
-                f"{NAME}: rollout=policy values its leaves with the policy's value head, an "
-                "estimate of the hand's result, not of its margin: set objective=win (and "
-                "prior in win units, say prior=0.02)"
+                f"{NAME}: rollout=policy with depth={self.depth} and leaf={leaf} values its "
+                "leaves with the policy's value head or oracle critic, estimates of the "
+                "hand's result, not of its margin: set objective=win (and prior in win "
+                "units, say prior=0.02), or leave depth and leaf at their defaults (every "
+                "rollout played to the hand's end, whose margin is known)"
             )
         if leaf not in LEAF_VALUES:
             raise ValueError(f"{NAME}: leaf must be one of {', '.join(LEAF_VALUES)}, got {leaf!r}")

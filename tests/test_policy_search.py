@@ -68,7 +68,14 @@ def test_names_and_settings():
         ("ppo_search:z=x", r"ppo_search: z must be a number >= 0"),
         ("ppo_search:width=3", r"ppo_search: unknown setting 'width'; settings: k, top"),
         ("ppo_search:depth=-1", r"ppo_search: depth must be a whole number >= 0"),
-        ("ppo_search:rollout=policy", r"rollout=policy values its leaves .* objective=win"),
+        (
+            "ppo_search:rollout=policy,depth=30",
+            r"rollout=policy with depth=30 and leaf=value values its leaves .* objective=win",
+        ),
+        (
+            "ppo_search:rollout=policy,leaf=oracle",
+            r"rollout=policy with depth=20000 and leaf=oracle .* objective=win",
+        ),
         ("ppo_search:k", r"ppo_search: setting 'k' needs the form key=value"),
         ("ppo_search:rollout=ppo", r"ppo_search: rollout must be one of random, greedy"),
         ("ppo_search:objective=score", r"ppo_search: objective must be one of margin, win"),
@@ -180,6 +187,35 @@ def test_policy_rollouts_value_a_finished_hand_by_its_result_and_a_leaf_by_the_v
     assert np.isin(end[..., V_WIN], (0.0, 0.5, 1.0)).all()
     assert (end[..., V_MARGIN] != 0).any()
     assert ((end[..., V_WIN] == 1) == (end[..., V_MARGIN] > 0)).all()
+
+
+def test_policy_rollouts_to_the_hands_end_may_search_the_margin():
+    """rollout=policy with objective=margin (every rollout to the hand's end): the
+    decision follows the margins the rollouts found, not their wins; the same values with
+    objective=win keep the baseline."""
+    from burako_env.agents.pimc import NUM_VALUES, V_MARGIN, V_WIN
+
+    game, viewer, _ = three_candidates()
+    favourites = make_agent("ppo_search:skip=1,budget_ms=0").priors(game, 0, viewer)[0]
+    runner_up = int(favourites[1])
+
+    def rollouts(game, b, viewer, cands, k):
+        """every candidate wins every world; the runner-up by 100 points more"""
+        values = np.zeros((k, cands.size, NUM_VALUES))
+        values[..., V_WIN] = 1.0
+        values[:, cands == runner_up, V_MARGIN] = 100.0 + np.arange(k)[:, None]
+        return values
+
+    choices = {}
+    for objective, prior in (("margin", 1), ("win", 0.0001)):
+        agent = make_agent(
+            f"ppo_search:rollout=policy,objective={objective},prior={prior},k=8,top=3,"
+            "skip=1,budget_ms=0",
+            seed=1,
+        )
+        agent._policy_rollouts = rollouts
+        choices[objective] = agent.think(game).action
+    assert choices == {"margin": runner_up, "win": int(favourites[0])}
 
 
 ORACLE_SMALL = POLICY_SMALL.replace("depth=4", "depth=0,leaf=oracle")
