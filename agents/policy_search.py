@@ -54,6 +54,14 @@ Settings, in the agent's name (``ppo_search:k=48,top=4``) or as keyword argument
   policy trained with ``network.oracle_critic``, which reads, besides that observation,
   the other seats' hands *of the determinization*: the sampled world, which the search
   treats as seen anyway, never the real hidden cards).
+* ``infer``: with ``rollout=policy``, how many worlds are drawn for each one kept
+  (default 1: the determinizations as dealt, uniform). With ``infer=m`` the search deals
+  ``m * k`` and keeps ``k`` of them, drawn in proportion to how likely the policy finds
+  each other player's last discard from the hand the world gives them, raised to the
+  power ``infer_power`` (default 0.25; 1: Bayes' rule with the policy as every player's
+  model; lower tempers the rewind's approximations and keeps the kept worlds varied).
+  Inference from the other players' play, as the best Bridge and Skat programs' PIMC
+  does: :meth:`PolicySearchAgent._inferred_worlds`.
 * ``objective``, ``budget_ms``, ``threads``: as ``pimc``'s
   (:mod:`burako_env.agents.pimc`; defaults ``margin``, 100, 1). The
   budget bounds a decision's wall clock (the round past it ends the search); with a
@@ -106,6 +114,8 @@ DEFAULTS = {
     "policy": "shipped",
     "depth": MAX_ROLLOUT_STEPS,  # in effect the hand's end: deeper searched better
     "leaf": "value",
+    "infer": 1,
+    "infer_power": 0.25,
 }
 
 #: what values a ``rollout=policy`` rollout still going at ``depth``: the policy's value
@@ -153,9 +163,13 @@ class PolicySearchAgent(PIMCAgent):
         policy: str = DEFAULTS["policy"],
         depth: int | str = DEFAULTS["depth"],
         leaf: str = DEFAULTS["leaf"],
+        infer: int | str = DEFAULTS["infer"],
+        infer_power: float | str = DEFAULTS["infer_power"],
         policies: dict | None = None,
     ) -> None:
         k = whole_setting(NAME, "k", k, 1)
+        self.infer = whole_setting(NAME, "infer", infer, 1)
+        self.infer_power = _number("infer_power", infer_power, 0.0, 1.0)
         self.depth = whole_setting(NAME, "depth", depth, 0)
         self.top = whole_setting(NAME, "top", top, 1)
         self.skip = _number("skip", skip, 0.0, 1.0)
@@ -186,6 +200,11 @@ class PolicySearchAgent(PIMCAgent):
             raise ValueError(
                 f"{NAME}: leaf={leaf} values the leaves of the policy's own rollouts: set "
                 "rollout=policy (the compiled rollouts play every hand to its end)"
+            )
+        if self.infer > 1 and rollout != POLICY_ROLLOUT:
+            raise ValueError(
+                f"{NAME}: infer={self.infer} weighs the worlds of the policy's own rollouts: "
+                "set rollout=policy, or infer=1 (the compiled rollouts deal their own worlds)"
             )
         self.leaf = leaf
         budget_ms = whole_setting(NAME, "budget_ms", budget_ms, 0)
@@ -236,6 +255,8 @@ class PolicySearchAgent(PIMCAgent):
             "policy": self.policy,
             "depth": self.depth,
             "leaf": self.leaf,
+            "infer": self.infer,
+            "infer_power": self.infer_power,
         }
         return settings_name(NAME, settings, DEFAULTS)
 
@@ -243,6 +264,7 @@ class PolicySearchAgent(PIMCAgent):
     def reset_stats(self) -> None:
         super().reset_stats()
         self._stats["confident"] = 0
+        self._stats["inferred"] = 0
 
     # ------------------------------------------------------------ the policy
     def kernels(self) -> tuple:
@@ -354,7 +376,10 @@ class PolicySearchAgent(PIMCAgent):
         from burako_env.core.game import SKIP_ACTION
 
         n_cand = cands.size
-        worlds = game.determinize(viewer, self.rng, games=[b], count=k)
+        if self.infer > 1:
+            worlds = self._inferred_worlds(game, b, viewer, k)
+        else:
+            worlds = game.determinize(viewer, self.rng, games=[b], count=k)
         sims = worlds.clone(np.repeat(np.arange(k), n_cand))  # determinization-major
         sims.step(np.tile(np.asarray(cands, np.int64), k))
         team = viewer % 2
@@ -395,6 +420,89 @@ class PolicySearchAgent(PIMCAgent):
         values[ended, V_WIN] = np.where(own > other, 1.0, np.where(own == other, 0.5, 0.0))
         self._stats["rollouts"] += k * n_cand
         return values.reshape(k, n_cand, NUM_VALUES)
+
+    def _inferred_worlds(self, game, b: int, viewer: int, k: int):
+        """``k`` determinizations of game ``b`` for ``viewer`` drawn from ``infer * k``,
+        each kept in proportion to the policy's probability of every other player's last
+        discard given the hand that world deals them.
+
+        The pile's top cards are the last discards of the seats before ``viewer``, the
+        top one the previous seat's (one discard a turn, in seat order; the turns of the
+        hand bound how many are discards, not the upcard, and a pile taken since leaves
+        fewer). None of those players has acted since, so at their discard they held
+        their hand of the world plus the card (:meth:`discard_logp` rewinds them). A
+        world weighs that likelihood to the power ``infer_power``; the ``k`` kept are
+        drawn by systematic resampling. Only what ``viewer`` sees
+        enters: the pile, the turn, and the worlds' hands, which are the search's own
+        draws (the real hidden hands are never read)."""
+        from burako_env.core.constants import PHASE_DRAW, PHASE_PLAY, S_PHASE, S_TURN
+
+        st = game.state
+        n_players = game.num_players
+        pile_len = int(st.pile_len[b])
+        recent = min(pile_len, int(st.scalars[b, S_TURN]), n_players - 1)
+        if int(st.scalars[b, S_PHASE]) not in (PHASE_DRAW, PHASE_PLAY) or recent == 0:
+            return game.determinize(viewer, self.rng, games=[b], count=k)  # nothing to infer
+        n_pool = self.infer * k
+        pool = game.determinize(viewer, self.rng, games=[b], count=n_pool)
+        seats = np.array([(viewer - 1 - d) % n_players for d in range(recent)], np.int64)
+        cards = st.pile[b, pile_len - recent : pile_len][::-1].astype(np.int64)
+        world_logp = self.discard_logp(pool, seats, cards, self._network(game))
+        weights = np.exp(self.infer_power * (world_logp - world_logp.max()))
+        cum = np.cumsum(weights / weights.sum())
+        ticks = (self.rng.random() + np.arange(k)) / k
+        keep = np.minimum(np.searchsorted(cum, ticks, side="right"), n_pool - 1)
+        self._stats["inferred"] += 1
+        return pool.clone(keep)
+
+    @staticmethod
+    def discard_logp(pool, seats: np.ndarray, cards: np.ndarray, net) -> np.ndarray:
+        """float64 [B]: for each game of ``pool``, the sum over the players ``seats`` of
+        the policy ``net``'s log-probability of discarding ``cards`` (``seats[d]``
+        discarded ``cards[d]``, the card ``d`` below the pile's top), each player rewound
+        to that discard, in part: their hand and the pile as they were, their turn's play
+        phase, the rest of the table as it is now (later players' melds and draws stay)."""
+        import torch
+
+        from burako_env.agents.network import legal_lists, padded
+        from burako_env.core.constants import (
+            DISCARD_BASE,
+            PHASE_PLAY,
+            S_LAST_TURN,
+            S_NO_DISCARD,
+            S_PHASE,
+            S_PLAYER,
+            S_PROV_START,
+        )
+
+        n_pool, recent = pool.batch_size, seats.size
+        back = pool.clone(np.repeat(np.arange(n_pool), recent))  # game-major
+        bs = back.state
+        r = np.arange(back.batch_size)
+        seat = np.tile(seats, n_pool)
+        card = np.tile(cards, n_pool)
+        bs.hands[r, seat, card] += 1
+        bs.pile_len[:] -= 1 + np.tile(np.arange(recent), n_pool)
+        bs.scalars[:, S_PLAYER] = seat
+        bs.scalars[:, S_PHASE] = PHASE_PLAY
+        bs.scalars[:, S_NO_DISCARD] = -1
+        bs.scalars[:, S_LAST_TURN] = 0
+        bs.scalars[:, S_PROV_START] = bs.num_melds[r, seat % 2]
+        back.refresh_legal()
+        mask = back.legal_action_mask()
+        ids, counts = legal_lists(mask)
+        legal, valid = padded(ids, counts)
+        with torch.inference_mode():
+            obs_t = torch.from_numpy(back.observe())
+            hint = net.hints(obs_t, legal, valid, mask)
+            logits, _ = net.forward(obs_t, legal, valid, hint)
+            logp = torch.log_softmax(logits.double(), dim=1).numpy()
+        hit = (ids == (DISCARD_BASE + card)[:, None]) & (
+            np.arange(ids.shape[1])[None, :] < counts[:, None]
+        )
+        # a discard the partial rewind would not allow tells nothing: 0 in every world
+        row_logp = np.where(hit.any(axis=1), logp[r, hit.argmax(axis=1)], 0.0)
+        return row_logp.reshape(n_pool, recent).sum(axis=1)
 
     def _prior_search(self, game, b, viewer, cands, logp, col, deadline) -> SearchReport:
         """Sequential halving over ``cands`` (the baseline ``cands[0]`` always kept) on

@@ -83,6 +83,9 @@ def test_names_and_settings():
         ("ppo_search:policy=/nowhere/p.pt", r"nowhere"),
         ("ppo_search:leaf=hands", r"ppo_search: leaf must be one of value, oracle"),
         ("ppo_search:leaf=oracle", r"leaf=oracle values the leaves .* rollout=policy"),
+        ("ppo_search:infer=0", r"ppo_search: infer must be a whole number >= 1"),
+        ("ppo_search:infer=4", r"infer=4 weighs the worlds of the policy's own .* rollout=policy"),
+        ("ppo_search:infer_power=2", r"ppo_search: infer_power must be a number in \[0, 1\]"),
     ],
 )
 def test_bad_names_say_what_to_fix(name, message):
@@ -268,6 +271,112 @@ def test_oracle_leaves_need_an_oracle_critic():
         agent.check_table(game.variant)
     with pytest.raises(ValueError, match=message):
         make_agent(ORACLE_SMALL).act_game(game)
+
+
+INFER_SMALL = POLICY_SMALL + ",infer=4"
+
+
+def test_inference_plays_legal_and_is_seeded_and_blind():
+    """infer=4: a whole hand, every action legal, the same seed the same play, worlds
+    weighed at the decisions after a discard; a game whose hidden cards were dealt again
+    gets the same decision (the weights read the worlds, never the real hands)."""
+    for stats in plays_legal_and_is_seeded(INFER_SMALL):
+        assert stats["inferred"] > 0
+    twins_get_the_same_decision(INFER_SMALL)
+    assert make_agent(INFER_SMALL).name.endswith(",infer=4")
+
+
+def policy_table_decisions(seed: int, count: int):
+    """Seat 0's first ``count`` draw decisions after a discard in 4-player argentine
+    hands (seeds from ``seed`` on) whose every seat plays the shipped policy's argmax,
+    so that every discard is the policy's own: yields each game."""
+    from burako_env.core.constants import PHASE_DRAW, S_TURN
+
+    policy = make_agent("ppo", seed=0)
+    seen = 0
+    while seen < count:
+        game = Game("argentine", num_players=4, seed=seed)
+        while not game.is_over() and seen < count:
+            if game.phase[0] == PHASE_DRAW and game.current_player[0] == 0:
+                if game.state.scalars[0, S_TURN] > 0 and game.state.pile_len[0] > 0:
+                    seen += 1
+                    yield game
+            game.step_one(policy.act_game(game))
+        seed += 1
+
+
+def test_the_discard_likelihood_finds_the_real_hand():
+    """The rewind of discard_logp: when every seat plays the policy, the real hand of the
+    seat before seat 0 makes that seat's last discard (the pile's top) far likelier than
+    the hands of random determinizations do, and is mostly the policy's own choice (the
+    rewind is exact for that seat but for the table's later changes)."""
+    agent = make_agent(INFER_SMALL, seed=0)
+    rng = np.random.default_rng(0)
+    seat = np.array([3])
+    real, dealt = [], []
+    for game in policy_table_decisions(seed=6, count=12):
+        net = agent._network(game)
+        top = np.array([game.state.pile[0, game.state.pile_len[0] - 1]], np.int64)
+        real.append(PolicySearchAgent.discard_logp(game.clone(), seat, top, net)[0])
+        worlds = game.determinize(0, rng, count=16)
+        dealt.append(np.median(PolicySearchAgent.discard_logp(worlds, seat, top, net)))
+    real, dealt = np.array(real), np.array(dealt)
+    assert real.size == 12
+    assert (real > dealt).mean() >= 0.9
+    assert (np.exp(real) > 0.5).mean() >= 0.75
+
+
+def test_inference_keeps_the_likelier_worlds():
+    """The worlds kept with infer=8 make the last discards likelier than the worlds they
+    are drawn from (infer_power=1: the likelihood itself); with infer_power=0 every
+    world weighs the same."""
+    from burako_env.core.constants import S_TURN
+
+    game = next(
+        g
+        for g in policy_table_decisions(seed=6, count=40)
+        if g.state.pile_len[0] >= 3 and g.state.scalars[0, S_TURN] >= 3
+    )
+    seats = np.array([3, 2, 1])  # the seats before seat 0, the last to discard first
+    end = game.state.pile_len[0]
+    cards = game.state.pile[0, end - 3 : end][::-1].astype(np.int64)
+    agent = make_agent(f"{POLICY_SMALL},infer=8,infer_power=1", seed=3)
+    net = agent._network(game)
+
+    def likelihood(worlds):  # [3]: each seat's discard, on average over the worlds
+        return np.array(
+            [
+                PolicySearchAgent.discard_logp(worlds, seats[i : i + 1], cards[i : i + 1], net)
+                for i in range(3)
+            ]
+        ).mean(axis=1)
+
+    kept = likelihood(agent._inferred_worlds(game, 0, 0, 16))
+    drawn = likelihood(game.determinize(0, 3, count=128))
+    assert agent.stats()["inferred"] == 1
+    # every seat's discard likelier, and most the previous seat's (its rewind is the most
+    # exact; paired with another seat's card it gains a few nats at most)
+    assert (kept > drawn + 2.0).all() and kept[0] > drawn[0] + 8.0, (kept, drawn)
+    flat = make_agent(f"{POLICY_SMALL},infer=8,infer_power=0", seed=3)
+    even = likelihood(flat._inferred_worlds(game, 0, 0, 16))
+    assert abs(even - drawn).sum() < abs(kept - drawn).sum()
+
+
+def test_the_discard_inference_script_measures_the_rewind():
+    """scripts/discard_inference.py (the figures of docs/STRATEGIES.md): the real hand of
+    the previous seat makes its discard likelier than the determinizations' hands, and
+    the effective worlds lie between one and all of them."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "discard_inference.py"
+    spec = importlib.util.spec_from_file_location("discard_inference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    real, dealt, ess = module.measure(hands=1, worlds=8, seed=0)
+    assert len(real[0]) == len(dealt[0]) > 0
+    assert np.mean(real[0]) > np.mean(dealt[0]) + 2.0
+    assert all(1.0 - 1e-9 <= e <= 8.0 + 1e-9 for values in ess.values() for e in values)
 
 
 def test_search_leaves_the_game_untouched():
