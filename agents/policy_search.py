@@ -432,9 +432,9 @@ class PolicySearchAgent(PIMCAgent):
         fewer). None of those players has acted since, so at their discard they held
         their hand of the world plus the card (:meth:`discard_logp` rewinds them). A
         world weighs that likelihood to the power ``infer_power``; the ``k`` kept are
-        drawn by systematic resampling. Only what ``viewer`` sees
-        enters: the pile, the turn, and the worlds' hands, which are the search's own
-        draws (the real hidden hands are never read)."""
+        drawn by systematic resampling. Only what ``viewer`` sees enters: the pile, the
+        turn, and the worlds' hands, which are the search's own draws (the real hidden
+        hands are never read)."""
         from burako_env.core.constants import PHASE_DRAW, PHASE_PLAY, S_PHASE, S_TURN
 
         st = game.state
