@@ -59,7 +59,10 @@ Settings, in the agent's name (``ppo_search:k=48,top=4``) or as keyword argument
   ``m * k`` and keeps ``k`` of them, drawn in proportion to how likely the policy finds
   each other player's last discard from the hand the world gives them, raised to the
   power ``infer_power`` (default 0.25; 1: Bayes' rule with the policy as every player's
-  model; lower tempers the rewind's approximations and keeps the kept worlds varied).
+  model; lower tempers the rewind's approximations and keeps the kept worlds varied),
+  from the last discards of the ``infer_seats`` seats before the player (default 3: in a
+  4-player game every other one; 1: the previous seat's alone, whose rewind is the most
+  exact).
   Inference from the other players' play, as the best Bridge and Skat programs' PIMC
   does: :meth:`PolicySearchAgent._inferred_worlds`.
 * ``objective``, ``budget_ms``, ``threads``: as ``pimc``'s
@@ -116,6 +119,7 @@ DEFAULTS = {
     "leaf": "value",
     "infer": 1,
     "infer_power": 0.25,
+    "infer_seats": 3,
 }
 
 #: what values a ``rollout=policy`` rollout still going at ``depth``: the policy's value
@@ -165,11 +169,13 @@ class PolicySearchAgent(PIMCAgent):
         leaf: str = DEFAULTS["leaf"],
         infer: int | str = DEFAULTS["infer"],
         infer_power: float | str = DEFAULTS["infer_power"],
+        infer_seats: int | str = DEFAULTS["infer_seats"],
         policies: dict | None = None,
     ) -> None:
         k = whole_setting(NAME, "k", k, 1)
         self.infer = whole_setting(NAME, "infer", infer, 1)
         self.infer_power = _number("infer_power", infer_power, 0.0, 1.0)
+        self.infer_seats = whole_setting(NAME, "infer_seats", infer_seats, 1)
         self.depth = whole_setting(NAME, "depth", depth, 0)
         self.top = whole_setting(NAME, "top", top, 1)
         self.skip = _number("skip", skip, 0.0, 1.0)
@@ -257,6 +263,7 @@ class PolicySearchAgent(PIMCAgent):
             "leaf": self.leaf,
             "infer": self.infer,
             "infer_power": self.infer_power,
+            "infer_seats": self.infer_seats,
         }
         return settings_name(NAME, settings, DEFAULTS)
 
@@ -440,7 +447,7 @@ class PolicySearchAgent(PIMCAgent):
         st = game.state
         n_players = game.num_players
         pile_len = int(st.pile_len[b])
-        recent = min(pile_len, int(st.scalars[b, S_TURN]), n_players - 1)
+        recent = min(pile_len, int(st.scalars[b, S_TURN]), n_players - 1, self.infer_seats)
         if int(st.scalars[b, S_PHASE]) not in (PHASE_DRAW, PHASE_PLAY) or recent == 0:
             return game.determinize(viewer, self.rng, games=[b], count=k)  # nothing to infer
         n_pool = self.infer * k

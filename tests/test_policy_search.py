@@ -86,6 +86,7 @@ def test_names_and_settings():
         ("ppo_search:infer=0", r"ppo_search: infer must be a whole number >= 1"),
         ("ppo_search:infer=4", r"infer=4 weighs the worlds of the policy's own .* rollout=policy"),
         ("ppo_search:infer_power=2", r"ppo_search: infer_power must be a number in \[0, 1\]"),
+        ("ppo_search:infer_seats=0", r"ppo_search: infer_seats must be a whole number >= 1"),
     ],
 )
 def test_bad_names_say_what_to_fix(name, message):
@@ -360,6 +361,20 @@ def test_inference_keeps_the_likelier_worlds():
     flat = make_agent(f"{POLICY_SMALL},infer=8,infer_power=0", seed=3)
     even = likelihood(flat._inferred_worlds(game, 0, 0, 16))
     assert abs(even - drawn).sum() < abs(kept - drawn).sum()
+    # infer_seats=1: the previous seat's discard alone weighs the worlds
+    agent = make_agent(f"{POLICY_SMALL},infer=8,infer_power=1,infer_seats=1", seed=3)
+    read = []
+    discard_logp = PolicySearchAgent.discard_logp
+
+    def spy(pool, seats, cards, net):
+        read.append((seats.tolist(), cards.tolist()))
+        return discard_logp(pool, seats, cards, net)
+
+    import unittest.mock as mock
+
+    with mock.patch.object(PolicySearchAgent, "discard_logp", staticmethod(spy)):
+        agent._inferred_worlds(game, 0, 0, 16)
+    assert read == [([3], cards[:1].tolist())]
 
 
 def test_the_discard_inference_script_measures_the_rewind():
