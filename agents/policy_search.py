@@ -101,7 +101,19 @@ from burako_env.agents.pimc import (
     settings_name,
     whole_setting,
 )
-from burako_env.core.constants import S_DONE, S_HAND_JUST_ENDED
+from burako_env.core.constants import (
+    DISCARD_BASE,
+    PHASE_DRAW,
+    PHASE_PLAY,
+    S_DONE,
+    S_HAND_JUST_ENDED,
+    S_LAST_TURN,
+    S_NO_DISCARD,
+    S_PHASE,
+    S_PLAYER,
+    S_PROV_START,
+    S_TURN,
+)
 
 NAME = "ppo_search"
 DEFAULTS = {
@@ -300,21 +312,10 @@ class PolicySearchAgent(PIMCAgent):
     def priors(self, game, b: int, viewer: int) -> tuple[np.ndarray, np.ndarray]:
         """The policy's legal actions of game ``b`` and their log-probabilities, most
         likely first (ties: the lower id), from ``viewer``'s observation and mask alone."""
-        import torch
-
-        from burako_env.agents.network import legal_lists, padded
-
-        net = self._network(game)
         obs = game.observe_one(viewer, b)[None]
         mask = game.legal_action_mask()[b : b + 1]
-        ids, counts = legal_lists(mask)
-        legal, valid = padded(ids, counts)
-        with torch.inference_mode():
-            obs_t = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.int16))
-            hint = net.hints(obs_t, legal, valid, mask)
-            logits, _ = net.forward(obs_t, legal, valid, hint)
-            logp = torch.log_softmax(logits[0, : counts[0]].double(), dim=0).numpy()
-        actions = ids[0, : counts[0]]
+        ids, counts, logp = legal_logp(self._network(game), obs, mask)
+        actions, logp = ids[0, : counts[0]], logp[0, : counts[0]]
         order = np.lexsort((actions, -logp))
         return actions[order].astype(np.int64), logp[order]
 
@@ -384,10 +385,10 @@ class PolicySearchAgent(PIMCAgent):
 
         n_cand = cands.size
         if self.infer > 1:
-            worlds = self._inferred_worlds(game, b, viewer, k)
+            worlds, kept = self._inferred_worlds(game, b, viewer, k)
         else:
-            worlds = game.determinize(viewer, self.rng, games=[b], count=k)
-        sims = worlds.clone(np.repeat(np.arange(k), n_cand))  # determinization-major
+            worlds, kept = game.determinize(viewer, self.rng, games=[b], count=k), np.arange(k)
+        sims = worlds.clone(np.repeat(kept, n_cand))  # determinization-major
         sims.step(np.tile(np.asarray(cands, np.int64), k))
         team = viewer % 2
         values = np.zeros((k * n_cand, NUM_VALUES), np.float64)
@@ -428,28 +429,27 @@ class PolicySearchAgent(PIMCAgent):
         self._stats["rollouts"] += k * n_cand
         return values.reshape(k, n_cand, NUM_VALUES)
 
-    def _inferred_worlds(self, game, b: int, viewer: int, k: int):
-        """``k`` determinizations of game ``b`` for ``viewer`` drawn from ``infer * k``,
-        each kept in proportion to the policy's probability of every other player's last
-        discard given the hand that world deals them.
+    def _inferred_worlds(self, game, b: int, viewer: int, k: int) -> tuple:
+        """``(worlds, kept)``: determinizations of game ``b`` for ``viewer`` and the
+        indices of the ``k`` of them to play (repeats allowed), drawn from ``infer * k``
+        in proportion to the policy's probability of every other player's last discard
+        given the hand that world deals them.
 
         The pile's top cards are the last discards of the seats before ``viewer``, the
         top one the previous seat's (one discard a turn, in seat order; the turns of the
         hand bound how many are discards, not the upcard, and a pile taken since leaves
-        fewer). None of those players has acted since, so at their discard they held
-        their hand of the world plus the card (:meth:`discard_logp` rewinds them). A
-        world weighs that likelihood to the power ``infer_power``; the ``k`` kept are
-        drawn by systematic resampling. Only what ``viewer`` sees enters: the pile, the
-        turn, and the worlds' hands, which are the search's own draws (the real hidden
-        hands are never read)."""
-        from burako_env.core.constants import PHASE_DRAW, PHASE_PLAY, S_PHASE, S_TURN
-
+        fewer; ``infer_seats`` of them at most). None of those players has acted since,
+        so at their discard they held their hand of the world plus the card
+        (:meth:`discard_logp` rewinds them). A world weighs that likelihood to the power
+        ``infer_power``; the ``k`` kept are drawn by systematic resampling. Only what
+        ``viewer`` sees enters: the pile, the turn, and the worlds' hands, which are the
+        search's own draws (the real hidden hands are never read)."""
         st = game.state
         n_players = game.num_players
         pile_len = int(st.pile_len[b])
         recent = min(pile_len, int(st.scalars[b, S_TURN]), n_players - 1, self.infer_seats)
         if int(st.scalars[b, S_PHASE]) not in (PHASE_DRAW, PHASE_PLAY) or recent == 0:
-            return game.determinize(viewer, self.rng, games=[b], count=k)  # nothing to infer
+            return game.determinize(viewer, self.rng, games=[b], count=k), np.arange(k)
         n_pool = self.infer * k
         pool = game.determinize(viewer, self.rng, games=[b], count=n_pool)
         seats = np.array([(viewer - 1 - d) % n_players for d in range(recent)], np.int64)
@@ -458,9 +458,9 @@ class PolicySearchAgent(PIMCAgent):
         weights = np.exp(self.infer_power * (world_logp - world_logp.max()))
         cum = np.cumsum(weights / weights.sum())
         ticks = (self.rng.random() + np.arange(k)) / k
-        keep = np.minimum(np.searchsorted(cum, ticks, side="right"), n_pool - 1)
+        kept = np.minimum(np.searchsorted(cum, ticks, side="right"), n_pool - 1)
         self._stats["inferred"] += 1
-        return pool.clone(keep)
+        return pool, kept
 
     @staticmethod
     def discard_logp(pool, seats: np.ndarray, cards: np.ndarray, net) -> np.ndarray:
@@ -469,19 +469,6 @@ class PolicySearchAgent(PIMCAgent):
         discarded ``cards[d]``, the card ``d`` below the pile's top), each player rewound
         to that discard, in part: their hand and the pile as they were, their turn's play
         phase, the rest of the table as it is now (later players' melds and draws stay)."""
-        import torch
-
-        from burako_env.agents.network import legal_lists, padded
-        from burako_env.core.constants import (
-            DISCARD_BASE,
-            PHASE_PLAY,
-            S_LAST_TURN,
-            S_NO_DISCARD,
-            S_PHASE,
-            S_PLAYER,
-            S_PROV_START,
-        )
-
         n_pool, recent = pool.batch_size, seats.size
         back = pool.clone(np.repeat(np.arange(n_pool), recent))  # game-major
         bs = back.state
@@ -496,14 +483,7 @@ class PolicySearchAgent(PIMCAgent):
         bs.scalars[:, S_LAST_TURN] = 0
         bs.scalars[:, S_PROV_START] = bs.num_melds[r, seat % 2]
         back.refresh_legal()
-        mask = back.legal_action_mask()
-        ids, counts = legal_lists(mask)
-        legal, valid = padded(ids, counts)
-        with torch.inference_mode():
-            obs_t = torch.from_numpy(back.observe())
-            hint = net.hints(obs_t, legal, valid, mask)
-            logits, _ = net.forward(obs_t, legal, valid, hint)
-            logp = torch.log_softmax(logits.double(), dim=1).numpy()
+        ids, counts, logp = legal_logp(net, back.observe(), back.legal_action_mask())
         hit = (ids == (DISCARD_BASE + card)[:, None]) & (
             np.arange(ids.shape[1])[None, :] < counts[:, None]
         )
@@ -581,6 +561,23 @@ class PolicySearchAgent(PIMCAgent):
         var = max(diff_sq[best] / n - (diff_sum[best] / n) ** 2, 0.0) * n / (n - 1)
         se = np.sqrt(var / n)
         return best if diff_sum[best] / n + bonus[best] > self.z * se else 0
+
+
+def legal_logp(net, obs: np.ndarray, mask: np.ndarray) -> tuple:
+    """``(ids, counts, logp)``: each row's legal actions (``legal_lists``, padded) and
+    the policy ``net``'s log-probabilities of them, float64 [N, K] (padding at about
+    minus infinity), from the observations ``obs`` [N, O] and the masks ``mask``."""
+    import torch
+
+    from burako_env.agents.network import legal_lists, padded
+
+    ids, counts = legal_lists(mask)
+    legal, valid = padded(ids, counts)
+    with torch.inference_mode():
+        obs_t = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.int16))
+        hint = net.hints(obs_t, legal, valid, mask)
+        logits, _ = net.forward(obs_t, legal, valid, hint)
+        return ids, counts, torch.log_softmax(logits.double(), dim=1).numpy()
 
 
 def make_policy_search(settings: str = "", seed: int = 0, **kw) -> PolicySearchAgent:

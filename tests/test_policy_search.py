@@ -344,22 +344,21 @@ def test_inference_keeps_the_likelier_worlds():
     agent = make_agent(f"{POLICY_SMALL},infer=8,infer_power=1", seed=3)
     net = agent._network(game)
 
-    def likelihood(worlds):  # [3]: each seat's discard, on average over the worlds
-        return np.array(
-            [
-                PolicySearchAgent.discard_logp(worlds, seats[i : i + 1], cards[i : i + 1], net)
-                for i in range(3)
-            ]
-        ).mean(axis=1)
+    def likelihood(worlds, kept=None):  # [3]: each seat's discard, averaged over worlds
+        per_seat = [
+            PolicySearchAgent.discard_logp(worlds, seats[i : i + 1], cards[i : i + 1], net)
+            for i in range(3)
+        ]
+        return np.array([v if kept is None else v[kept] for v in per_seat]).mean(axis=1)
 
-    kept = likelihood(agent._inferred_worlds(game, 0, 0, 16))
+    kept = likelihood(*agent._inferred_worlds(game, 0, 0, 16))
     drawn = likelihood(game.determinize(0, 3, count=128))
     assert agent.stats()["inferred"] == 1
     # every seat's discard likelier, and most the previous seat's (its rewind is the most
     # exact; paired with another seat's card it gains a few nats at most)
     assert (kept > drawn + 2.0).all() and kept[0] > drawn[0] + 8.0, (kept, drawn)
     flat = make_agent(f"{POLICY_SMALL},infer=8,infer_power=0", seed=3)
-    even = likelihood(flat._inferred_worlds(game, 0, 0, 16))
+    even = likelihood(*flat._inferred_worlds(game, 0, 0, 16))
     assert abs(even - drawn).sum() < abs(kept - drawn).sum()
     # infer_seats=1: the previous seat's discard alone weighs the worlds
     agent = make_agent(f"{POLICY_SMALL},infer=8,infer_power=1,infer_seats=1", seed=3)
