@@ -1,6 +1,19 @@
-"""The tournament's compiled games: :func:`play_kernel` deals games and plays each inside
-numba until it ends or waits for a seat whose agent decides in Python
-(:mod:`burako_env.agents.tournament` runs it; the Gymnasium vector env steps it too)."""
+"""The table's compiled play loop: :func:`play_kernel` deals games and plays each inside
+numba until it ends or waits for a seat whose agent decides outside the kernel (a Python
+agent, or a learner that the caller plays). :class:`burako_env.table.Table` runs it; no
+other module calls it.
+
+Rules for a kernel author here (the cache and the compile depend on them):
+
+* a kernel module of this folder imports from the agents only kernel modules
+  (``policies``, ``policy_context``, ...) and classes: its cache entries are stamped
+  with the core's sources and the kernel modules of ``agents/`` and of this folder
+  (``burako_env.agents.kernel_cache``), and nothing else can change its machine code;
+* the loop is serial over a slice ``first..last`` of the batch and takes its arrays as
+  :func:`~burako_env.core.nb.borrowed` (``run_sliced`` runs slices on threads: a
+  ``prange`` would compile the rules twice);
+* every game index is ``np.uint64`` so that callees compile once.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +26,9 @@ from burako_env.core.nb import borrowed, njit_kernel
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action, reset_game
 
-#: ``kinds`` entry of an agent that decides in Python (a torch policy, a search): the
-#: kernel stops a game where such a seat is to act, and resumes it with its move
+#: ``kinds`` entry of a seat whose agent decides outside the kernel (a torch policy, a
+#: search, a learner): the kernel stops a game where such a seat is to act, and resumes
+#: it with its move
 POLICY_EXTERNAL = -1
 #: what :func:`play_kernel` does
 PLAY_DEAL = 0  # deal every game and play it until it ends or waits for an external seat
