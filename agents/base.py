@@ -7,6 +7,9 @@ An agent sees only what a player may see: the observation vector (layout in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -40,17 +43,64 @@ def checked_actions(actions, batch: int, who: str) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-class Agent(ABC):
-    """Base class. Subclasses implement :meth:`act`; randomness comes from ``seed``."""
+# ---------------------------------------------------------------- how an agent decides
+# An agent says how it decides with one of three small frozen kinds
+# (:meth:`Agent.decides`); the table (:mod:`burako_env.table`) is the one place that
+# dispatches on them. The kinds hold what the table needs and nothing else.
 
-    #: :func:`checked_actions` from the class: the tournament's kernel module takes only
-    #: classes from modules outside the kernels' cache stamp (tests/test_numba_cache.py)
+
+@dataclass(frozen=True)
+class Compiled:
+    """Decides inside compiled kernels: one of the numba policies of
+    :mod:`burako_env.agents.policies` (``kind``, a ``POLICY_*`` number) tuned by
+    ``weights`` (float64 ``[NUM_WEIGHTS]``). The table plays its seats inside the play
+    kernel, drawing its ties from a generator state per game and seat."""
+
+    kind: int
+    weights: np.ndarray
+
+
+@dataclass(frozen=True)
+class Batched:
+    """Decides in Python for a batch of games at once: ``act_lists(obs, mask, ids,
+    counts)`` (see :meth:`Agent.act_lists`) returns one action per row."""
+
+    act_lists: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], Any]
+
+
+@dataclass(frozen=True)
+class PerGame:
+    """Decides from the game itself, one game at a time: ``act_game(game, b)`` (a search
+    agent such as ``pimc``, which looks at hidden cards only through determinizations)."""
+
+    act_game: Callable[[Any, int], int]
+
+
+#: what :meth:`Agent.decides` returns
+Decision = Compiled | Batched | PerGame
+
+
+@runtime_checkable
+class Thinks(Protocol):
+    """An agent that can show its reasoning (``pimc``, ``ppo``): ``think(game, b)`` takes
+    the decision :meth:`Agent.act_game` would take (the same action, the same random
+    draws) and returns a report of it (the web table's "how the bot thinks")."""
+
+    def think(self, game, b: int = 0) -> Any: ...
+
+
+class Agent(ABC):
+    """Base class. Subclasses implement :meth:`act`; randomness comes from ``seed``.
+
+    What an agent is: :meth:`act` on a batch of observations and masks, :meth:`act_one`
+    on one PettingZoo observation, :meth:`act_game` on a game, and :meth:`decides`, how
+    the table (:mod:`burako_env.table`) should call it."""
+
+    #: :func:`checked_actions` from the class: kernel modules take only classes from
+    #: modules outside the kernels' cache stamp (tests/test_numba_cache.py)
     checked_actions = staticmethod(checked_actions)
 
     name: str = "agent"
-    #: True for search agents (``pimc``): they decide from the game itself through
-    #: :meth:`act_game`, looking at hidden cards only through determinizations
-    searches: bool = False
 
     def __init__(self, seed: int = 0) -> None:
         self.seed(seed)
@@ -72,19 +122,20 @@ class Agent(ABC):
         (``ppo``) skips rebuilding them from the masks. The same actions as :meth:`act`."""
         return self.act(obs, mask)
 
-    def compiled_policy(self) -> tuple[int, np.ndarray] | None:
-        """``(kind, weights)`` when the agent is one of the numba policies of
-        :mod:`burako_env.agents.policies` (it then also runs inside compiled kernels, e.g. whole
-        tournament games), else None (a Python agent, stepped one batch at a time)."""
-        return None
+    def decides(self) -> Decision:
+        """How the table calls this agent: :class:`Compiled` (a numba policy, played
+        inside the kernel), :class:`Batched` (Python, a batch of games per call: the
+        default, through :meth:`act_lists`) or :class:`PerGame` (from the game, one at a
+        time: a search agent)."""
+        return Batched(self.act_lists)
 
     def kernels(self) -> tuple:
         """The numba kernels this agent's decisions are sure to call from Python (its
         :meth:`act`, or :meth:`act_game` for a search agent), which a tournament runs
         besides its own: the compile notice checks them before the games start
         (``burako_env.frontends.warmup.announce_compile``). A compiled policy decides
-        inside the tournament's kernel and adds none; a compile none foresaw is said as
-        it starts."""
+        inside the table's kernel and adds none; a compile none foresaw is said as it
+        starts."""
         return ()
 
     def check_table(self, variant) -> None:
@@ -95,9 +146,9 @@ class Agent(ABC):
 
     def act_game(self, game, b: int = 0) -> int:
         """The action of the player to act in game ``b`` of ``game`` (a
-        :class:`~burako_env.core.game.Game`). Every caller that holds the game uses
-        this; an observation agent acts on that player's observation and mask, a search
-        agent overrides it."""
+        :class:`~burako_env.core.game.Game`): what a table of one game asks
+        (:func:`burako_env.table.next_move`). An observation agent acts on that player's
+        observation and mask, a search agent overrides it."""
         p = int(game.current_player[b])
         obs = game.observe_one(p, b)[None]
         mask = game.legal_action_mask()[b : b + 1]
@@ -123,10 +174,10 @@ class RandomAgent(Agent):
         u = self.rng.random(mask.shape)
         return np.argmax(np.where(mask, u, -1.0), axis=1).astype(np.int64)
 
-    def compiled_policy(self) -> tuple[int, np.ndarray]:
+    def decides(self) -> Compiled:
         # inside compiled kernels: uniform over the legal actions, from the kernel's own
         # per-game generator (the same distribution, another stream than ``act``)
         from burako_env.agents.policies import POLICY_RANDOM
         from burako_env.agents.policy_scores import default_weights
 
-        return POLICY_RANDOM, default_weights()
+        return Compiled(POLICY_RANDOM, default_weights())

@@ -1,7 +1,7 @@
 """The heuristic agents: ``greedy`` and ``discard_table`` (RULES.md section 11).
 
 Both are numba policies (:mod:`burako_env.agents.policies`): ``act`` runs them over a batch in
-parallel, and :meth:`~burako_env.agents.base.Agent.compiled_policy` hands them to compiled kernels
+parallel, and :meth:`~burako_env.agents.base.Agent.decides` hands them to compiled kernels
 (the tournament plays heuristic-only games without leaving numba).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from burako_env.agents import policy_scores
-from burako_env.agents.base import Agent
+from burako_env.agents.base import Agent, Compiled
 from burako_env.agents.policies import POLICY_DISCARD_TABLE, POLICY_GREEDY, act_batch
 from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
 
@@ -142,13 +142,8 @@ class CompiledPolicyAgent(Agent):
         obs = np.asarray(obs)
         return act_batch(self.policy_kind, obs, mask, self._rng_states(obs.shape[0]), self.weights)
 
-    def act_with_states(self, obs: np.ndarray, mask: np.ndarray, states: np.ndarray) -> np.ndarray:
-        """``act`` with explicit generator states (int64 [B, 4], advanced in place): the
-        tournament uses one state per game and seat, as its compiled kernel does."""
-        return act_batch(self.policy_kind, obs, mask, states, self.weights)
-
-    def compiled_policy(self) -> tuple[int, np.ndarray]:
-        return self.policy_kind, self.weights
+    def decides(self) -> Compiled:
+        return Compiled(self.policy_kind, self.weights)
 
 
 class GreedyAgent(CompiledPolicyAgent):

@@ -1,12 +1,14 @@
-"""The on-disk cache of the agents' kernels: named by every source they call.
+"""The on-disk cache of the agents' and the table's kernels: named by every source they call.
 
-numba checks only a cached function's own file, so a kernel of ``agents/`` would keep
+numba checks only a cached function's own file, so a kernel of ``agents/`` or of the
+table (``burako_env/table/``, whose play kernel calls the agents' policies) would keep
 running stale core rules (or stale policies) after an edit elsewhere.
-:func:`install_dependency_cache_locator` stamps each cache entry of a function in this
-folder with a hash of every ``burako_env/core`` source and of the modules here that
-define kernels (:func:`kernel_modules`). The package installs it first
-(``burako_env/agents/__init__.py``), before any of its modules compiles or loads a kernel.
-No kernel lives here: an edit of this module leaves the compiled kernels cached.
+:func:`install_dependency_cache_locator` stamps each cache entry of a function in those
+two folders with a hash of every ``burako_env/core`` source and of the modules of both
+folders that define kernels (:func:`kernel_modules`). The agents package installs it first
+(``burako_env/agents/__init__.py``, which the table imports), before any of their modules
+compiles or loads a kernel. No kernel lives here: an edit of this module leaves the
+compiled kernels cached.
 """
 
 from __future__ import annotations
@@ -28,6 +30,15 @@ def kernel_modules(folder: Path) -> list[Path]:
         # this module names the mark but compiles nothing
         if p.name != Path(__file__).name and "njit" in p.read_text(encoding="utf-8")
     ]
+
+
+def stamped_folders() -> tuple[Path, ...]:
+    """The folders whose kernels the stamp covers: the agents' (this one) and the
+    table's (``burako_env/table``, found from the core package: the same in a checkout
+    and installed)."""
+    here = Path(__file__).resolve().parent
+    core = Path(importlib.import_module("burako_env.core").__file__).resolve().parent
+    return (here, core.parent / "table")
 
 
 def install_dependency_cache_locator() -> None:
@@ -53,12 +64,15 @@ def install_dependency_cache_locator() -> None:
         return
     if any(getattr(c, "_burako_deps", False) for c in impl._locator_classes):
         return
-    here = Path(__file__).resolve().parent
+    folders = stamped_folders()
     # the core's folder from its package: installed, burako_env.agents (this folder) sits
     # inside burako_env; in the repository it is agents/, beside burako_env/
     core = Path(importlib.import_module("burako_env.core").__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted(core.glob("*.py")) + kernel_modules(here):
+    sources = sorted(core.glob("*.py"))
+    for folder in folders:
+        sources += kernel_modules(folder)
+    for path in sources:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     deps = digest.hexdigest()
@@ -72,7 +86,7 @@ def install_dependency_cache_locator() -> None:
         @classmethod
         def from_function(cls, py_func, py_file):
             try:
-                if Path(py_file).resolve().parent != here:
+                if Path(py_file).resolve().parent not in folders:
                     return None
             except OSError:
                 return None
@@ -81,4 +95,4 @@ def install_dependency_cache_locator() -> None:
     impl._locator_classes.insert(0, DependencyCacheLocator)
 
 
-__all__ = ["install_dependency_cache_locator", "kernel_modules"]
+__all__ = ["install_dependency_cache_locator", "kernel_modules", "stamped_folders"]

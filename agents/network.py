@@ -905,7 +905,8 @@ def hint_policy(name: str | None) -> tuple[int, np.ndarray] | None:
     reads as a hint (None: no hint); a ValueError for an agent that is not compiled."""
     if name is None:
         return None
-    return compiled_heuristic(name).compiled_policy()
+    policy = compiled_heuristic(name).decides()
+    return policy.kind, policy.weights
 
 
 def read_blocks(num_players: int, total_cards: int) -> dict[str, int]:

@@ -21,15 +21,16 @@ Settings, in the agent's name (``openspiel_ismcts:sims=100,uct_c=2``) or as keyw
 * ``worlds``: at most this many sampled worlds per decision, reused (default 0: a fresh
   one every simulation).
 
-The agent needs the game, not only an observation (``searches``): the tournament and the
-other callers call :meth:`OpenSpielISMCTSAgent.act_game`.
+The agent needs the game, not only an observation: it decides
+:class:`~burako_env.agents.base.PerGame`, and the table calls
+:meth:`OpenSpielISMCTSAgent.act_game`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from burako_env.agents.base import Agent
+from burako_env.agents.base import Agent, PerGame
 from burako_env.extras import require
 
 DEFAULTS = {"sims": 100, "uct_c": 2.0, "rollouts": 1, "worlds": 0}
@@ -101,8 +102,6 @@ class RandomRolloutEvaluator:
 class OpenSpielISMCTSAgent(Agent):
     """OpenSpiel's IS-MCTS bot (module doc); ``act_game`` decides."""
 
-    searches = True
-
     def __init__(
         self,
         seed: int = 0,
@@ -133,7 +132,7 @@ class OpenSpielISMCTSAgent(Agent):
         raise TypeError(
             "openspiel_ismcts searches the game itself and cannot act on an observation "
             "alone: call act_game(game, b) (the tournament, burako play and "
-            "burako_env.envs.aec.act_in_env do)"
+            "burako_env.table.act_in_env do)"
         )
 
     def _spiel_game(self, game):
@@ -143,6 +142,10 @@ class OpenSpielISMCTSAgent(Agent):
         if key not in self._games:
             self._games = {key: BurakoGame({"players": game.num_players}, variant=game.variant)}
         return self._games[key]
+
+    def decides(self) -> PerGame:
+        """From the game, one at a time (OpenSpiel's search needs the game itself)."""
+        return PerGame(self.act_game)
 
     def act_game(self, game, b: int = 0) -> int:
         """The action of the player to act in game ``b`` of ``game`` (a

@@ -56,7 +56,7 @@ thinks", ``burako_env.frontends.thinking``).
 
 The agent needs the game, not only an observation: it implements
 :meth:`~burako_env.agents.base.Agent.act_game`, which the tournament, ``burako play``, the web
-table and the PettingZoo env's helper :func:`burako_env.envs.aec.act_in_env` call.
+table and the PettingZoo env's helper :func:`burako_env.table.act_in_env` call.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from burako_env.agents.base import Agent
+from burako_env.agents.base import Agent, PerGame
 from burako_env.agents.policies import (
     POLICY_DISCARD_TABLE,
     POLICY_GREEDY,
@@ -333,8 +333,6 @@ def settings_name(name: str, settings: dict, defaults: dict) -> str:
 class PIMCAgent(Agent):
     """Perfect-information Monte Carlo search (module doc); ``act_game`` decides."""
 
-    searches = True
-
     def __init__(
         self,
         seed: int = 0,
@@ -428,7 +426,7 @@ class PIMCAgent(Agent):
         raise TypeError(
             "pimc searches the game itself and cannot act on an observation alone: call "
             "act_game(game, b) (the tournament, burako play, the web table and "
-            "burako_env.envs.aec.act_in_env do)"
+            "burako_env.table.act_in_env do)"
         )
 
     def _buffers(self, game, k: int):
@@ -459,7 +457,7 @@ class PIMCAgent(Agent):
             int(b),
             int(viewer),
             game.params,
-            game._lay,
+            game.kernel_layout,
             np.ascontiguousarray(cands, np.int64),
             det_words,
             roll_words,
@@ -475,6 +473,10 @@ class PIMCAgent(Agent):
         )
         self._stats["rollouts"] += k * cands.size
         return values
+
+    def decides(self) -> PerGame:
+        """From the game, one at a time: the search deals the game's hidden cards again."""
+        return PerGame(self.act_game)
 
     def act_game(self, game, b: int = 0) -> int:
         """The action of the player to act in game ``b`` of ``game`` (a
@@ -521,7 +523,7 @@ class PIMCAgent(Agent):
         mask = game.legal_action_mask()[b : b + 1]
         states = self.rng.integers(1, 2**32, size=(1, 4), dtype=np.int64)
         kind = ROLLOUT_POLICIES[self.rollout]
-        return int(act_batch(kind, obs, mask, states, self.weights, game._lay)[0])
+        return int(act_batch(kind, obs, mask, states, self.weights, game.kernel_layout)[0])
 
     def _search(self, game, b, viewer, legal, col, deadline) -> SearchReport:
         base = self._policy_choice(game, b, viewer)

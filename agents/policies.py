@@ -26,12 +26,12 @@ from __future__ import annotations
 import numpy as np
 
 from burako_env.agents.policy_context import (
-    S_MIN_NEED,
-    S_PEEK,
-    S_PHASE,
-    S_PILE_N,
     X_PARAMS,
     X_SC,
+    XS_MIN_NEED,
+    XS_PEEK,
+    XS_PHASE,
+    XS_PILE_N,
     layout_of_obs,
     new_workspace,
     read_context,
@@ -78,10 +78,10 @@ POLICY_NAMES = ("random", "greedy", "discard_table")  #: the names, by ``kind``
 def greedy_decide(obs, legal, n, lay, rng, w, x, rows):
     read_context(obs, lay, x, rows)
     sc = x[X_SC : X_SC + 32]
-    phase = sc[S_PHASE]
+    phase = sc[XS_PHASE]
     cards = np.empty(3, np.int64)
     if phase == PHASE_PEEK:
-        c = sc[S_PEEK]
+        c = sc[XS_PEEK]
         if c >= 0 and (is_wild_card(c) or greedy_keep_value(x, rows, c) >= 40):
             return PEEK_KEEP
         return PEEK_REJECT
@@ -127,10 +127,10 @@ def greedy_decide(obs, legal, n, lay, rng, w, x, rows):
 def table_decide(obs, legal, n, lay, rng, w, x, rows):
     read_context(obs, lay, x, rows)
     sc = x[X_SC : X_SC + 32]
-    phase = sc[S_PHASE]
+    phase = sc[XS_PHASE]
     cards = np.empty(3, np.int64)
     if phase == PHASE_PEEK:
-        c = sc[S_PEEK]
+        c = sc[XS_PEEK]
         if c >= 0 and keep_value(x, rows, c, np.int64(1)) >= 40:
             return PEEK_KEEP
         return PEEK_REJECT
@@ -143,7 +143,7 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
             return DRAW_STOCK
         if pile_meldable(x, rows):
             return TAKE_PILE
-        if hand_ending(x, w) and sc[S_PILE_N] > w[W_PILE_MAX_LATE]:
+        if hand_ending(x, w) and sc[XS_PILE_N] > w[W_PILE_MAX_LATE]:
             return DRAW_STOCK
         if pile_useful_count(x, rows) >= w[W_TAKE_PILE_USEFUL]:
             return TAKE_PILE
@@ -152,7 +152,7 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
     best = -1
     best_score = 0.0
     # min_first_meld: lay nothing unless this turn can reach the minimum
-    can_meld = sc[S_MIN_NEED] <= 0 or meld_potential(x, legal, n, cards) >= sc[S_MIN_NEED]
+    can_meld = sc[XS_MIN_NEED] <= 0 or meld_potential(x, legal, n, cards) >= sc[XS_MIN_NEED]
     for j in range(n):
         if not can_meld:
             break

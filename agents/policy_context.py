@@ -1,6 +1,6 @@
 """What a heuristic decision reads from one observation (:mod:`burako_env.agents.policies`).
 
-A decision works in a workspace row: ``x`` (int64, the ``X_*`` blocks and the ``S_*``
+A decision works in a workspace row: ``x`` (int64, the ``X_*`` blocks and the ``XS_*``
 scalars, :func:`read_context` fills it from the observation) and ``rows`` (the meld rows
 of both teams and two scratch rows). The functions here read it: which of the team's melds
 take a card, cards of a rank, run neighbours, and which cards an action moves. The
@@ -80,29 +80,31 @@ X_FIT_OWN = X_SC + 32  # cached per card: fits an own meld (1), not (0), unknown
 X_FIT_OWN_NAT = X_FIT_OWN + NUM_CARD_TYPES  # ... as a natural card
 X_FIT_OPP = X_FIT_OWN_NAT + NUM_CARD_TYPES  # ... fits an opponents' meld
 WORKSPACE = X_FIT_OPP + NUM_CARD_TYPES
-S_N_OWN = 0  # own team's melds
-S_N_OPP = 1
-S_HAND_N = 2  # own hand size
-S_NEXT_N = 3  # next player's hand size (an opponent)
-S_PARTNER_N = 4  # partners' hand sizes together
-S_OPP_N = 5  # opponents' hand sizes together
-S_STOCK = 6
-S_PILE_N = 7
-S_OWN_MUERTOS = 8  # own team's untaken muertos
-S_OPP_MUERTOS = 9
-S_PHASE = 10
-S_PILE_TOP = 11  # -1 when empty
-S_MATCH_OWN = 12
-S_MATCH_OPP = 13
-S_NUM_PLAYERS = 14
-S_OWN_CANASTA = 15  # own team has a canasta (1) / a clean one (2)
-S_PEEK = 16  # peeked card or -1
-S_OWN_WILD_GROUP = 17  # own team has an open (not closed) wild group
-S_NO_DISCARD = 18  # the card barred from discard, or -1
-S_OPP_MIN_N = 19  # the smallest opponent hand
-S_OPP_CANASTA = 20  # opponents have a canasta (1) / a clean one (2)
-S_MIN_NEED = 21  # own team's minimum first meld while it applies, else 0
-S_PROV = 22  # points of the provisional melds laid this turn
+# the workspace's scalars, at ``X_SC + XS_*``: named ``XS_`` apart from the game state's
+# ``S_*`` columns (burako_env.core.constants), so that importing one for the other fails
+XS_N_OWN = 0  # own team's melds
+XS_N_OPP = 1
+XS_HAND_N = 2  # own hand size
+XS_NEXT_N = 3  # next player's hand size (an opponent)
+XS_PARTNER_N = 4  # partners' hand sizes together
+XS_OPP_N = 5  # opponents' hand sizes together
+XS_STOCK = 6
+XS_PILE_N = 7
+XS_OWN_MUERTOS = 8  # own team's untaken muertos
+XS_OPP_MUERTOS = 9
+XS_PHASE = 10
+XS_PILE_TOP = 11  # -1 when empty
+XS_MATCH_OWN = 12
+XS_MATCH_OPP = 13
+XS_NUM_PLAYERS = 14
+XS_OWN_CANASTA = 15  # own team has a canasta (1) / a clean one (2)
+XS_PEEK = 16  # peeked card or -1
+XS_OWN_WILD_GROUP = 17  # own team has an open (not closed) wild group
+XS_NO_DISCARD = 18  # the card barred from discard, or -1
+XS_OPP_MIN_N = 19  # the smallest opponent hand
+XS_OPP_CANASTA = 20  # opponents have a canasta (1) / a clean one (2)
+XS_MIN_NEED = 21  # own team's minimum first meld while it applies, else 0
+XS_PROV = 22  # points of the provisional melds laid this turn
 #: meld rows: own team 0..MAX_MELDS-1, opponents MAX_MELDS..2*MAX_MELDS-1, then scratch
 ROWS = 2 * MAX_MELDS + 2
 R_TMP = 2 * MAX_MELDS
@@ -209,7 +211,7 @@ def fit_own(x, rows, c):
     if v < 0:
         sc = x[X_SC : X_SC + 32]
         mm = x[X_PARAMS + P_MAX_MELD]
-        v = 1 if fits_team(rows, np.int64(0), sc[S_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
+        v = 1 if fits_team(rows, np.int64(0), sc[XS_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
         x[X_FIT_OWN + c] = v
     return v > 0
 
@@ -220,7 +222,7 @@ def fit_own_natural(x, rows, c):
     if v < 0:
         sc = x[X_SC : X_SC + 32]
         mm = x[X_PARAMS + P_MAX_MELD]
-        v = 1 if fits_team_natural(rows, 0, sc[S_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
+        v = 1 if fits_team_natural(rows, 0, sc[XS_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
         x[X_FIT_OWN_NAT + c] = v
     return v > 0
 
@@ -232,7 +234,7 @@ def fit_opp(x, rows, c):
     if v < 0:
         sc = x[X_SC : X_SC + 32]
         mm = x[X_PARAMS + P_MAX_MELD]
-        v = 1 if fits_team(rows, np.int64(MAX_MELDS), sc[S_N_OPP], c, mm, rows[R_TMP]) > 0 else 0
+        v = 1 if fits_team(rows, np.int64(MAX_MELDS), sc[XS_N_OPP], c, mm, rows[R_TMP]) > 0 else 0
         x[X_FIT_OPP + c] = v
     return v > 0
 
@@ -319,9 +321,9 @@ def read_context(obs, lay, x, rows):
                 row[f] = obs[base + f]
             row[MF_WILD] = obs[base + MF_WILD] - 1
             n += 1
-        sc[S_N_OWN + t] = n
-    sc[S_HAND_N] = obs[o_sizes]
-    sc[S_NEXT_N] = obs[o_sizes + 1]
+        sc[XS_N_OWN + t] = n
+    sc[XS_HAND_N] = obs[o_sizes]
+    sc[XS_NEXT_N] = obs[o_sizes + 1]
     part = 0
     opp = 0
     for k in range(1, n_players):
@@ -329,33 +331,33 @@ def read_context(obs, lay, x, rows):
             part += obs[o_sizes + k]
         else:
             opp += obs[o_sizes + k]
-    sc[S_PARTNER_N] = part
-    sc[S_OPP_N] = opp
+    sc[XS_PARTNER_N] = part
+    sc[XS_OPP_N] = opp
     opp_min = 1000
     for k in range(1, n_players, 2):
         if obs[o_sizes + k] < opp_min:
             opp_min = obs[o_sizes + k]
-    sc[S_OPP_MIN_N] = opp_min
-    sc[S_STOCK] = obs[o_misc + 0]
-    sc[S_PILE_N] = obs[o_misc + 1]
-    sc[S_NO_DISCARD] = obs[o_misc + 7] - 1
-    sc[S_MIN_NEED] = obs[o_misc + 8]
-    sc[S_PROV] = obs[o_misc + 11]
-    sc[S_MATCH_OWN] = obs[o_misc + 12]
-    sc[S_MATCH_OPP] = obs[o_misc + 13]
-    sc[S_NUM_PLAYERS] = n_players
+    sc[XS_OPP_MIN_N] = opp_min
+    sc[XS_STOCK] = obs[o_misc + 0]
+    sc[XS_PILE_N] = obs[o_misc + 1]
+    sc[XS_NO_DISCARD] = obs[o_misc + 7] - 1
+    sc[XS_MIN_NEED] = obs[o_misc + 8]
+    sc[XS_PROV] = obs[o_misc + 11]
+    sc[XS_MATCH_OWN] = obs[o_misc + 12]
+    sc[XS_MATCH_OPP] = obs[o_misc + 13]
+    sc[XS_NUM_PLAYERS] = n_players
     for t in range(2):
         left = 0
         for m in range(MAX_MUERTOS):
             if m < params[P_MUERTOS]:
                 if obs[o_muertos + (t * MAX_MUERTOS + m) * MUERTO_OBS_FIELDS] == MUERTO_UNTAKEN:
                     left += 1
-        sc[S_OWN_MUERTOS + t] = left
+        sc[XS_OWN_MUERTOS + t] = left
     phase = 0
     for i in range(4):
         if obs[o_phase + i]:
             phase = i
-    sc[S_PHASE] = phase
+    sc[XS_PHASE] = phase
     top = -1
     peek = -1
     for c in range(NUM_CARD_TYPES):
@@ -363,11 +365,11 @@ def read_context(obs, lay, x, rows):
             top = c
         if obs[o_peek + c]:
             peek = c
-    sc[S_PILE_TOP] = top
-    sc[S_PEEK] = peek
+    sc[XS_PILE_TOP] = top
+    sc[XS_PEEK] = peek
     for t in range(2):
         flag = 0
-        for i in range(sc[S_N_OWN + t]):
+        for i in range(sc[XS_N_OWN + t]):
             row = rows[t * MAX_MELDS + i]
             if row[MF_SIZE] >= 7:
                 clean = row[MF_KIND] != MELD_WILD_GROUP and row[MF_WILD] < 0
@@ -375,16 +377,16 @@ def read_context(obs, lay, x, rows):
                     flag = 2
                 elif flag == 0:
                     flag = 1
-        sc[S_OWN_CANASTA + 5 * t] = flag
+        sc[XS_OWN_CANASTA + 5 * t] = flag
     for i in range(X_FIT_OWN, WORKSPACE):
         x[i] = -1
     wg = 0
     if params[P_WILD_GROUP]:
         limit = params[P_MAX_MELD] if params[P_MAX_MELD] > 0 else 7
-        for i in range(sc[S_N_OWN]):
+        for i in range(sc[XS_N_OWN]):
             if rows[i, MF_KIND] == MELD_WILD_GROUP and rows[i, MF_SIZE] < limit:
                 wg = 1
-    sc[S_OWN_WILD_GROUP] = wg
+    sc[XS_OWN_WILD_GROUP] = wg
 
 
 # ---------------------------------------------------------------- what an action moves

@@ -12,23 +12,6 @@ import numpy as np
 from burako_env.agents.policy_context import (
     GROUP_RANKS_ARR,
     R_TMP2,
-    S_HAND_N,
-    S_MATCH_OPP,
-    S_MATCH_OWN,
-    S_N_OPP,
-    S_N_OWN,
-    S_NEXT_N,
-    S_OPP_CANASTA,
-    S_OPP_MIN_N,
-    S_OPP_MUERTOS,
-    S_OPP_N,
-    S_OWN_CANASTA,
-    S_OWN_MUERTOS,
-    S_OWN_WILD_GROUP,
-    S_PARTNER_N,
-    S_PILE_N,
-    S_PROV,
-    S_STOCK,
     X_HAND,
     X_OPPK,
     X_PARAMS,
@@ -36,6 +19,23 @@ from burako_env.agents.policy_context import (
     X_PILE,
     X_SC,
     X_UNSEEN,
+    XS_HAND_N,
+    XS_MATCH_OPP,
+    XS_MATCH_OWN,
+    XS_N_OPP,
+    XS_N_OWN,
+    XS_NEXT_N,
+    XS_OPP_CANASTA,
+    XS_OPP_MIN_N,
+    XS_OPP_MUERTOS,
+    XS_OPP_N,
+    XS_OWN_CANASTA,
+    XS_OWN_MUERTOS,
+    XS_OWN_WILD_GROUP,
+    XS_PARTNER_N,
+    XS_PILE_N,
+    XS_PROV,
+    XS_STOCK,
     action_cards,
     fit_opp,
     fit_own,
@@ -162,7 +162,9 @@ def keep_value(x, rows, c, hand_extra):
         v += 400
     r = c % NUM_RANKS
     n_r = rank_count(h, r) + hand_extra
-    if n_r >= 2 and not group_blocked(rows, sc[S_N_OWN], sc[S_N_OPP], 0, r, params[P_UNIQUE_TABLE]):
+    if n_r >= 2 and not group_blocked(
+        rows, sc[XS_N_OWN], sc[XS_N_OPP], 0, r, params[P_UNIQUE_TABLE]
+    ):
         v += 60 * (n_r - 1)
         if n_r == 2 and rank_count(x[X_UNSEEN : X_UNSEEN + NUM_CARD_TYPES], r) == 0:
             v -= 30  # the third one is nowhere to be found
@@ -197,7 +199,7 @@ def pile_meldable(x, rows):
     hand = x[X_HAND : X_HAND + NUM_CARD_TYPES]
     pile = x[X_PILE : X_PILE + NUM_CARD_TYPES]
     wilds = wild_count(hand) + wild_count(pile)
-    n_own = sc[S_N_OWN]
+    n_own = sc[XS_N_OWN]
     for c in range(NUM_CARD_TYPES):
         if pile[c] == 0:
             continue
@@ -208,7 +210,7 @@ def pile_meldable(x, rows):
             for ri in range(GROUP_RANKS_ARR.shape[0]):
                 r = GROUP_RANKS_ARR[ri]
                 if rank_count(hand, r) >= 2 and not group_blocked(
-                    rows, n_own, sc[S_N_OPP], 0, r, params[P_UNIQUE_TABLE]
+                    rows, n_own, sc[XS_N_OPP], 0, r, params[P_UNIQUE_TABLE]
                 ):
                     return True
             continue
@@ -216,7 +218,7 @@ def pile_meldable(x, rows):
         if r != RANK_TWO:
             nat = rank_count(hand, r) + rank_count(pile, r)
             if (nat >= 3 or (nat >= 2 and wilds >= 1)) and not group_blocked(
-                rows, n_own, sc[S_N_OPP], 0, r, params[P_UNIQUE_TABLE]
+                rows, n_own, sc[XS_N_OPP], 0, r, params[P_UNIQUE_TABLE]
             ):
                 return True
         s = c // NUM_RANKS
@@ -297,12 +299,12 @@ def scores_if_out(x, rows):
     """Estimated hand scores (own team, opponents) if this player went out now."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
-    t0, b0, c0, _ = team_estimate(rows, np.int64(0), sc[S_N_OWN], params)
-    t1, b1, c1, _ = team_estimate(rows, np.int64(MAX_MELDS), sc[S_N_OPP], params)
+    t0, b0, c0, _ = team_estimate(rows, np.int64(0), sc[XS_N_OWN], params)
+    t1, b1, c1, _ = team_estimate(rows, np.int64(MAX_MELDS), sc[XS_N_OPP], params)
     avg = 9  # a typical card value in hand
-    own = b0 + params[P_GOING_OUT] - sc[S_PARTNER_N] * avg
-    opp = b1 - sc[S_OPP_N] * avg + sc[S_OPP_MUERTOS] * params[P_MUERTO_NOT_TAKEN]
-    opp += (params[P_MUERTOS] - sc[S_OPP_MUERTOS]) * params[P_MUERTO_TAKEN]
+    own = b0 + params[P_GOING_OUT] - sc[XS_PARTNER_N] * avg
+    opp = b1 - sc[XS_OPP_N] * avg + sc[XS_OPP_MUERTOS] * params[P_MUERTO_NOT_TAKEN]
+    opp += (params[P_MUERTOS] - sc[XS_OPP_MUERTOS]) * params[P_MUERTO_TAKEN]
     own += params[P_MUERTOS] * params[P_MUERTO_TAKEN]
     if params[P_NO_CANASTA_NEGATIVE]:
         if c0:
@@ -310,7 +312,7 @@ def scores_if_out(x, rows):
             opp += t1 if c1 else -t1
         else:
             own -= t0
-            opp += t1 + 2 * sc[S_OPP_N] * avg  # rule 6: their hand counts positive
+            opp += t1 + 2 * sc[XS_OPP_N] * avg  # rule 6: their hand counts positive
     else:
         own += t0
         opp += t1
@@ -332,12 +334,12 @@ def hand_ending(x, w):
     """The stock is nearly out, or an opponent able to go out holds very few cards."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
-    if sc[S_STOCK] <= params[P_STOCK_END] + w[W_ENDGAME_STOCK]:
+    if sc[XS_STOCK] <= params[P_STOCK_END] + w[W_ENDGAME_STOCK]:
         return True
     return (
-        sc[S_OPP_MUERTOS] == 0
-        and can_close(sc[S_OPP_CANASTA], params)
-        and sc[S_OPP_MIN_N] <= w[W_THREAT_HAND]
+        sc[XS_OPP_MUERTOS] == 0
+        and can_close(sc[XS_OPP_CANASTA], params)
+        and sc[XS_OPP_MIN_N] <= w[W_THREAT_HAND]
     )
 
 
@@ -346,8 +348,8 @@ def going_out_ok(x, rows, w):
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
     own, opp = scores_if_out(x, rows)
-    total = sc[S_MATCH_OWN] + own
-    if total >= params[P_TARGET] and total > sc[S_MATCH_OPP] + opp:
+    total = sc[XS_MATCH_OWN] + own
+    if total >= params[P_TARGET] and total > sc[XS_MATCH_OPP] + opp:
         return True  # near the target: going out wins the match
     m = own - opp
     if w[W_GO_OUT_ENDING] > 0 and hand_ending(x, w):
@@ -461,7 +463,7 @@ def discard_danger(x, rows, c, w):
     if is_wild_card(c):
         return cost + 3 * w[W_DANGER_FIT], fits, False
     r = c % NUM_RANKS
-    blocked = group_blocked(rows, sc[S_N_OWN], sc[S_N_OPP], 1, r, params[P_UNIQUE_TABLE])
+    blocked = group_blocked(rows, sc[XS_N_OWN], sc[XS_N_OPP], 1, r, params[P_UNIQUE_TABLE])
     avail = rank_count(un, r) + rank_count(ok, r)
     if not blocked:
         cost += w[W_DANGER_PILE_PAIR] * rank_count(pile, r)
@@ -485,7 +487,7 @@ def closed_rank(x, rows, r):
         return False
     for t in range(2):
         base = 0 if t == 0 else MAX_MELDS
-        for i in range(sc[S_N_OWN + t]):
+        for i in range(sc[XS_N_OWN + t]):
             row = rows[base + i]
             if row[MF_KIND] == MELD_GROUP and row[MF_KEY] == r and row[MF_SIZE] >= mm:
                 return True
@@ -505,7 +507,7 @@ def stuck_in_team(x, rows, c):
         return False
     r = c % NUM_RANKS
     if rank_count(h, r) >= 2 and not group_blocked(
-        rows, sc[S_N_OWN], sc[S_N_OPP], 0, r, params[P_UNIQUE_TABLE]
+        rows, sc[XS_N_OWN], sc[XS_N_OPP], 0, r, params[P_UNIQUE_TABLE]
     ):
         return False
     near, far = run_neighbours(h, c)
@@ -533,8 +535,8 @@ def table_discard_cost(x, rows, c, w):
     danger, fits, safe = discard_danger(x, rows, c, w)
     keep = float(keep_value(x, rows, c, np.int64(0)))
     cost = keep + danger - w[W_VALUE_DISCARD] * card_value(c, params)
-    k1 = sc[S_NEXT_N]
-    pile_empty = sc[S_PILE_N] == 0
+    k1 = sc[XS_NEXT_N]
+    pile_empty = sc[XS_PILE_N] == 0
     r = c % NUM_RANKS
     if k1 == 1:
         if fits or is_wild_card(c):
@@ -566,17 +568,17 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
     pk = x[X_PARTK : X_PARTK + NUM_CARD_TYPES]
     endgame = hand_ending(x, w)
     # with the muerto to take, a small hand lays everything it can to empty itself
-    dumping = sc[S_OWN_MUERTOS] > 0 and sc[S_HAND_N] <= w[W_DUMP_HAND]
+    dumping = sc[XS_OWN_MUERTOS] > 0 and sc[XS_HAND_N] <= w[W_DUMP_HAND]
     loose = endgame or dumping
     if a == TAKE_MUERTO_KEEP_WILDS:
         return 5000.0
     k, kind = action_cards(a, cards)
-    left = sc[S_HAND_N] - k
-    if left == 0 and sc[S_OWN_MUERTOS] > 0:
+    left = sc[XS_HAND_N] - k
+    if left == 0 and sc[XS_OWN_MUERTOS] > 0:
         return 4000.0  # the muerto, at once
     if left == 0:
         return 4500.0 if go_out_ok else -1.0
-    if left == 1 and sc[S_OWN_MUERTOS] == 0 and not go_out_ok:
+    if left == 1 and sc[XS_OWN_MUERTOS] == 0 and not go_out_ok:
         return -1.0  # the last card's discard would go out
     val = 0
     for i in range(k):
@@ -597,9 +599,9 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
                 score += 2.0
             return score
         # a wild onto a meld: to complete a canasta, or to get rid of it at the end
-        if sc[S_OWN_WILD_GROUP]:
+        if sc[XS_OWN_WILD_GROUP]:
             return -1.0
-        if completes and (sc[S_OWN_CANASTA] == 0 or loose):
+        if completes and (sc[XS_OWN_CANASTA] == 0 or loose):
             return 600.0 + val
         if loose or out[MF_SIZE] >= w[W_WILD_ADD_MIN_SIZE]:
             return 300.0 + val + row[MF_SIZE]
@@ -653,9 +655,9 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
     else:
         return 1500.0 + val  # a wild group: its canasta is worth 700
     if wild >= 0:
-        if sc[S_OWN_WILD_GROUP]:
+        if sc[XS_OWN_WILD_GROUP]:
             return -1.0
-        if not loose and sc[S_N_OWN] >= w[W_WILD_OPEN_MELDS]:
+        if not loose and sc[XS_N_OWN] >= w[W_WILD_OPEN_MELDS]:
             return -1.0  # keep wilds for canastas once the team is on the table
         score -= 200.0
         if wild == JOKER:
@@ -683,7 +685,7 @@ def meld_potential(x, legal, n, cards):
                     used[s * NUM_RANKS + c % NUM_RANKS] = True
             else:
                 used[c] = True
-    total = sc[S_PROV]
+    total = sc[XS_PROV]
     for c in range(NUM_CARD_TYPES):
         if used[c]:
             total += h[c] * card_value(c, params)

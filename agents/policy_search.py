@@ -162,8 +162,6 @@ class PolicySearchAgent(PIMCAgent):
     """The learned policy's priors choosing and weighing a compiled PIMC search's
     candidates (module doc); ``act_game`` decides."""
 
-    searches = True
-
     def __init__(
         self,
         seed: int = 0,
@@ -299,7 +297,7 @@ class PolicySearchAgent(PIMCAgent):
         raise TypeError(
             f"{NAME} searches the game itself and cannot act on an observation alone: call "
             "act_game(game, b) (the tournament, burako play, the web table and "
-            "burako_env.envs.aec.act_in_env do)"
+            "burako_env.table.act_in_env do)"
         )
 
     def _network(self, game):

@@ -12,17 +12,18 @@ deal cancels. Per pairing: A's win rate (ties count half) with a 95% Wilson inte
 the mean score margin; per agent: an Elo rating, the Bradley-Terry fit of every
 pairing's counts (:func:`~burako_env.agents.tournament_results.bradley_terry`).
 
-Every pairing plays inside one numba kernel
-(:func:`~burako_env.agents.tournament_kernel.play_kernel`: deal, observe for the acting
-seat, call its policy, apply), parallel over the batch. Compiled policies
-(:meth:`burako_env.agents.base.Agent.compiled_policy`) decide inside it; where a Python agent's seat
-is to act (e.g. a torch policy) the kernel stops that game, the agent decides for all
-the games waiting for it in one batch, and the kernel resumes them. A search agent
-(``pimc``, :attr:`~burako_env.agents.base.Agent.searches`) gets each of its games through
-:meth:`~burako_env.agents.base.Agent.act_game`. A pairing is ``compiled`` when every decision was
-taken in the kernel. ``compiled=False`` steps a :class:`~burako_env.core.game.Game`
-batch instead and routes each decision from Python; compiled agents there use the same
-per-game generator states as the kernel, so both paths play the same games.
+Every pairing plays at the table (:class:`burako_env.table.Table`: one numba kernel,
+:func:`~burako_env.table.kernel.play_kernel`: deal, observe for the acting seat, call
+its policy, apply), parallel over the batch. Compiled policies
+(:meth:`burako_env.agents.base.Agent.decides`) decide inside it; where a Python agent's
+seat is to act (e.g. a torch policy) the kernel stops that game, the agent decides for
+all the games waiting for it in one batch, and the kernel resumes them. A search agent
+(``pimc``, deciding :class:`~burako_env.agents.base.PerGame`) gets each of its games
+through :meth:`~burako_env.agents.base.Agent.act_game`. A pairing is ``compiled`` when
+every decision was taken in the kernel. ``compiled=False`` steps a
+:class:`~burako_env.core.game.Game` batch instead and routes each decision from Python;
+compiled agents there use the same per-game generator states as the kernel, so both
+paths play the same games.
 
 This module runs the round robin: the pairings, the chunks of deals they play
 (:mod:`burako_env.agents.tournament_chunks`, here or as Ray tasks:
@@ -45,7 +46,6 @@ from burako_env.agents.tournament_chunks import (
     ChunkTask,
     chunk_deal_seed,
     play_chunk,
-    seat_agents,
 )
 from burako_env.agents.tournament_ray import run_on_ray
 from burako_env.agents.tournament_results import (
@@ -57,6 +57,7 @@ from burako_env.agents.tournament_results import (
 from burako_env.core.game import EPISODES
 from burako_env.core.nb import seconds_compiling
 from burako_env.records import GameRecord, variant_fields, write_records
+from burako_env.table import Seating
 from burako_env.variants import load_variant
 
 #: actions a game may take before the kernel gives up on it (max_turns bounds a hand)
@@ -211,7 +212,7 @@ def run_tournament(
         res.compiled = games.compiled
         chunk_compile.append(games.compile_seconds)
         if save_games is not None:
-            seat_agent = seat_agents(d, num_players)
+            seat_agent = Seating.duplicate(None, None, d, num_players).seat_agent
             deal_seed = chunk_deal_seed(seed, chunk)
             recs = []
             for b in range(2 * d):

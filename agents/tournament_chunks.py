@@ -1,9 +1,10 @@
 """One chunk of one pairing of a tournament, played: its deals and generators (from the
-seed, the pairing and the chunk alone), the games in the compiled kernel
-(:mod:`burako_env.agents.tournament_kernel`, stopping for the Python agents' moves) or
-stepped through a :class:`~burako_env.core.game.Game`, and its scores and actions
-(:class:`ChunkGames`). A slice of a chunk plays exactly the games it plays inside the
-whole chunk, so Ray can split the work freely (:mod:`burako_env.agents.tournament_ray`)."""
+seed, the pairing and the chunk alone), the games at the table
+(:class:`burako_env.table.Table`: the compiled kernel, stopping for the Python agents'
+moves) or stepped through a :class:`~burako_env.core.game.Game`
+(:func:`burako_env.table.play_stepped`), and its scores and actions (:class:`ChunkGames`).
+A slice of a chunk plays exactly the games it plays inside the whole chunk, so Ray can
+split the work freely (:mod:`burako_env.agents.tournament_ray`)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from burako_env.agents.base import Agent
-from burako_env.agents.network_kernels import env_legal_lists
+from burako_env.agents.base import Agent, Compiled
 from burako_env.agents.policies import act_batch
-from burako_env.agents.policy_context import new_workspace
-from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
-from burako_env.agents.tournament_kernel import PLAY_DEAL, PLAY_RESUME, POLICY_EXTERNAL, play_kernel
-from burako_env.core.actions import describe_action
-from burako_env.core.constants import NUM_ACTIONS, S_HAND_SCORE0, S_MATCH0, S_PLAYER
+from burako_env.core.constants import S_HAND_SCORE0, S_MATCH0
 from burako_env.core.game import Game
-from burako_env.core.nb import run_sliced, timed_without_compile
+from burako_env.core.nb import timed_without_compile
 from burako_env.distributed import game_seeds_range
+from burako_env.table import Seating, Table, play_stepped
 from burako_env.variants import Variant
 
 
@@ -38,154 +35,6 @@ def chunk_deal_seed(seed: int, chunk: int) -> int:
     """The batch seed of the deals of chunk ``chunk`` (shared by every pairing)."""
     w = np.random.SeedSequence([int(seed), int(chunk), 0xDEA1]).generate_state(2, np.uint32)
     return int(w[0]) << 31 | int(w[1]) >> 1
-
-
-def seat_agents(batch_deals: int, num_players: int) -> np.ndarray:
-    """[2D, P]: games 0..D-1 seat side 0 (agent a) on team 0; games D..2D-1 swap sides."""
-    seat_team = np.arange(num_players) % 2
-    sa = np.empty((2 * batch_deals, num_players), np.int64)
-    sa[:batch_deals] = seat_team
-    sa[batch_deals:] = 1 - seat_team
-    return sa
-
-
-def _external_moves(game: Game, seat_agent, pair_agents, external, obs, mask, waiting, moves):
-    """The moves of the Python agents at the games the kernel left waiting (checked)."""
-    sel = np.flatnonzero(waiting)
-    seat = game.state.scalars[sel, S_PLAYER].astype(np.int64)
-    who = seat_agent[sel, seat]
-    for k, ag in enumerate(pair_agents):
-        if not external[k]:
-            continue
-        mine = sel[who == k]
-        if mine.size == 0:
-            continue
-        if ag.searches:  # a search agent (pimc) decides from the game, one at a time
-            for g in mine:
-                moves[g] = ag.act_game(game, int(g))
-        else:
-            # the games' own legal lists, which a policy network reads (ppo): cheaper
-            # than rebuilding them from the [n, 2541] masks
-            ids, counts = env_legal_lists(game.state.legal, game.state.num_legal, mine)
-            chosen = ag.act_lists(obs[mine], mask[mine], ids, counts)
-            moves[mine] = Agent.checked_actions(chosen, mine.size, _who(ag))
-    _check_moves(game, pair_agents, who, sel, moves[sel], mask[sel])
-
-
-def _who(agent: Agent) -> str:
-    return f"agent {agent.name!r}"
-
-
-def _check_moves(game: Game, pair_agents, who, games, moves, mask) -> None:
-    """Raise naming the agent, the game, the move and the reason if a move is not in its
-    mask (an id outside the action space included)."""
-    outside = (moves < 0) | (moves >= NUM_ACTIONS)
-    bad = ~mask[np.arange(len(games)), np.clip(moves, 0, NUM_ACTIONS - 1)] | outside
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        b, a = int(games[i]), int(moves[i])
-        name = "" if outside[i] else f" ({describe_action(a)})"
-        raise ValueError(
-            f"{_who(pair_agents[who[i]])} chose illegal action {a}{name} "
-            f"in game {b}: {game.why_illegal(a, b)}"
-        )
-
-
-def _play_compiled(game: Game, seat_agent, pair_agents, agent_rng, record, max_steps):
-    pols = [ag.compiled_policy() for ag in pair_agents]
-    external = [pol is None for pol in pols]
-    kinds = np.array([POLICY_EXTERNAL if pol is None else pol[0] for pol in pols], np.int64)
-    weights = np.ascontiguousarray(
-        np.stack(
-            [default_weights() if pol is None else np.asarray(pol[1], np.float64) for pol in pols]
-        )
-    )
-    assert weights.shape[1] == NUM_WEIGHTS
-    bsz = game.batch_size
-    obs = np.zeros((bsz, game.layout.size), np.int16)
-    x, rows = new_workspace(bsz)
-    actions = np.full((bsz, max_steps if record else 1), -1, np.int16)
-    n_actions = np.zeros(bsz, np.int64)
-    moves = np.full(bsz, -1, np.int64)
-    waiting = np.zeros(bsz, np.bool_)
-    mask = np.zeros((bsz if any(external) else 0, NUM_ACTIONS), np.bool_)
-    op = PLAY_DEAL
-    while True:
-        run_sliced(
-            play_kernel,
-            bsz,
-            game.state,
-            game.params,
-            game.episode_match,
-            op,
-            game._lay,
-            seat_agent,
-            kinds,
-            weights,
-            agent_rng,
-            obs,
-            x,
-            rows,
-            moves,
-            waiting,
-            mask,
-            bool(record),
-            actions,
-            n_actions,
-            max_steps,
-        )
-        if not waiting.any():
-            break
-        _external_moves(game, seat_agent, pair_agents, external, obs, mask, waiting, moves)
-        op = PLAY_RESUME
-    if (n_actions < 0).any():
-        raise RuntimeError(f"{int((n_actions < 0).sum())} games did not end in {max_steps} steps")
-    return actions, n_actions
-
-
-def _play_stepped(game: Game, seat_agent, pair_agents, agent_rng, record, max_steps):
-    bsz = game.batch_size
-    rows_all = np.arange(bsz)
-    steps: list[np.ndarray] = []
-    n_actions = np.zeros(bsz, np.int64)
-    for _ in range(max_steps):
-        done = game.done
-        if done.all():
-            break
-        obs = game.observe()
-        mask = game.legal_action_mask()
-        seat = game.current_player.astype(np.int64)
-        who = seat_agent[rows_all, seat]
-        actions = np.full(bsz, -1, np.int64)
-        for k, ag in enumerate(pair_agents):
-            sel = np.flatnonzero(~done & (who == k))
-            if sel.size == 0:
-                continue
-            if ag.searches:  # a search agent (pimc) decides from the game, one at a time
-                for g in sel:
-                    actions[g] = ag.act_game(game, int(g))
-            elif ag.compiled_policy() is not None:
-                kind, w = ag.compiled_policy()
-                states = agent_rng[sel, seat[sel]]
-                actions[sel] = act_batch(kind, obs[sel], mask[sel], states, w, game._lay)
-                agent_rng[sel, seat[sel]] = states
-            else:
-                actions[sel] = Agent.checked_actions(
-                    ag.act(obs[sel], mask[sel]), sel.size, _who(ag)
-                )
-        live = np.flatnonzero(~done)
-        _check_moves(game, pair_agents, who[live], live, actions[live], mask[live])
-        game.step(actions, check=False)
-        n_actions[live] += 1
-        if record:
-            steps.append(actions.astype(np.int16))
-    else:
-        if not game.done.all():
-            raise RuntimeError(f"games did not end in {max_steps} steps")
-    if record and steps:
-        acts = np.stack(steps, axis=1)
-        return acts, n_actions
-    return np.full((bsz, 1), -1, np.int16), n_actions
 
 
 @dataclass(frozen=True)
@@ -226,10 +75,10 @@ class ChunkGames:
 class CompiledOnly(Agent):
     """A compiled agent's policy without the agent object, to send to a Ray worker."""
 
-    def __init__(self, name: str, policy: tuple[int, np.ndarray]) -> None:
+    def __init__(self, name: str, policy: Compiled) -> None:
         super().__init__(0)
         self.name = name
-        self._policy = (int(policy[0]), np.asarray(policy[1], np.float64))
+        self._policy = (int(policy.kind), np.asarray(policy.weights, np.float64))
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         kind, w = self._policy
@@ -237,8 +86,8 @@ class CompiledOnly(Agent):
         states = _seed_words(0, count=len(mask))
         return act_batch(kind, np.asarray(obs), mask, states, w)
 
-    def compiled_policy(self) -> tuple[int, np.ndarray]:
-        return self._policy
+    def decides(self) -> Compiled:
+        return Compiled(*self._policy)
 
 
 def play_chunk(task: ChunkTask, pair_agents) -> ChunkGames:
@@ -256,7 +105,6 @@ def _play_chunk_timed(task: ChunkTask, pair_agents) -> ChunkGames:
     # the kernel plays every pairing (stopping for the Python agents' moves);
     # ``compiled=False`` steps a Game instead, to test that both play the same games
     use_kernel = task.compiled is not False
-    all_compiled = all(ag.compiled_policy() is not None for ag in pair_agents)
     # the kernel deals its games itself; the stepped path deals them here
     game = Game(task.variant, batch_size=2 * k, episode=task.episode, deal=False)
     game.state.rng[:k] = deal_words
@@ -266,10 +114,20 @@ def _play_chunk_timed(task: ChunkTask, pair_agents) -> ChunkGames:
     chunk_rng = _seed_words(task.seed, task.pairing, task.chunk, 1, count=2 * d * num_players)
     chunk_rng = chunk_rng.reshape(2 * d, num_players, 4)
     agent_rng = np.ascontiguousarray(np.concatenate([chunk_rng[lo:hi], chunk_rng[d + lo : d + hi]]))
-    play = _play_compiled if use_kernel else _play_stepped
-    actions, n_actions = play(
-        game, seat_agents(k, num_players), pair_agents, agent_rng, task.record, task.max_steps
-    )
+    seating = Seating.duplicate(pair_agents[0], pair_agents[1], k, num_players)
+    if use_kernel:
+        table = Table(
+            game,
+            seating,
+            agent_rng,
+            record_steps=task.max_steps if task.record else 0,
+            max_steps=task.max_steps,
+        )
+        table.play()
+        actions, n_actions, all_compiled = table.actions, table.n_actions, table.compiled
+    else:
+        actions, n_actions = play_stepped(game, seating, agent_rng, task.record, task.max_steps)
+        all_compiled = False
     sc = game.state.scalars
     team = (
         sc[:, S_MATCH0 : S_MATCH0 + 2]
@@ -282,7 +140,7 @@ def _play_chunk_timed(task: ChunkTask, pair_agents) -> ChunkGames:
         actions=actions,
         n_actions=n_actions,
         seconds=0.0,  # set by play_chunk
-        compiled=use_kernel and all_compiled,
+        compiled=all_compiled,
     )
 
 
@@ -324,7 +182,6 @@ __all__ = [
     "ChunkTask",
     "ChunkGames",
     "chunk_deal_seed",
-    "seat_agents",
     "play_chunk",
     "merge_slices",
     "play_tournament_chunk",

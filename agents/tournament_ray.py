@@ -11,6 +11,7 @@ from burako_env.agents.tournament_chunks import (
     play_chunk,
     play_tournament_chunk,
 )
+from burako_env.table.table import kernel_policy
 
 
 def run_on_ray(
@@ -35,9 +36,12 @@ def run_on_ray(
         for key in keys:
             _, _, d, pi = key
             pair = [objs[x] for x in pairs[pi]]
-            if any(ag.compiled_policy() is None for ag in pair):
+            policies = [kernel_policy(ag) for ag in pair]
+            if any(pol is None for pol in policies):
                 continue  # a Python agent: played here, in order
-            shipped = tuple(CompiledOnly(names[x], objs[x].compiled_policy()) for x in pairs[pi])
+            shipped = tuple(
+                CompiledOnly(names[x], pol) for x, pol in zip(pairs[pi], policies, strict=True)
+            )
             pieces = slices(d, task_deals)
             parts[key] = [None] * len(pieces)
             for s_i, (lo, hi) in enumerate(pieces):

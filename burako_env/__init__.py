@@ -4,8 +4,8 @@ The environments load lazily, so ``import burako_env`` stays light::
 
     from burako_env import env, raw_env        # PettingZoo AEC (burako_env.envs.aec)
     from burako_env import burako_v1           # the same, PettingZoo classic style
-    import gymnasium; gymnasium.make("Burako-v1")   # single agent (envs.gym_env)
-    gymnasium.make_vec("Burako-v1", num_envs=64)     # 64 of them, compiled (envs.gym_vector)
+    import gymnasium; gymnasium.make("Burako-v1")   # single agent (gym.single)
+    gymnasium.make_vec("Burako-v1", num_envs=64)     # 64 of them, compiled (gym.vector)
 
 One evaluation for any player (an Agent, an agent name, a function, an sb3 model)::
 
@@ -29,7 +29,7 @@ _LAZY = {
     "env": ("burako_env.envs.aec", "env"),
     "raw_env": ("burako_env.envs.aec", "raw_env"),
     "burako_v1": ("burako_env.burako_v1", None),
-    "BurakoGymEnv": ("burako_env.envs.gym_env", "BurakoGymEnv"),
+    "BurakoGymEnv": ("burako_env.gym.single", "BurakoGymEnv"),
     "VectorEnv": ("burako_env.envs.vector", "VectorEnv"),
     "evaluate": ("burako_env.evaluation", "evaluate"),
 }
@@ -110,10 +110,10 @@ def _register_gymnasium() -> None:
     if "Burako-v1" not in registry:
         register(
             id="Burako-v1",
-            entry_point="burako_env.envs.gym_env:BurakoGymEnv",
+            entry_point="burako_env.gym.single:BurakoGymEnv",
             # gymnasium.make_vec(..., vectorization_mode="vector_entry_point"): N games
             # stepped together in compiled code
-            vector_entry_point="burako_env.envs.gym_vector:BurakoVectorEnv",
+            vector_entry_point="burako_env.gym.vector:BurakoVectorEnv",
         )
 
 

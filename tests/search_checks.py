@@ -94,7 +94,8 @@ def plays_in_tournament_and_envs(small: str, num_players: int, bots: dict) -> No
     """``small`` plays in the tournament (stepped path), the PettingZoo env (act_in_env,
     ``bots`` by player name) and the Gymnasium env's opponents."""
     from burako_env.agents.tournament import run_tournament
-    from burako_env.envs.aec import act_in_env, env
+    from burako_env.envs.aec import env
+    from burako_env.table import act_in_env
 
     res = run_tournament([small, "random"], "argentine", num_players=num_players,
                          hands_per_pairing=2, progress=False, workers=1)  # fmt: skip
@@ -110,7 +111,7 @@ def plays_in_tournament_and_envs(small: str, num_players: int, bots: dict) -> No
         steps += 1
     assert steps > 10
 
-    from burako_env.envs.gym_env import BurakoGymEnv
+    from burako_env.gym.single import BurakoGymEnv
 
     searcher = make_agent(small, seed=2)
     g = BurakoGymEnv(variant="argentine", num_players=num_players, opponents=searcher)

@@ -69,8 +69,8 @@ def test_pages_of_the_public_modules(reference):
         "burako_env",
         "burako_env.burako_v1",
         "burako_env.envs.aec",
-        "burako_env.envs.gym_env",
-        "burako_env.envs.gym_vector",
+        "burako_env.gym.single",
+        "burako_env.gym.vector",
         "burako_env.envs.vector",
         "burako_env.envs.observation",
         "burako_env.variants",
@@ -99,7 +99,7 @@ def test_pages_of_the_public_modules(reference):
 
 
 def test_environment_keywords(reference):
-    gym = text(page(reference, "burako_env.envs.gym_env"))
+    gym = text(page(reference, "burako_env.gym.single"))
     for keyword in (
         "reward: str = 'score'",
         "episode: str = 'hand'",
@@ -108,7 +108,7 @@ def test_environment_keywords(reference):
     ):
         assert keyword in gym
     assert 'opponents="greedy"' in gym  # the class docstring explains them
-    vector = text(page(reference, "burako_env.envs.gym_vector"))
+    vector = text(page(reference, "burako_env.gym.vector"))
     assert "num_envs" in vector and "SAME_STEP" in vector
     aec = text(page(reference, "burako_env.envs.aec"))
     assert "render_mode" in aec and "Action Space" in aec

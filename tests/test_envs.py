@@ -29,9 +29,9 @@ from burako_env.core.constants import (
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.state import copy_state, states_equal
 from burako_env.envs.aec import IllegalMoveError, raw_env
-from burako_env.envs.gym_env import BurakoGymEnv
 from burako_env.envs.rewards import team_rewards
 from burako_env.envs.vector import VectorEnv
+from burako_env.gym.single import BurakoGymEnv
 from burako_env.render import render_table
 from burako_env.scenario import build_game
 

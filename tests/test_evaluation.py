@@ -120,7 +120,7 @@ def test_a_float_model_reads_normalised_observations():
 def test_a_maskable_ppo_model_plays():
     pytest.importorskip("torch")
     sb3c = pytest.importorskip("sb3_contrib")
-    from burako_env.envs.gym_env import BurakoGymEnv
+    from burako_env.gym.single import BurakoGymEnv
 
     for normalize in (False, True):
         env = BurakoGymEnv(normalize_obs=normalize, **TABLE)

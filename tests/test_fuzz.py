@@ -34,7 +34,7 @@ FUZZ_SCRIPT = textwrap.dedent(
 
     from burako_env.core.game import Game
     from burako_env.envs.aec import env as aec_env, raw_env
-    from burako_env.envs.gym_env import BurakoGymEnv
+    from burako_env.gym.single import BurakoGymEnv
     from burako_env.envs.vector import VectorEnv
 
     EXAMPLES = int(sys.argv[1])

@@ -173,7 +173,8 @@ def web_digest() -> str:
 def aec_digest() -> str:
     """PettingZoo's loop with ``act_in_env``: pimc, ppo, greedy and discard_table seated."""
     from burako_env.agents import make_agent
-    from burako_env.envs.aec import act_in_env, env
+    from burako_env.envs.aec import env
+    from burako_env.table import act_in_env
 
     e = env(variant="argentine", num_players=4)
     e.reset(seed=8)

@@ -1,4 +1,4 @@
-"""Gymnasium's vector API over the batched core (burako_env.envs.gym_vector), the
+"""Gymnasium's vector API over the batched core (burako_env.gym.vector), the
 normalised observation and its layout (burako_env.envs.observation), pickling the
 single env, and the masked PPO example on the vector API."""
 
@@ -29,11 +29,11 @@ from burako_env.core.constants import (
 )
 from burako_env.core.game import IllegalActionError, generator_words
 from burako_env.core.state import copy_state, states_equal
-from burako_env.envs.gym_env import BurakoGymEnv, learner_seats
-from burako_env.envs.gym_vector import BurakoVectorEnv
 from burako_env.envs.observation import POINTS_SCALE, ObservationLayout
 from burako_env.envs.rewards import team_rewards
 from burako_env.envs.vector import VectorEnv
+from burako_env.gym.single import BurakoGymEnv, learner_seats
+from burako_env.gym.vector import BurakoVectorEnv
 from burako_env.variants import load_variant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,7 +120,7 @@ def replay_on_vector_env(envs: BurakoVectorEnv, seed: int, record: dict, opponen
     u = envs.unwrapped
     n = u.num_players
     vec = VectorEnv(u.variant, n, num_envs=u.num_envs, seed=seed, episode=u.episode, reward="raw")
-    lay = u.game._lay
+    lay = u.game.kernel_layout
     learner = [learner_seats(int(s), u.control, n) for s in record["learner_seat"]]
     rng_states = record["opponent_rng"]
     pos = np.zeros(u.num_envs, np.int64)  # the next recorded learner decision, per game

@@ -20,9 +20,9 @@ from burako_env.core.constants import NUM_ACTIONS
 from burako_env.core.game import Game
 from burako_env.envs.aec import env as aec_env
 from burako_env.envs.aec import raw_env
-from burako_env.envs.gym_env import BurakoGymEnv
 from burako_env.envs.vector import VectorEnv
 from burako_env.frontends.cli import app
+from burako_env.gym.single import BurakoGymEnv
 from burako_env.variants import CONFIGS_DIR, VariantError, load_variant
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -435,7 +435,7 @@ def test_integers_are_integers_in_range(call, error, words):
 @pytest.mark.parametrize("seed", [1.5, True, 2**70])
 def test_env_reset_seeds_are_whole_numbers(seed):
     from burako_env.envs.aec import raw_env
-    from burako_env.envs.gym_env import BurakoGymEnv
+    from burako_env.gym.single import BurakoGymEnv
 
     for env in (raw_env(), BurakoGymEnv()):
         with pytest.raises(Exception, match="[Ss]eed must be"):

@@ -414,7 +414,7 @@ def test_the_cli_and_the_core_import_no_extra():
             """
             import sys
             import burako_env, burako_env.agents, burako_env.agents.tournament
-            import burako_env.envs.aec, burako_env.envs.gym_env, burako_env.envs.vector
+            import burako_env.envs.aec, burako_env.gym.single, burako_env.envs.vector
             import burako_env.frontends.cli, burako_env.frontends.play
             import burako_env.training.config
             heavy = ("torch", "starlette", "uvicorn", "tensorboard", "ray", "pyspiel")

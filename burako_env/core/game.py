@@ -43,6 +43,7 @@ from burako_env.core.constants import (
 from burako_env.core.nb import run_sliced
 from burako_env.core.params import variant_params
 from burako_env.core.state import GameState, allocate_state, copy_state
+from burako_env.core.view import GameView
 from burako_env.limits import MAX_SEED
 from burako_env.variants import Variant, load_variant
 
@@ -211,7 +212,9 @@ class Game:
         self.episode = episode
         self.params = variant_params(self.variant)
         self.layout: ObsLayout = obs_layout(self.num_players, self.variant.total_cards)
-        self._lay = tuple(self.layout)
+        #: the observation layout as the kernels take it (a tuple of block offsets): what
+        #: a caller passes to a kernel that observes (the table's play kernel, pimc's)
+        self.kernel_layout = tuple(self.layout)
         self.state: GameState = allocate_state(self.batch_size, self.num_players)
         self._errors = np.zeros(self.batch_size, dtype=np.int32)
         if deal:
@@ -328,7 +331,7 @@ class Game:
             out = np.empty((self.batch_size, self.layout.size), dtype=np.int16)
         else:
             check_buffer("out", out, (self.batch_size, self.layout.size), np.int16)
-        kernels.observe_kernel(self.state, self.params, viewers, self._lay, out)
+        kernels.observe_kernel(self.state, self.params, viewers, self.kernel_layout, out)
         return out
 
     def action_error(self, action: int, b: int = 0) -> int:
@@ -415,6 +418,12 @@ class Game:
         self._one(kernels.GAME_OBSERVE, b, viewer=player, obs=out)
         return out
 
+    def view(self, b: int = 0) -> GameView:
+        """Game ``b``'s scalars by name (a read-only copy taken now):
+        ``game.view(b).phase``, ``.player``, ``.match_scores`` ...; see
+        :class:`~burako_env.core.view.GameView`."""
+        return GameView.of(self.state.scalars[self._game_index(b)])
+
     def is_over(self, b: int = 0) -> bool:
         b = self._game_index(b)
         return bool(self.state.scalars[b, S_PHASE] == PHASE_OVER)
@@ -431,7 +440,7 @@ class Game:
             action,
             self.episode_match,
             viewer,
-            self._lay,
+            self.kernel_layout,
             obs,
             kernels.NO_MASK,
         )
@@ -455,7 +464,7 @@ class Game:
         other.episode = self.episode
         other.params = self.params
         other.layout = self.layout
-        other._lay = self._lay
+        other.kernel_layout = self.kernel_layout
         other.state = allocate_state(other.batch_size, self.num_players)
         other._errors = np.zeros(other.batch_size, dtype=np.int32)
         return other

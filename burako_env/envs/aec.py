@@ -31,8 +31,9 @@ melds, canastas and *muertos*, in four rule variants (``argentine``, ``italian``
         env.step(action)
 
 Agents of `agents/` pick actions with `act_in_env(env, agent)` (from
-`burako_env.envs.aec`): an observation agent reads the player's observation, a search
-agent (`pimc`) the game itself, which it sees only through determinizations.
+`burako_env.table`, the layer above: it checks the move and names a broken agent): an
+observation agent reads the player's observation, a search agent (`pimc`) the game
+itself, which it sees only through determinizations.
 
 Players sit in order; player `p` is on team `p % 2` and partners share every reward.
 The environment is the core's :class:`~burako_env.core.game.Game` with a batch of one:
@@ -197,7 +198,7 @@ from burako_env.envs.global_state import StateLayout
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.variants import Variant
 
-__all__ = ["IllegalMoveError", "act_in_env", "env", "raw_env"]
+__all__ = ["IllegalMoveError", "env", "raw_env"]
 
 INT16_MIN = np.iinfo(np.int16).min
 INT16_MAX = np.iinfo(np.int16).max
@@ -223,7 +224,7 @@ class DecisionKernel:
     skips numba's dispatcher (:func:`compiled`)."""
 
     def __init__(self, game: Game, obs: np.ndarray, mask: np.ndarray):
-        self._st, self._params, self._lay = game.state, game.params, game._lay
+        self._st, self._params, self._lay = game.state, game.params, game.kernel_layout
         self._episode_match = game.episode_match
         self.obs, self.mask = obs, mask
         self._call = compiled(
@@ -314,18 +315,6 @@ class IllegalMoveError(IllegalActionError):
         except ValueError:
             name = "not an action"
         self.args = (f"{agent} cannot play action {action} ({name}): {ERROR_MESSAGES[code]}",)
-
-
-def act_in_env(env: AECEnv, agent) -> int:
-    """The action ``agent`` (an :class:`burako_env.agents.base.Agent`) chooses for the player to act
-    in ``env`` (raw or wrapped). Observation agents act on that player's observation; a
-    search agent (``pimc``) needs the game itself, which this hands it::
-
-        for name in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            env.step(None if term or trunc else act_in_env(env, bots[name]))
-    """
-    return agent.act_game(env.unwrapped.game, 0)
 
 
 def env(**kwargs) -> AECEnv:

@@ -1,6 +1,6 @@
 """The observation's named blocks, their bounds, and the float32 normalised observation.
 
-The Gymnasium envs (:mod:`burako_env.envs.gym_env`, :mod:`burako_env.envs.gym_vector`)
+The Gymnasium envs (:mod:`burako_env.gym.single`, :mod:`burako_env.gym.vector`)
 expose :class:`ObservationLayout` as ``env.unwrapped.observation_layout`` and, with
 ``normalize_obs=True``, return :meth:`ObservationLayout.normalize` of the int16
 observation instead of the observation itself.

@@ -183,7 +183,9 @@ class VectorEnv:
 
     def _observe(self):
         st = self.game.state
-        kernels.observe_kernel(st, self.game.params, self._viewers, self.game._lay, self._obs)
+        kernels.observe_kernel(
+            st, self.game.params, self._viewers, self.game.kernel_layout, self._obs
+        )
         kernels.mask_kernel(st, self._mask)
         seat = st.scalars[:, S_PLAYER].astype(np.int64)  # fresh: callers keep the seats
         info = self._info

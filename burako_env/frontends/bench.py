@@ -17,7 +17,7 @@ Used by ``scripts/bench_core.py``, ``scripts/bench_envs.py``,
   the iteration spent in the game engine (the env and the heuristic opponents).
 * :func:`bench_gym_vector`: the Gymnasium vector API
   (``gymnasium.make_vec("burako_env:Burako-v1", vectorization_mode="vector_entry_point")``,
-  :mod:`burako_env.envs.gym_vector`), the learner's actions drawn from
+  :mod:`burako_env.gym.vector`), the learner's actions drawn from
   ``info["action_mask"]`` as ``picker="mask"`` draws them, the opponents compiled.
 * :func:`bench_gym_async`: Gymnasium's ``AsyncVectorEnv`` of the single env, one process
   per game, the masks fetched with ``call("action_masks")``: the way to many games
@@ -425,7 +425,7 @@ def bench_gym_async(
     is not counted). ``cpu_seconds`` is the parent's alone."""
     import gymnasium
 
-    from burako_env.envs.gym_env import BurakoGymEnv
+    from burako_env.gym.single import BurakoGymEnv
 
     def make():
         return BurakoGymEnv(variant, num_players, opponents=opponents)

@@ -363,6 +363,7 @@ def make_bots(
     one copy of a policy however many games play it)."""
     from burako_env.agents import is_learned, make_agent
     from burako_env.extras import MissingExtra
+    from burako_env.table import can_read
 
     others = [p for p in range(game.num_players) if p != seat]
     if len(names) != len(others):
@@ -378,9 +379,7 @@ def make_bots(
         except (ValueError, OSError, MissingExtra) as exc:  # MissingExtra: ppo without torch
             raise ValueError(f"bot {name!r}: {exc}") from exc
         try:  # a policy trained for another table fails here (a search agent plays any)
-            agent.check_table(game.variant)
-            if not agent.searches:
-                agent.act(game.observe_one(p)[None], game.legal_action_mask()[:1])
+            can_read(agent, game, p)
         except ValueError as exc:
             raise ValueError(f"bot {name!r} cannot play this table: {exc}") from exc
         agent.seed(seed + 1 + p)  # the check drew from its generator: start afresh

@@ -40,12 +40,11 @@ With sb3-contrib: ``MaskablePPO("MlpPolicy", BurakoGymEnv())`` finds ``action_ma
   env continues the same game identically (its compiled kernel is bound again on load).
 * Many games at once: ``gymnasium.make_vec("burako_env:Burako-v1", num_envs=N,
   vectorization_mode="vector_entry_point")`` plays N of these games in compiled code
-  (:mod:`burako_env.envs.gym_vector`).
+  (:mod:`burako_env.gym.vector`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import gymnasium
@@ -76,94 +75,15 @@ from burako_env.envs.aec import (
 )
 from burako_env.envs.observation import ObservationLayout
 from burako_env.envs.rewards import check_reward
+from burako_env.table import IllegalAgentMove, next_move
+from burako_env.table.seating import (
+    check_settings,
+    learner_seats,
+    named_opponents,
+    random_opponents,
+    seat_opponents,
+)
 from burako_env.variants import Variant
-
-CONTROLS = ("seat", "team")
-ILLEGAL = ("terminate", "raise")
-
-
-# ---------------------------------------------------------------- the opponents
-# shared with the vector env (burako_env.envs.gym_vector), which seats them alike
-def check_settings(control: str, illegal_action: str, seat, num_players: int) -> None:
-    """ValueError naming the argument for a ``control``, ``illegal_action`` or ``seat``
-    that the learner cannot have."""
-    if control not in CONTROLS:
-        raise ValueError(f"control must be one of {CONTROLS}, got {control!r}")
-    if illegal_action not in ILLEGAL:
-        raise ValueError(f"illegal_action must be one of {ILLEGAL}, got {illegal_action!r}")
-    n = num_players
-    if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
-        raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
-
-
-def named_opponents(spec, num_players: int):
-    """``spec`` with every agent name replaced by an agent (one per seat, seeded by it)."""
-    from burako_env.agents import make_agent
-
-    def build(name: str, seat: int):
-        try:
-            return make_agent(name, seed=seat)
-        except (ValueError, OSError) as exc:
-            raise ValueError(f"opponent {name!r}: {exc}") from exc
-
-    if isinstance(spec, str):
-        return {p: build(spec, p) for p in range(num_players)}
-    if isinstance(spec, Mapping):
-        return {p: build(a, p) if isinstance(a, str) else a for p, a in spec.items()}
-    if isinstance(spec, Sequence):
-        return [build(a, i + 1) if isinstance(a, str) else a for i, a in enumerate(spec)]
-    return spec
-
-
-def check_agent(agent, variant: Variant):
-    """``agent`` if it can play ``variant``'s table; TypeError / ValueError if not."""
-    if not callable(getattr(agent, "act", None)):
-        raise TypeError(f"an opponent needs an act(obs, mask) method, got {agent!r}")
-    check = getattr(agent, "check_table", None)
-    if callable(check):
-        check(variant)
-    return agent
-
-
-def learner_seats(seat: int, control: str, num_players: int) -> frozenset:
-    """The seats the learner plays: ``seat``, or with ``control="team"`` its team's."""
-    if control == "team":
-        return frozenset(range(seat % 2, num_players, 2))
-    return frozenset((seat,))
-
-
-def seat_agents(spec, learner: frozenset, variant: Variant, random_agents) -> list:
-    """The agent of every seat, None for the learner's seats: ``spec`` is the opponents
-    as :func:`named_opponents` left them (None: ``random_agents[p]`` at seat p)."""
-    n = variant.num_players
-    others = [p for p in range(n) if p not in learner]
-    agents = [None] * n
-    if spec is None:
-        for p in others:
-            agents[p] = random_agents[p]
-    elif isinstance(spec, Mapping):
-        for p in others:
-            if p not in spec:
-                raise ValueError(f"no opponent agent given for seat {p}")
-            agents[p] = check_agent(spec[p], variant)
-    elif isinstance(spec, Sequence) and not isinstance(spec, str):
-        if len(spec) != len(others):
-            raise ValueError(
-                f"{len(spec)} opponents given for the {len(others)} opponent seats {others}"
-            )
-        for p, agent in zip(others, spec, strict=True):
-            agents[p] = check_agent(agent, variant)
-    else:
-        for p in others:
-            agents[p] = check_agent(spec, variant)
-    return agents
-
-
-def random_opponents(num_players: int) -> list:
-    """The default opponents: a random agent per seat, seeded by its seat."""
-    from burako_env.agents.base import RandomAgent
-
-    return [RandomAgent(seed=p) for p in range(num_players)]
 
 
 class BurakoGymEnv(gymnasium.Env):
@@ -260,7 +180,7 @@ class BurakoGymEnv(gymnasium.Env):
     # ------------------------------------------------------------------ set-up
     def _seat_agents(self) -> list:
         """The agent of every seat, None for the learner's seats."""
-        return seat_agents(
+        return seat_opponents(
             self.opponents, self._learner, self.variant, getattr(self, "_random_agents", None)
         )
 
@@ -271,6 +191,7 @@ class BurakoGymEnv(gymnasium.Env):
         self.seat = seat
         self._learner = self._learner_seats(seat)
         self._agents = self._seat_agents()
+        self._decisions_of = [None if a is None else a.decides() for a in self._agents]
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -371,26 +292,20 @@ class BurakoGymEnv(gymnasium.Env):
         reward = 0.0
         s = self._scalars
         while not self._over:
-            agent = self._agents[s[S_PLAYER]]
+            p = s[S_PLAYER]
+            agent = self._agents[p]
             if agent is None:  # a learner seat
                 break
-            if getattr(agent, "searches", False):  # a search agent (pimc) needs the game
-                a = agent.act_game(self.game, 0)
-            else:
-                a = int(agent.act(self._obs_batch, self._mask_batch)[0])
+            # the table's move (unchecked: the kernel's step below refuses an illegal one)
+            a = next_move(
+                agent, self.game, 0, self._obs_batch, self._mask_batch,
+                self._decisions_of[p], check=False,
+            )  # fmt: skip
             err = self._decisions.step(a)
-            if err != ERR_OK:
-                raise IllegalActionError(a, err)  # the opponent agent is broken
+            if err != ERR_OK:  # the opponent agent is broken
+                raise IllegalAgentMove(agent.name, a, err)
             reward += self._after_action(info)
         return reward
 
 
-__all__ = [
-    "BurakoGymEnv",
-    "check_agent",
-    "check_settings",
-    "learner_seats",
-    "named_opponents",
-    "random_opponents",
-    "seat_agents",
-]
+__all__ = ["BurakoGymEnv"]

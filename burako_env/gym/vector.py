@@ -8,7 +8,7 @@
         actions = policy(obs, info["action_mask"])        # one legal action per game
         obs, reward, terminated, truncated, info = envs.step(actions)
 
-Each of the ``num_envs`` games is the game of :class:`~burako_env.envs.gym_env.BurakoGymEnv`
+Each of the ``num_envs`` games is the game of :class:`~burako_env.gym.single.BurakoGymEnv`
 with the same arguments: the learner plays one seat (``control="seat"``) or its team
 (``control="team"``), and the opponents (``opponents``: None for random agents, one agent
 or name for every other seat, a sequence per opponent seat, or a mapping seat -> agent)
@@ -47,18 +47,19 @@ terminal step). This is the layout of Gymnasium's own ``SyncVectorEnv`` in SAME_
 mode, so Gymnasium's vector wrappers (``RecordEpisodeStatistics``, ...) work.
 
 **Compiled.** The games live in a :class:`~burako_env.envs.vector.VectorEnv`
-(``vector_env``: its ``game``, ``get_state`` / ``set_state``), and a step is one call of
-the tournament's kernel (:func:`burako_env.agents.tournament_kernel.play_kernel`, on numba's
-threads): it applies every game's learner action and plays the opponents whose policy
-is compiled (``random``, ``greedy``, ``discard_table`` and its weighted forms) inside
-numba until a learner seat is to act. A game where a Python agent is to act (``ppo``,
-any object with ``act``) waits; that agent decides for all its waiting games in one
-batch (a search agent, ``pimc``, through ``act_game`` one game at a time), and the kernel
-resumes them. The compiled opponents draw their ties from one generator state per game
-and seat (seeded by ``reset(seed)``, as in the tournament), so a game here is not the
-single env's move for move, but game ``b`` after ``reset(seed=s)`` is dealt exactly as
-game ``b`` of ``VectorEnv(seed=s)``, and given the same actions (learner's and
-opponents') plays the same episodes.
+(``vector_env``: its ``game``, ``get_state`` / ``set_state``) seated at a
+:class:`~burako_env.table.Table` (``table``), and a step is one call of the table's
+kernel (:func:`burako_env.table.kernel.play_kernel`, on numba's threads): it applies
+every game's learner action and plays the opponents whose policy is compiled
+(``random``, ``greedy``, ``discard_table`` and its weighted forms) inside numba until a
+learner seat is to act. A game where a Python agent is to act (``ppo``, any object with
+``act``) waits; that agent decides for all its waiting games in one batch (a search
+agent, ``pimc``, through ``act_game`` one game at a time), and the kernel resumes them.
+The compiled opponents draw their ties from one generator state per game and seat
+(seeded by ``reset(seed)``, as in the tournament), so a game here is not the single
+env's move for move, but game ``b`` after ``reset(seed=s)`` is dealt exactly as game
+``b`` of ``VectorEnv(seed=s)``, and given the same actions (learner's and opponents')
+plays the same episodes.
 
 **Rewards** are the single env's: the sum, over the actions of the step (the learner's
 and the opponents' after it), of the hand-end rewards of the learner's team. A step in
@@ -106,29 +107,18 @@ from burako_env.core.game import (
     game_seeds,
     generator_words,
 )
-from burako_env.core.nb import run_sliced
 from burako_env.envs.aec import INT16_MAX, INT16_MIN
-from burako_env.envs.gym_env import (
-    check_settings,
-    learner_seats,
-    named_opponents,
-    random_opponents,
-    seat_agents,
-)
 from burako_env.envs.observation import ObservationLayout
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.envs.vector import VectorEnv
+from burako_env.table import OpponentSeating, Seating, Table
+from burako_env.table.seating import check_settings
 from burako_env.variants import Variant
-
-#: the agent index of the learner's seats in the kernel's table
-LEARNER = 0
-#: no game of a step is cut short: the kernel's step limit, out of reach
-NO_STEP_LIMIT = 2**62
 
 
 class BurakoVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` learner games against opponent agents, in compiled code; see the
-    module doc. The other arguments are :class:`~burako_env.envs.gym_env.BurakoGymEnv`'s
+    module doc. The other arguments are :class:`~burako_env.gym.single.BurakoGymEnv`'s
     (``render_mode`` must be None)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -149,10 +139,6 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         render_mode: str | None = None,
         **overrides,
     ) -> None:
-        from burako_env.agents import tournament_kernel
-        from burako_env.agents.policy_context import new_workspace
-        from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
-
         if render_mode is not None:
             raise ValueError(
                 f"the vector env does not render: render_mode must be None, got {render_mode!r}"
@@ -179,40 +165,10 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         self.normalize_obs = bool(normalize_obs)
         self.copy = bool(copy)
         self.render_mode = None
-        self.opponents = named_opponents(opponents, n)
-        self._random_agents = random_opponents(n) if opponents is None else None
-
-        # the kernel's table of agents: 0 the learner, then every opponent once
-        self.agents: list = [None]
-        self._seat_rows = np.zeros((n, n), np.int64)  # learner seat -> each seat's agent
-        for s in range(n) if seat == "random" else [int(seat)]:
-            seated = seat_agents(
-                self.opponents, learner_seats(s, control, n), self.variant, self._random_agents
-            )
-            for p, agent in enumerate(seated):
-                if agent is None:
-                    continue
-                k = next((i for i, a in enumerate(self.agents) if a is agent), None)
-                if k is None:
-                    k = len(self.agents)
-                    self.agents.append(agent)
-                self._seat_rows[s, p] = k
-        policies = [None] + [a.compiled_policy() for a in self.agents[1:]]
-        self._kinds = np.array(
-            [tournament_kernel.POLICY_EXTERNAL if pol is None else int(pol[0]) for pol in policies],
-            np.int64,
-        )
-        self._weights = np.ascontiguousarray(
-            np.stack(
-                [
-                    default_weights() if pol is None else np.asarray(pol[1], np.float64)
-                    for pol in policies
-                ]
-            )
-        )
-        assert self._weights.shape[1] == NUM_WEIGHTS
-        #: the opponents that decide in Python (index in ``agents``)
-        self._python = [k for k in range(1, len(self.agents)) if policies[k] is None]
+        self.seating = OpponentSeating(opponents, self.variant, seat, control)
+        self.opponents = self.seating.opponents
+        #: the table's agents: the learner (None, index ``LEARNER``), then every opponent
+        self.agents = self.seating.agents
 
         self.observation_layout = ObservationLayout(self.variant)
         size = self.game.layout.size
@@ -226,19 +182,14 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(single, n_envs)
         self.action_space = batch_space(self.single_action_space, n_envs)
 
-        self._deal_op, self._resume_op = tournament_kernel.PLAY_DEAL, tournament_kernel.PLAY_RESUME
-        self._obs = np.zeros((n_envs, size), np.int16)
-        self._obs_norm = np.zeros((n_envs, size), np.float32)
-        self._mask = np.zeros((n_envs, NUM_ACTIONS), np.bool_)
-        self._x, self._rows_ws = new_workspace(n_envs)
-        self._moves = np.full(n_envs, -1, np.int64)
-        self._waiting = np.zeros(n_envs, np.bool_)
-        self._record = np.full((n_envs, 1), -1, np.int16)  # not recorded
-        self._n_actions = np.zeros(n_envs, np.int64)
-        self._seat_agent = np.zeros((n_envs, n), np.int64)
         #: the compiled opponents' generator states, one per game and seat (the
         #: tournament's layout: :func:`burako_env.agents.policies.act_batch` reads them)
         self.opponent_rng = generator_words(0, n_envs * n).reshape(n_envs, n, 4)
+        seated = Seating(self.agents, np.zeros((n_envs, n), np.int64))
+        #: the games' table: the learner's seats are its external seats
+        self.table = Table(self.game, seated, self.opponent_rng)
+        self._obs_norm = np.zeros((n_envs, size), np.float32)
+        self._moves = np.full(n_envs, -1, np.int64)
         #: each game's learner seat in its current episode (its team: ``% 2``)
         self.learner_seat = np.zeros(n_envs, np.int64)
         self._rows = np.arange(n_envs)
@@ -263,7 +214,6 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
             for agent in self.agents[1:]:
                 if hasattr(agent, "seed"):
                     agent.seed(int(rng.integers(2**62)))
-        self._waiting[:] = False
         self._deal(self._rows)
         self._needs_reset = False
         return self._observations(), {"action_mask": self._masks(), "seat": self._seats()}
@@ -278,7 +228,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         st = self.game.state
         sc = st.scalars
         inside = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = inside & self._mask[self._rows, np.clip(actions, 0, NUM_ACTIONS - 1)]
+        legal = inside & self.table.mask[self._rows, np.clip(actions, 0, NUM_ACTIONS - 1)]
         illegal = ~legal
         if illegal.any() and self.illegal_action == "raise":
             b = int(np.flatnonzero(illegal)[0])
@@ -287,9 +237,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         hands_before = sc[:, S_HANDS_ENDED].astype(np.int64)
         match_before = sc[:, S_MATCH0 : S_MATCH0 + 2].astype(np.int64)
         self._moves[:] = np.where(legal, actions, -1)
-        self._waiting[:] = legal
-        self._run(self._resume_op)
-        self._play_python()
+        self.table.resume(self._moves, legal)
 
         done = legal & (sc[:, S_DONE] != 0)
         hands = sc[:, S_HANDS_ENDED].astype(np.int64) - hands_before
@@ -317,77 +265,9 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """bool [N, NUM_ACTIONS]: the learner's legal actions now (a copy)."""
-        return self._mask.copy()
+        return self.table.mask.copy()
 
     # ------------------------------------------------------------------ internals
-    def _run(self, op: int, first: int | None = None) -> None:
-        """The kernel on every game (``first``: on that game alone, on this thread)."""
-        args = (
-            self.game.state,
-            self.game.params,
-            self.game.episode_match,
-            op,
-            self.game._lay,
-            self._seat_agent,
-            self._kinds,
-            self._weights,
-            self.opponent_rng,
-            self._obs,
-            self._x,
-            self._rows_ws,
-            self._moves,
-            self._waiting,
-            self._mask,
-            False,
-            self._record,
-            self._n_actions,
-            NO_STEP_LIMIT,
-        )
-        from burako_env.agents.tournament_kernel import play_kernel  # above the envs: lazily
-
-        if first is None:
-            run_sliced(play_kernel, self.num_envs, *args)
-        else:
-            play_kernel(*args, first, first + 1)
-
-    def _play_python(self) -> None:
-        """The Python opponents decide for the games waiting on them (each agent for all
-        its games in one batch) until every game waits for the learner or is over."""
-        if not self._python:
-            return
-        sc = self.game.state.scalars
-        waiting = self._waiting
-        while True:
-            who = self._seat_agent[self._rows, sc[:, S_PLAYER]]
-            theirs = waiting & (who != LEARNER)
-            if not theirs.any():
-                return
-            learner_waits = waiting & ~theirs
-            for k in self._python:
-                games = np.flatnonzero(theirs & (who == k))
-                if games.size == 0:
-                    continue
-                agent = self.agents[k]
-                if getattr(agent, "searches", False):  # pimc: from the game, one by one
-                    for g in games:
-                        self._moves[g] = agent.act_game(self.game, int(g))
-                else:
-                    moves = agent.act(self._obs[games], self._mask[games])
-                    self._moves[games] = np.asarray(moves, np.int64).reshape(-1)
-                moves = self._moves[games]
-                ok = (moves >= 0) & (moves < NUM_ACTIONS)
-                ok &= self._mask[games, np.clip(moves, 0, NUM_ACTIONS - 1)]
-                if not ok.all():  # the opponent agent is broken
-                    i = int(np.flatnonzero(~ok)[0])
-                    g, a = int(games[i]), int(moves[i])
-                    code = (
-                        self.game.action_error(a, g) if 0 <= a < NUM_ACTIONS else ERR_OUT_OF_RANGE
-                    )
-                    raise IllegalActionError(a, code, g)
-            waiting[:] = theirs
-            self._run(self._resume_op)
-            waiting |= learner_waits
-
     def _deal(self, games: np.ndarray) -> None:
         """Deal the next episode of ``games`` (each from its own generator) and play the
         opponents' moves before the learner's first decision."""
@@ -397,14 +277,8 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
             else:
                 seats = np.full(games.size, int(self.seat_option), np.int64)
             self.learner_seat[games] = seats
-            self._seat_agent[games] = self._seat_rows[seats]
-            self._waiting[games] = False
-            if games.size == self.num_envs:
-                self._run(self._deal_op)
-            else:
-                for g in games:
-                    self._run(self._deal_op, int(g))
-            self._play_python()
+            self.table.seat_agent[games] = self.seating.rows(seats)
+            self.table.deal(games)
             # an episode cannot end before the learner's first decision in practice; if
             # it ever does, deal again rather than hand back a finished game (as the
             # single env does)
@@ -484,11 +358,11 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
     def _observations(self) -> np.ndarray:
         if self.normalize_obs:
             out = None if self.copy else self._obs_norm
-            return self.observation_layout.normalize(self._obs, out=out)
-        return self._obs.copy() if self.copy else self._obs
+            return self.observation_layout.normalize(self.table.obs, out=out)
+        return self.table.obs.copy() if self.copy else self.table.obs
 
     def _masks(self) -> np.ndarray:
-        return self._mask.copy() if self.copy else self._mask
+        return self.table.mask.copy() if self.copy else self.table.mask
 
     def _seats(self) -> np.ndarray:
         return self.game.state.scalars[:, S_PLAYER].astype(np.int64)
@@ -498,4 +372,4 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         return f"BurakoVectorEnv({v.name!r}, {v.num_players} players, num_envs={self.num_envs})"
 
 
-__all__ = ["BurakoVectorEnv", "LEARNER"]
+__all__ = ["BurakoVectorEnv"]

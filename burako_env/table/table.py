@@ -96,9 +96,7 @@ class Table:
         )
         assert self.weights.shape[1] == NUM_WEIGHTS
         #: the agents that decide in Python (indices into ``agents``)
-        self.python = [
-            k for k, d in enumerate(self.decisions) if isinstance(d, (Batched, PerGame))
-        ]
+        self.python = [k for k, d in enumerate(self.decisions) if isinstance(d, (Batched, PerGame))]
         self._is_python = np.zeros(len(self.agents), np.bool_)
         self._is_python[self.python] = True
         #: True where every decision is taken inside the kernel
@@ -297,7 +295,9 @@ def kernel_policy(agent) -> Compiled | None:
     return decision if isinstance(decision, Compiled) else None
 
 
-def next_move(agent, game: Game, b: int = 0, obs=None, mask=None, decision=None) -> int:
+def next_move(
+    agent, game: Game, b: int = 0, obs=None, mask=None, decision=None, check: bool = True
+) -> int:
     """The move of ``agent`` for the player to act in game ``b`` of ``game`` (a table of
     one game: the terminal game, the web table, PettingZoo's loop, the single Gymnasium
     env), checked legal: an :class:`IllegalAgentMove` names the agent otherwise.
@@ -305,14 +305,20 @@ def next_move(agent, game: Game, b: int = 0, obs=None, mask=None, decision=None)
     A search agent decides from the game; any other from the player's observation and
     mask: ``obs`` int16 ``[1, O]`` and ``mask`` bool ``[1, A]`` where the caller holds
     them (else they are taken from the game). ``decision``: ``agent.decides()``, where the
-    caller keeps it."""
+    caller keeps it. ``check=False`` leaves the legality check to a caller whose step
+    refuses an illegal move anyway (it then raises :class:`IllegalAgentMove` itself)."""
     decision = agent.decides() if decision is None else decision
     if isinstance(decision, PerGame):
         a = int(decision.act_game(game, b))
     elif obs is None:
         a = int(agent.act_game(game, b))
     else:
-        a = int(checked_actions(agent.act(obs, mask), 1, _who(agent))[0])
+        chosen = agent.act(obs, mask)
+        if not check:  # the hot path of the single env: its kernel checks the move
+            return int(chosen[0])
+        a = int(checked_actions(chosen, 1, _who(agent))[0])
+    if not check:
+        return a
     legal = (
         0 <= a < NUM_ACTIONS and bool(mask[0, a])
         if mask is not None
