@@ -18,6 +18,7 @@ import numpy as np
 
 from burako_env.agents import make_agent
 from burako_env.core.game import Game
+from burako_env.table import needs_game
 
 
 def agreement(
@@ -35,7 +36,7 @@ def agreement(
     agents = {name: make_agent(name, seed=seed) for name in others}
     for agent in (ref, *agents.values()):
         agent.check_table(game.variant)
-        if agent.searches:
+        if needs_game(agent):
             raise ValueError(f"agent {agent.name!r} needs the game, not an observation")
     same = dict.fromkeys(others, 0)
     decisions = 0

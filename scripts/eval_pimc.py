@@ -36,6 +36,7 @@ import time
 from burako_env.agents import make_agent
 from burako_env.agents.tournament import run_tournament
 from burako_env.agents.tournament_results import Z95, wilson
+from burako_env.table import needs_game
 
 
 def evaluate(agent_name: str, opponent: str, hands: int, seed: int, variant: str, players: int):
@@ -201,7 +202,7 @@ def main() -> None:
         searcher = make_agent(args.agent)
     except (ValueError, OSError) as exc:
         ap.error(f"--agent: {exc}")
-    if not getattr(searcher, "searches", False):
+    if not needs_game(searcher):
         # the rows report the agent's search counts, which only a search agent keeps
         ap.error(
             f"--agent must be a search agent (pimc, ppo_search, ...), got {args.agent!r}: "

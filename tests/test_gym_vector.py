@@ -140,7 +140,7 @@ def replay_on_vector_env(envs: BurakoVectorEnv, seed: int, record: dict, opponen
             actions[b] = record["actions"][b][pos[b]]
             pos[b] += 1
         if opponent != "first_legal":  # a compiled policy, with the kernel's generators
-            kind, w = opponent
+            kind, w = opponent.kind, opponent.weights
             sel = np.flatnonzero(~mine)
             states = rng_states[sel, seat[sel]]
             actions[sel] = act_batch(kind, obs[sel], mask[sel], states, w, lay)
@@ -204,7 +204,7 @@ def test_games_equal_the_project_vector_envs(variant, players, control, opponent
         assert max(spec.batches) > 1  # one batch for all the games waiting on it
         opponent = "first_legal"
     else:
-        opponent = u.agents[1].compiled_policy()
+        opponent = u.agents[1].decides()
     replay_on_vector_env(envs, 11, record, opponent)
 
 

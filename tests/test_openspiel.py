@@ -117,9 +117,10 @@ def test_a_resampled_state_keeps_the_players_information_state():
 
 def test_the_ismcts_agent_plays_legal_moves_in_a_tournament():
     from burako_env.agents.tournament import run_tournament
+    from burako_env.table import needs_game
 
     agent = make_agent("openspiel_ismcts:sims=4", seed=2)
-    assert agent.searches and agent.name == "openspiel_ismcts:sims=4"
+    assert needs_game(agent) and agent.name == "openspiel_ismcts:sims=4"
     with pytest.raises(TypeError, match="act_game"):
         agent.act(np.zeros((1, 1), np.int16), np.ones((1, NUM_ACTIONS), bool))
     with pytest.raises(ValueError, match="unknown setting"):

@@ -276,6 +276,8 @@ def play_game(
     at the end of the input), the other seats are ``bots[seat]`` (agents). Every move is
     written in words through ``write``; the table is shown before each of the person's
     moves and, at the end, with every hand open and the score items."""
+    from burako_env.table import IllegalAgentMove, next_move
+
     names = names or {p: getattr(ag, "label", None) or ag.name for p, ag in bots.items()}
     names = {p: bot_label(agent_for(name)) for p, name in names.items()}
     result = PlayResult(finished=False)
@@ -292,10 +294,10 @@ def play_game(
     while not game.is_over(b):
         p = int(game.current_player[b])
         if p != seat:
-            a = bots[p].act_game(game, b)  # a search agent (pimc) needs the game
-            why = game.why_illegal(a, b)
-            if why is not None:
-                raise RuntimeError(f"bot {names[p]!r} at P{p} chose illegal action {a}: {why}")
+            try:  # the table's move: checked, from the game for a search agent (pimc)
+                a = next_move(bots[p], game, b)
+            except IllegalAgentMove as exc:
+                raise RuntimeError(f"bot {names[p]!r} at P{p}: {exc}") from exc
             played(p, a)
             show = True
         else:

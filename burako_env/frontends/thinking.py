@@ -199,17 +199,22 @@ def policy_json(report, seat: int, who: str, shown=None, top: int = POLICY_TOP) 
 
 def decide(agent, game, b: int = 0, shown=None, who: str | None = None):
     """``(action, thinking JSON or None)``: the agent's move for the player to act, through
-    its ``think`` where it has one (Expert, Hard), else ``act_game``. ``shown``: the
+    its ``think`` where it has one (Expert, Hard: :class:`~burako_env.agents.base.Thinks`),
+    else the table's :func:`~burako_env.table.next_move`; checked legal either way (an
+    :class:`~burako_env.table.IllegalAgentMove` names a broken agent). ``shown``: the
     :func:`public_filter` of the seat that will read it, taken before the move."""
+    from burako_env.agents.base import Thinks
+    from burako_env.table import check_move, next_move
+
     seat = int(game.current_player[b])
     who = who or bot_label(agent.name)
-    think = getattr(agent, "think", None)
-    if think is None:
-        return int(agent.act_game(game, b)), None
-    report = think(game, b)
+    if not isinstance(agent, Thinks):
+        return next_move(agent, game, b), None
+    report = agent.think(game, b)
+    action = check_move(agent, game, int(report.action), b)
     if hasattr(report, "candidates"):
-        return int(report.action), search_json(report, seat, who, shown)
-    return int(report.action), policy_json(report, seat, who, shown)
+        return action, search_json(report, seat, who, shown)
+    return action, policy_json(report, seat, who, shown)
 
 
 def expert_hint(game, seed: int, b: int = 0) -> dict:

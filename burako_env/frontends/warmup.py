@@ -65,9 +65,9 @@ def _explain_kernels() -> tuple:
 
 
 def _tournament_kernels() -> tuple:
-    from burako_env.agents import tournament_kernel
+    from burako_env.table import kernel
 
-    return (tournament_kernel.play_kernel,)
+    return (kernel.play_kernel,)
 
 
 def _sweep_kernels() -> tuple:

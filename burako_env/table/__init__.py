@@ -35,6 +35,8 @@ from burako_env.table.table import (
     Table,
     act_in_env,
     can_read,
+    check_move,
+    needs_game,
     next_move,
     play_stepped,
 )
@@ -47,6 +49,8 @@ __all__ = [
     "Table",
     "act_in_env",
     "can_read",
+    "check_move",
+    "needs_game",
     "next_move",
     "play_stepped",
 ]

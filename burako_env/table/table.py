@@ -287,6 +287,14 @@ def play_stepped(
     return np.full((bsz, 1), -1, np.int16), n_actions
 
 
+def check_move(agent, game: Game, action: int, b: int = 0) -> int:
+    """``action`` if it is legal for the player to act in game ``b``; else an
+    :class:`IllegalAgentMove` naming ``agent``, the move and why."""
+    if game.why_illegal(action, b) is not None:
+        raise _refuse(agent, game, action, b)
+    return action
+
+
 def kernel_policy(agent) -> Compiled | None:
     """``agent``'s :class:`~burako_env.agents.base.Compiled` policy where it decides
     inside the kernel, else None (it decides in Python: a Ray worker cannot play it
@@ -319,12 +327,9 @@ def next_move(
         a = int(checked_actions(chosen, 1, _who(agent))[0])
     if not check:
         return a
-    legal = (
-        0 <= a < NUM_ACTIONS and bool(mask[0, a])
-        if mask is not None
-        else game.why_illegal(a, b) is None
-    )
-    if not legal:
+    if mask is None:
+        return check_move(agent, game, a, b)
+    if not (0 <= a < NUM_ACTIONS and bool(mask[0, a])):
         raise _refuse(agent, game, a, b)
     return a
 
@@ -341,13 +346,19 @@ def act_in_env(env, agent) -> int:
     return next_move(agent, env.unwrapped.game, 0)
 
 
+def needs_game(agent) -> bool:
+    """Whether ``agent`` decides from the game itself (a search agent, deciding
+    :class:`~burako_env.agents.base.PerGame`), not from an observation and a mask."""
+    return isinstance(agent.decides(), PerGame)
+
+
 def can_read(agent, game: Game, seat: int) -> None:
     """Raise ValueError if ``agent`` cannot play ``seat`` of ``game``'s table: a learned
     policy trained for another table (checked on its table and on one observation of
     that seat; a search agent reads the game and plays any table). The agent's
     generators may have moved: reseed it after."""
     agent.check_table(game.variant)
-    if not isinstance(agent.decides(), PerGame):
+    if not needs_game(agent):
         agent.act(game.observe_one(seat)[None], game.legal_action_mask()[:1])
 
 
@@ -357,7 +368,9 @@ __all__ = [
     "Table",
     "act_in_env",
     "can_read",
+    "check_move",
     "kernel_policy",
+    "needs_game",
     "next_move",
     "play_stepped",
 ]

@@ -57,6 +57,7 @@ from burako_env.limits import (
     WEB_GAME_IDLE_SECONDS,
 )
 from burako_env.records import GameRecord, write_records
+from burako_env.table import IllegalAgentMove
 from burako_env.variants import VARIANT_NAMES, VariantError, load_variant
 
 #: the games kept in memory at once, all browsers together (burako_env.limits)
@@ -241,12 +242,10 @@ class PlaySession:
         # the agent's own decision, with its thinking where it has numbers to show (Expert,
         # Hard); the candidates the person may see are read before the move
         shown = public_filter(self.game, p)
-        action, thinking = decide(self.bots[p], self.game, shown=shown, who=self.names[p])
-        why = self.game.why_illegal(action)
-        if why is not None:  # an agent bug, reported instead of played
-            raise SessionError(
-                f"bot {self.names[p]!r} at P{p} chose illegal action {action}: {why}", 500
-            )
+        try:
+            action, thinking = decide(self.bots[p], self.game, shown=shown, who=self.names[p])
+        except IllegalAgentMove as exc:  # an agent bug, reported instead of played
+            raise SessionError(f"bot {self.names[p]!r} at P{p}: {exc}", 500) from exc
         self._record_move(p, action, thinking)
 
     def thinking_of(self, move: int) -> dict:
