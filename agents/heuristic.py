@@ -13,6 +13,7 @@ from burako_env.agents import policy_scores
 from burako_env.agents.base import Agent, Compiled
 from burako_env.agents.policies import POLICY_DISCARD_TABLE, POLICY_GREEDY, act_batch
 from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
+from burako_env.agents.settings import parse_settings
 
 #: the names of the weights (``danger_fit`` for ``W_DANGER_FIT``), in index order
 WEIGHT_NAMES: tuple[str, ...] = tuple(
@@ -79,23 +80,23 @@ def weights_from(spec: dict[str, float]) -> np.ndarray:
 
 def parse_weight_spec(spec: str) -> dict[str, float]:
     """``cautious`` (a preset), ``danger_fit=60,go_out_margin=0`` or both
-    (``cautious,go_out_margin=20``: the preset, then the changes) as a weight dict."""
+    (``cautious,go_out_margin=20``: the preset, then the changes) as a weight dict, read
+    by the agents' one settings parser (:func:`~burako_env.agents.settings.parse_settings`)."""
+    parsed = parse_settings(
+        spec,
+        "discard_table",
+        None,
+        "discard_table:cautious",
+        WEIGHT_PRESETS,
+        what="weight",
+        named=WEIGHT_NAMES,
+    )
+    # the names are checked by weights_from (below); here the values
     out: dict[str, float] = {}
-    for part in (p.strip() for p in spec.split(",")):
-        if not part:
-            continue
-        if "=" not in part:
-            if part not in WEIGHT_PRESETS:
-                raise ValueError(
-                    f"unknown weight preset {part!r}; presets: {', '.join(WEIGHT_PRESETS)}, "
-                    f"or name=value with a weight of: {', '.join(WEIGHT_NAMES)}"
-                )
-            out.update(WEIGHT_PRESETS[part])
-            continue
-        key, value = (t.strip() for t in part.split("=", 1))
+    for key, value in parsed.items():
         try:
             out[key] = float(value)
-        except ValueError:
+        except (TypeError, ValueError):
             raise ValueError(f"weight {key!r} must be a finite number, got {value!r}") from None
     if not out:
         raise ValueError(

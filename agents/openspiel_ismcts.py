@@ -31,29 +31,16 @@ from __future__ import annotations
 import numpy as np
 
 from burako_env.agents.base import Agent, PerGame
+from burako_env.agents.settings import parse_settings as parse_agent_settings
 from burako_env.extras import require
 
+NAME = "openspiel_ismcts"
 DEFAULTS = {"sims": 100, "uct_c": 2.0, "rollouts": 1, "worlds": 0}
 
 
 def parse_settings(text: str) -> dict:
     """``"sims=50,uct_c=1.5"`` -> settings (ValueError naming a bad one)."""
-    out: dict = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        if "=" not in part:
-            raise ValueError(
-                f"openspiel_ismcts: setting {part!r} needs the form key=value "
-                f"(e.g. openspiel_ismcts:sims=100); keys: {', '.join(DEFAULTS)}"
-            )
-        key, value = (s.strip() for s in part.split("=", 1))
-        if key not in DEFAULTS:
-            raise ValueError(
-                f"openspiel_ismcts: unknown setting {key!r}; settings: {', '.join(DEFAULTS)}"
-            )
-        if key in out:
-            raise ValueError(f"openspiel_ismcts: setting {key!r} given twice")
-        out[key] = value
-    return out
+    return parse_agent_settings(text, NAME, DEFAULTS, f"{NAME}:sims=100")
 
 
 def _number(key: str, value, kind, minimum):

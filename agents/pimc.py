@@ -79,6 +79,7 @@ from burako_env.agents.policies import (
 )
 from burako_env.agents.policy_context import new_workspace as policy_workspace
 from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
+from burako_env.agents.settings import parse_settings as parse_agent_settings
 from burako_env.core.constants import (
     NUM_ACTIONS,
     S_DONE,
@@ -278,27 +279,6 @@ class SearchReport:
 
 
 # ---------------------------------------------------------------- the agent
-def parse_agent_settings(text: str, name: str, defaults: dict, example: str) -> dict:
-    """``"k=64,rollout=greedy"`` -> the settings of the agent ``name``, whose keys are
-    ``defaults``'s (ValueError naming a bad one, ``example`` the form to give)."""
-    out: dict = {}
-    if not text:
-        return out
-    for part in text.split(","):
-        if "=" not in part:
-            raise ValueError(
-                f"{name}: setting {part!r} needs the form key=value "
-                f"(e.g. {example}); keys: {', '.join(defaults)}"
-            )
-        key, value = (s.strip() for s in part.split("=", 1))
-        if key not in defaults:
-            raise ValueError(f"{name}: unknown setting {key!r}; settings: {', '.join(defaults)}")
-        if key in out:
-            raise ValueError(f"{name}: setting {key!r} given twice")
-        out[key] = value
-    return out
-
-
 def parse_settings(text: str) -> dict:
     """``"k=64,rollout=greedy"`` -> settings (ValueError naming a bad one)."""
     return parse_agent_settings(text, "pimc", DEFAULTS, "pimc:k=64,rollout=greedy")

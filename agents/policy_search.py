@@ -97,10 +97,10 @@ from burako_env.agents.pimc import (
     SearchReport,
     _interval,
     halving_schedule,
-    parse_agent_settings,
     settings_name,
     whole_setting,
 )
+from burako_env.agents.settings import parse_settings as parse_agent_settings
 from burako_env.core.constants import (
     DISCARD_BASE,
     PHASE_DRAW,

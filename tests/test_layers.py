@@ -245,3 +245,108 @@ def test_the_core_scan_catches_the_referee_and_the_layers_above(tmp_path, monkey
     assert [int(f.split(":")[1]) for f in found] == [1, 3, 4, 5, 6, 7], found
     assert "imports burako_env.referee" in found[2]
     assert "burako_env.cards" not in found[2]
+
+
+# ------------------------------------------------------------------ the envs and the table
+#: what the envs of burako_env/envs/ never import: the agents and the table sit above them
+ABOVE_THE_ENVS = ("burako_env.agents", "burako_env.table", "burako_env.gym", "burako_env.training")
+
+
+def envs_violations(files: list[Path]) -> list[str]:
+    """``file:line: module`` for every import in ``files`` (the envs') of the agents, the
+    table or a layer above them, at any depth (a lazy import too)."""
+    found = []
+    for path in files:
+        module = module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant):
+                continue
+            names = imported_modules(node, module, path.name == "__init__.py")
+            if isinstance(node, ast.ImportFrom):
+                names = names[1:] if names[0] == "burako_env" else names[:1]
+            bad = sorted(
+                n for n in names if any(n == t or n.startswith(t + ".") for t in ABOVE_THE_ENVS)
+            )
+            if bad:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: imports {', '.join(bad)}")
+    return found
+
+
+def test_the_envs_import_neither_the_agents_nor_the_table():
+    files = sorted((ROOT / "burako_env" / "envs").rglob("*.py"))
+    assert {"aec.py", "vector.py"} <= {p.name for p in files}
+    violations = envs_violations(files)
+    assert not violations, "the envs import a layer above them:\n" + "\n".join(violations)
+
+
+def test_the_envs_scan_catches_lazy_imports_of_the_agents(tmp_path, monkeypatch):
+    envs = tmp_path / "burako_env" / "envs"
+    envs.mkdir(parents=True)
+    lines = [
+        "def build():",  # 1
+        "    from burako_env.agents import make_agent",  # 2: lazy, still an import
+        "import burako_env.table",  # 3
+        "from burako_env import agents",  # 4
+        "from ..table.seating import Seating",  # 5
+        "from burako_env.core.game import Game",  # 6: below
+        "from burako_env.envs.rewards import team_rewards",  # 7: itself
+    ]
+    bad = envs / "env_like.py"
+    bad.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    found = envs_violations([bad])
+    assert sorted(int(f.split(":")[1]) for f in found) == [2, 3, 4, 5], found
+
+
+#: how a caller could dispatch on an agent's kind: only the table and the agents' base may
+DISPATCH = re.compile(
+    r"isinstance\(.*,\s*\(?\s*(Compiled|Batched|PerGame|Thinks)\b"
+    r"|\.compiled_policy\(|\.searches\b|getattr\([^)]*[\"'](searches|think|compiled_policy)[\"']"
+)
+#: where agent-kind dispatch may live
+DISPATCHERS = ("burako_env/table/", "agents/base.py")
+
+
+def kind_dispatches(files: list[Path]) -> list[str]:
+    """``file:line`` of every line of ``files`` outside :data:`DISPATCHERS` that asks how
+    an agent decides."""
+    found = []
+    for path in files:
+        rel = str(path.relative_to(ROOT))
+        if rel.startswith(DISPATCHERS):
+            continue
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if DISPATCH.search(line):
+                found.append(f"{rel}:{i}: {line.strip()}")
+    return found
+
+
+def test_only_the_table_dispatches_on_how_an_agent_decides():
+    files = [
+        p
+        for top in ("burako_env", "agents", "training", "scripts")
+        for p in sorted((ROOT / top).rglob("*.py"))
+    ]
+    found = kind_dispatches(files)
+    allowed = [f for f in found if f.startswith("burako_env/frontends/thinking.py:")]
+    # the web table's reasoning is an optional protocol, checked once where a bot moves
+    assert len(allowed) <= 1, allowed
+    rest = [f for f in found if f not in allowed]
+    assert not rest, "agent-kind dispatch outside the table:\n" + "\n".join(rest)
+
+
+def test_the_dispatch_scan_catches_each_old_hook(tmp_path, monkeypatch):
+    lines = [
+        "if agent.searches:",  # 1
+        "pol = agent.compiled_policy()",  # 2
+        "think = getattr(agent, 'think', None)",  # 3
+        "if isinstance(agent.decides(), PerGame):",  # 4
+        "if isinstance(d, (Batched, PerGame)):",  # 5
+        "agent.act(obs, mask)",  # 6: how an agent is used, not asked
+    ]
+    bad = tmp_path / "agents" / "caller.py"
+    bad.parent.mkdir()
+    bad.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert [int(f.split(":")[1]) for f in kind_dispatches([bad])] == [1, 2, 3, 4, 5]

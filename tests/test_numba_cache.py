@@ -42,25 +42,20 @@ def test_the_core_cache_folder_is_named_by_the_core_sources():
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no cache without jit")
 def test_an_agents_kernel_is_stamped_with_the_sources_it_calls():
-    from burako_env.agents import pimc, tournament_kernel
+    from burako_env.agents import pimc
+    from burako_env.table import kernel as table_kernel
 
     digest = hashlib.sha256()
     core = sorted((ROOT / "burako_env" / "core").glob("*.py"))
     kernels = [
         ROOT / "agents" / f"{m}.py"
-        for m in (
-            "network_kernels",
-            "pimc",
-            "policies",
-            "policy_context",
-            "policy_scores",
-            "tournament_kernel",
-        )
+        for m in ("network_kernels", "pimc", "policies", "policy_context", "policy_scores")
     ]
+    kernels.append(ROOT / "burako_env" / "table" / "kernel.py")
     for path in core + kernels:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
-    for kernel in (tournament_kernel.play_kernel, pimc.search_kernel):
+    for kernel in (table_kernel.play_kernel, pimc.search_kernel):
         locator = kernel._cache._impl._locator
         own, deps = locator.get_source_stamp()
         assert deps == digest.hexdigest()  # a policy or core edit changes every stamp
@@ -76,20 +71,26 @@ def test_the_agents_kernel_modules_import_only_kernel_modules_and_classes():
     from burako_env.agents.kernel_cache import kernel_modules
 
     kernel_names = {p.stem for p in kernel_modules(ROOT / "agents")}
-    kernels = {"policies", "policy_context", "policy_scores", "tournament_kernel", "pimc"}
+    kernels = {"policies", "policy_context", "policy_scores", "pimc"}
     assert kernels <= kernel_names
     # no kernel in them: the agent classes, the network, the tournament's runner and
     # tables, and the cache locator itself (it names the mark of a kernel module)
     plain = {"ppo_agent", "heuristic", "network", "tournament", "tournament_chunks"}
     assert not (plain | {"tournament_ray", "tournament_results", "kernel_cache"}) & kernel_names
-    for stem in sorted(kernel_names):
-        tree = ast.parse((ROOT / "agents" / f"{stem}.py").read_text(encoding="utf-8"))
+    # the table's play kernel is stamped alike (agents/kernel_cache.py: both folders)
+    table_kernels = {p.stem for p in kernel_modules(ROOT / "burako_env" / "table")}
+    assert table_kernels == {"kernel"}
+    stamped = [ROOT / "agents" / f"{stem}.py" for stem in sorted(kernel_names)]
+    stamped += [ROOT / "burako_env" / "table" / f"{stem}.py" for stem in sorted(table_kernels)]
+    for path in stamped:
+        stem = path.stem
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:  # module level: what a kernel can see as a global
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
-                "burako_env.agents"
+                ("burako_env.agents", "burako_env.table")
             ):
                 source = (node.module or "").split(".")[-1]
-                if source in kernel_names:
+                if source in kernel_names or source in table_kernels:
                     continue
                 module = importlib.import_module(node.module)
                 for alias in node.names:
@@ -448,7 +449,7 @@ _COMPILED_BY_COMMAND = """
 import json, numpy as np
 from burako_env.agents.base import Agent
 from burako_env.agents.tournament import run_tournament
-from burako_env.agents.tournament_kernel import play_kernel
+from burako_env.table.kernel import play_kernel
 from burako_env.core import kernels
 
 class FirstLegal(Agent):

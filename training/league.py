@@ -33,6 +33,7 @@ from burako_env.agents import make_agent
 from burako_env.agents.network import BurakoNet, padded
 from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.policies import act_batch
+from burako_env.table import kernel_policy
 from burako_env.training.config import LeagueConfig
 
 SELF = -1  # opponent id of a self-play game
@@ -53,7 +54,9 @@ class League:
         self.num_players = num_players
         self.agent_names = [n for n, w in cfg.heuristics.items() if w > 0]
         self.agents = [make_agent(n, seed=seed + i) for i, n in enumerate(self.agent_names)]
-        self.compiled = [a.compiled_policy() for a in self.agents]
+        #: each agent's compiled policy (None for a Python agent), stepped here batch by
+        #: batch with the league's own generator states
+        self.compiled = [kernel_policy(a) for a in self.agents]
         self.snapshots: list[tuple[str, BurakoNet]] = []
         self.ratings: dict[str, float] = {"learner": 1000.0}
         for n in self.agent_names:
@@ -145,7 +148,7 @@ class League:
                 pol = self.compiled[k]
                 if pol is not None:
                     states = self.agent_rng[sel]
-                    out[sel] = act_batch(pol[0], obs[sel], mask[sel], states, pol[1])
+                    out[sel] = act_batch(pol.kind, obs[sel], mask[sel], states, pol.weights)
                     self.agent_rng[sel] = states
                 else:
                     out[sel] = np.asarray(self.agents[k].act(obs[sel], mask[sel]), np.int64)
