@@ -139,6 +139,21 @@ def test_a_base_chain_that_loops_is_refused(tmp_path):
         load_config(tmp_path / "self.yaml")
 
 
+def test_a_base_chain_is_bounded(tmp_path):
+    from burako_env.limits import MAX_BASE_CHAIN
+
+    def chain(length: int) -> Path:  # file 0 says base: file 1, ..., the last base: tiny
+        for i in range(length):
+            base = f"c{i + 1}.yaml" if i + 1 < length else "tiny"
+            _write(tmp_path / f"c{i}.yaml", {"base": base, "seed": i + 2})
+        return tmp_path / "c0.yaml"
+
+    # MAX_BASE_CHAIN files in all, the shipped tiny.yaml the last: loads
+    assert load_config(chain(MAX_BASE_CHAIN - 1)).seed == 2
+    with pytest.raises(ConfigError, match=f"longer than {MAX_BASE_CHAIN} files .*merge some"):
+        load_config(chain(MAX_BASE_CHAIN))
+
+
 def test_a_bad_key_over_a_base_is_named(tmp_path):
     bad = _write(tmp_path / "bad.yaml", {"base": "argentine", "ppo": {"lrr": 1.0e-4}})
     with pytest.raises(ConfigError, match=r"unknown config key 'ppo.lrr'; known keys of ppo"):

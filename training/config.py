@@ -44,7 +44,13 @@ from typing import Any
 
 import yaml
 
-from burako_env.limits import MAX_NETWORK_WIDTH, MAX_TRAIN_ENVS, load_yaml, read_yaml_file
+from burako_env.limits import (
+    MAX_BASE_CHAIN,
+    MAX_NETWORK_WIDTH,
+    MAX_TRAIN_ENVS,
+    load_yaml,
+    read_yaml_file,
+)
 
 
 class ConfigError(ValueError):
@@ -716,6 +722,11 @@ def _file_data(path: Path, chain: tuple[Path, ...] = ()) -> dict:
     if path.resolve() in chain:
         cycle = " -> ".join(str(p) for p in (*chain, path.resolve()))
         raise ConfigError(f"{source}: its base chain loops ({cycle}); remove one base:")
+    if len(chain) >= MAX_BASE_CHAIN:
+        raise ConfigError(
+            f"{source}: its base chain is longer than {MAX_BASE_CHAIN} files (from "
+            f"{str(chain[0])!r}); merge some of them into one"
+        )
     # bounded like a variant file: size, nesting, no aliases or duplicate keys
     data = read_yaml_file(path, "config file", ConfigError) or {}
     if not isinstance(data, dict):
