@@ -25,6 +25,9 @@ MAX_CONFIG_FILE_BYTES = 64 * 1024
 #: the deepest nesting of mappings and lists in a YAML or JSON document: the shipped files
 #: nest 3 deep; past a few hundred the parsers recurse out of Python's stack
 MAX_NESTING = 32
+#: the most files in a training config's chain of ``base:`` files (the file included):
+#: the shipped configs use 2; a longer chain would recurse out of Python's stack
+MAX_BASE_CHAIN = 16
 #: the longest line of a game-record file (one JSON record): a long match is well under
 #: 1 MiB; a file with no newline (/dev/zero) stops here instead of filling memory
 MAX_RECORD_LINE_BYTES = 16 * 2**20

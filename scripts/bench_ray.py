@@ -109,7 +109,7 @@ def rollout_bytes() -> None:
     from burako_env.training.config import load_config
     from burako_env.training.distributed import RolloutWorker, weights_of, worker_games
 
-    cfg = load_config("configs/train/default.yaml", ["imitation.env_steps=0"])
+    cfg = load_config("configs/train/hinted.yaml", ["imitation.env_steps=0"])
     games = worker_games(cfg.env.num_envs, cfg.distributed.workers)
     net = _network(cfg)
     worker = RolloutWorker(cfg.to_dict(), 0, games[0], net.spec())
@@ -120,7 +120,7 @@ def rollout_bytes() -> None:
     sizes = {k: len(pickle.dumps(res[k])) for k in ("batch", "state", "stats", "tally")}
     steps = games[0] * cfg.ppo.num_steps
     print(
-        f"default config, worker 0 of {cfg.distributed.workers}: {games[0]} games x "
+        f"hinted config, worker 0 of {cfg.distributed.workers}: {games[0]} games x "
         f"{cfg.ppo.num_steps} steps = {steps:,} env steps in {seconds:.1f} s (1 thread); "
         f"{len(res['batch']['counts']):,} transitions sent"
     )

@@ -1,6 +1,6 @@
 """Benchmark PPO training throughput (env steps per second, policy inference included).
 
-    .venv/bin/python scripts/bench_training.py [--config default]
+    .venv/bin/python scripts/bench_training.py [--config hinted]
         [--num-envs 1024] [--rounds 3] [--set key=value ...]
 
 The measuring is :func:`burako_env.frontends.bench.bench_train` (``burako bench --api
@@ -38,7 +38,7 @@ SELF_PLAY = ["league.self_play=1.0", "league.snapshots=0.0", "league.heuristics=
 
 
 def bench_training(
-    config: str | Path = "default",
+    config: str | Path = "hinted",
     overrides: list[str] | None = None,
     num_envs: int | None = None,
     rounds: int = 3,
@@ -71,7 +71,7 @@ def _spin() -> None:
 
 
 def bench_update_threads(
-    config: str | Path = "default",
+    config: str | Path = "hinted",
     overrides: list[str] | None = None,
     threads: tuple[int, ...] = (1, 2),
     busy: int = 1,
@@ -114,7 +114,7 @@ def bench_update_threads(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--config", default="default")
+    ap.add_argument("--config", default="hinted")
     ap.add_argument("--num-envs", type=int, default=None)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--set", dest="overrides", action="append", default=[])

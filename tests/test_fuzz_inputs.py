@@ -1539,7 +1539,7 @@ OUTPUTS = [
 ]
 CLI_VALUES["variant"] = ["argentine", "italian", "colombian", "klondike", "", *INPUT_FILES]
 CLI_VALUES["records"] = INPUT_FILES
-CLI_VALUES["config"] = ["tiny", "default", "{zoo}/config.yaml", *INPUT_FILES]
+CLI_VALUES["config"] = ["tiny", "hinted", "{zoo}/config.yaml", *INPUT_FILES]
 CLI_VALUES["input"] = INPUT_FILES
 # never a device as an output: a run with --force would replace it (the FIFO stands for one)
 CLI_VALUES["output"] = OUTPUTS + ["{work}/fuzz.jsonl", "{work}/fuzz.yaml"]

@@ -200,8 +200,8 @@ def test_named_variants_and_train_configs_load_from_any_folder(tmp_path, monkeyp
     assert load_variant("italian").name == "italian"
     assert load_config("tiny").name == "tiny"
     assert load_config("configs/train/tiny.yaml").name == "tiny"
-    assert load_config("default").env.num_envs == 1024
-    shipped = "argentine, brazilian, colombian, default, italian, tiny"
+    assert load_config("hinted").env.num_envs == 1024
+    shipped = "argentine, brazilian, colombian, hinted, italian, tiny"
     with pytest.raises(ConfigError, match=f"shipped configs: {shipped}"):
         load_config("nosuch")
     with pytest.raises(ConfigError, match="does not exist"):
@@ -287,7 +287,8 @@ def test_non_editable_install_runs_from_another_folder(tmp_path):
         g.reset(seed=0)
         VectorEnv("brazilian", num_envs=2).reset()
         assert load_config("tiny").name == "tiny"
-        assert load_config("configs/train/default.yaml").name == "argentine4p"
+        assert load_config("configs/train/hinted.yaml").name == "argentine4p"
+        assert load_config("italian").ppo.lr == 6.0e-4  # from its base/, package data too
         print("envs ok")
         """
     )
@@ -712,13 +713,13 @@ def test_update_threads_default_follows_the_machine():
     from burako_env.training.config import ConfigError, TrainConfig, load_config
 
     assert TrainConfig().update_threads == "auto"
-    assert load_config("default").update_threads == "auto"
-    shipped = yaml.safe_load((CONFIGS_DIR / "train" / "default.yaml").read_text())
+    assert load_config("hinted").update_threads == "auto"
+    shipped = yaml.safe_load((CONFIGS_DIR / "train" / "hinted.yaml").read_text())
     assert shipped["update_threads"] == "auto"
-    assert load_config("default", ["update_threads=2"]).update_threads == 2
+    assert load_config("hinted", ["update_threads=2"]).update_threads == 2
     for bad in ("0", "many", "1.5"):
         with pytest.raises(ConfigError, match="update_threads"):
-            load_config("default", [f"update_threads={bad}"])
+            load_config("hinted", [f"update_threads={bad}"])
 
 
 def test_bench_training_measures_update_threads_under_load():

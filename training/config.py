@@ -7,15 +7,27 @@ raises :class:`ConfigError` naming the key. Command-line overrides are
 ``"section.key=value"`` strings whose value is read as YAML (``ppo.lr=1e-4``,
 ``league.heuristics={greedy: 1.0}``).
 
-    cfg = load_config("configs/train/default.yaml", ["ppo.lr=1e-4", "seed=3"])
+    cfg = load_config("configs/train/hinted.yaml", ["ppo.lr=1e-4", "seed=3"])
     cfg = load_config("tiny")          # a shipped config by name, from any folder
 
 ``fine_tunes`` lists further schedules of the same run, each from the last one's policy
 (:func:`schedule_configs` gives each schedule's config; ``training/run.py`` runs them).
 
 The shipped configs are package data (``burako_env/configs/train/``; the repository's
-``configs/train/`` points there): a name (``default``, ``tiny``) or a path
+``configs/train/`` points there): a name (``argentine``, ``hinted``, ``tiny``) or a path
 ``configs/train/NAME.yaml`` that does not exist where the command runs finds them.
+
+A file may say ``base: NAME`` (a shipped config) or ``base: PATH`` (relative to the file),
+as a variant file does (``burako_env.variants``): the base is loaded first, its own
+``base`` resolved the same way, then the file's keys are laid over it
+(:func:`merge_config_data`: mappings key by key, other values replaced), then the
+overrides. The four variants' configs hold only their differences from
+``configs/train/base/hint_free.yaml``::
+
+    base: base/hint_free.yaml
+    name: italian
+    env:
+      variant: italian
 """
 
 from __future__ import annotations
@@ -32,7 +44,13 @@ from typing import Any
 
 import yaml
 
-from burako_env.limits import MAX_NETWORK_WIDTH, MAX_TRAIN_ENVS, load_yaml, read_yaml_file
+from burako_env.limits import (
+    MAX_BASE_CHAIN,
+    MAX_NETWORK_WIDTH,
+    MAX_TRAIN_ENVS,
+    load_yaml,
+    read_yaml_file,
+)
 
 
 class ConfigError(ValueError):
@@ -660,10 +678,74 @@ def config_path(source: str | Path) -> Path:
     )
 
 
+def merge_config_data(base: dict, data: dict) -> dict:
+    """``data`` laid over ``base``, raw config mappings: a mapping (a section such as
+    ``ppo``, or ``league.heuristics``) merges key by key, as one ``--set`` a key would;
+    any other value (a number, a list such as ``fine_tunes``) replaces the base's."""
+    merged = copy.deepcopy(base)
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = merge_config_data(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _base_path(base: Any, path: Path, source: str) -> Path:
+    """The file a config's ``base:`` names: a shipped config's name, else a path relative
+    to the config file (or absolute)."""
+    if not isinstance(base, str) or not base:
+        raise ConfigError(
+            f"{source}: base must be a shipped config's name ({', '.join(shipped_configs())}) "
+            f"or a YAML path relative to the file, got {base!r}"
+        )
+    from burako_env.variants import CONFIGS_DIR
+
+    candidate = Path(base)
+    if candidate.suffix == "" and len(candidate.parts) == 1:
+        candidate = CONFIGS_DIR / "train" / f"{base}.yaml"
+    elif not candidate.is_absolute():
+        candidate = path.parent / candidate
+    if not candidate.is_file():
+        raise ConfigError(
+            f"{source}: its base {base!r} is no file ({str(candidate)!r}); give a shipped "
+            f"config's name ({', '.join(shipped_configs())}) or a YAML path relative to the file"
+        )
+    return candidate
+
+
+def _file_data(path: Path, chain: tuple[Path, ...] = ()) -> dict:
+    """A config file's raw mapping with its ``base`` resolved first: the base's mapping
+    (resolved the same way), then the file's keys over it (:func:`merge_config_data`),
+    as a variant file's ``base:`` works (``burako_env.variants``)."""
+    source = str(path)
+    if path.resolve() in chain:
+        cycle = " -> ".join(str(p) for p in (*chain, path.resolve()))
+        raise ConfigError(f"{source}: its base chain loops ({cycle}); remove one base:")
+    if len(chain) >= MAX_BASE_CHAIN:
+        raise ConfigError(
+            f"{source}: its base chain is longer than {MAX_BASE_CHAIN} files (from "
+            f"{str(chain[0])!r}); merge some of them into one"
+        )
+    # bounded like a variant file: size, nesting, no aliases or duplicate keys
+    data = read_yaml_file(path, "config file", ConfigError) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {source!r} must hold a mapping of sections")
+    base = data.pop("base", None)
+    if base is None:
+        return data
+    base_data = _file_data(_base_path(base, path, source), (*chain, path.resolve()))
+    return merge_config_data(base_data, data)
+
+
 def load_config(
     source: str | Path | dict | TrainConfig | None, overrides: list[str] | None = None
 ) -> TrainConfig:
-    """A config from a YAML path, a mapping, a TrainConfig or None (the defaults)."""
+    """A config from a YAML path, a mapping, a TrainConfig or None (the defaults).
+
+    A file's ``base:`` (a shipped config's name, or a path relative to the file) is
+    loaded first and the file's keys are laid over it (:func:`merge_config_data`); the
+    overrides come last."""
     if isinstance(source, TrainConfig):
         source = source.to_dict()
     if source is None:
@@ -671,11 +753,7 @@ def load_config(
     elif isinstance(source, dict):
         data = source
     else:
-        path = config_path(source)
-        # bounded like a variant file: size, nesting, no aliases or duplicate keys
-        data = read_yaml_file(path, "config file", ConfigError) or {}
-        if not isinstance(data, dict):
-            raise ConfigError(f"config file {str(path)!r} must hold a mapping of sections")
+        data = _file_data(config_path(source))
     return config_from_dict(data, overrides)
 
 

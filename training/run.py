@@ -121,12 +121,12 @@ def train(
 ) -> dict:
     """Train (or, with ``resume``, continue) a run; returns a summary dict.
 
-    ``config``: a YAML path, a shipped config's name (``default``, ``tiny``), a mapping or
-    a TrainConfig (on resume the run folder's ``config.yaml`` is used and ``config`` is
-    ignored). ``overrides``: ``key=value`` strings. ``run_dir``: the run folder (default
-    ``runs/<name>-<timestamp>``). ``stop_after``: stop after this many updates in this
-    call (a checkpoint is written), e.g. to split a run into chunks; the run's schedule
-    does not change.
+    ``config``: a YAML path, a shipped config's name (``argentine``, ``hinted``, ``tiny``), a
+    mapping or a TrainConfig (on resume the run folder's ``config.yaml`` is used and
+    ``config`` is ignored). ``overrides``: ``key=value`` strings. ``run_dir``: the run
+    folder (default ``runs/<name>-<timestamp>``). ``stop_after``: stop after this many
+    updates in this call (a checkpoint is written), e.g. to split a run into chunks; the
+    run's schedule does not change.
     ``ray``: the rollouts run on ``distributed.workers`` Ray actors
     (:mod:`burako_env.training.distributed`) on the cluster at ``ray_address`` (else
     ``RAY_ADDRESS``, else a local Ray instance); a run on Ray resumes on Ray.

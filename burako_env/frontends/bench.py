@@ -506,7 +506,7 @@ TRAIN_PARTS = (
 
 
 def bench_train(
-    config: str | os.PathLike = "default",
+    config: str | os.PathLike = "hinted",
     overrides: list[str] | None = None,
     num_envs: int | None = None,
     rounds: int = 3,

@@ -41,7 +41,7 @@ def bench(
     config: Annotated[
         str,
         typer.Option(help="train: training config, a YAML path or a shipped name"),
-    ] = "default",
+    ] = "hinted",
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="train: override a config key, e.g. --set ppo.num_steps=16"),
