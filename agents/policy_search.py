@@ -112,7 +112,6 @@ from burako_env.core.constants import (
     S_PHASE,
     S_PLAYER,
     S_PROV_START,
-    S_TURN,
 )
 
 NAME = "ppo_search"
@@ -445,8 +444,9 @@ class PolicySearchAgent(PIMCAgent):
         st = game.state
         n_players = game.num_players
         pile_len = int(st.pile_len[b])
-        recent = min(pile_len, int(st.scalars[b, S_TURN]), n_players - 1, self.infer_seats)
-        if int(st.scalars[b, S_PHASE]) not in (PHASE_DRAW, PHASE_PLAY) or recent == 0:
+        view = game.view(b)
+        recent = min(pile_len, view.turn, n_players - 1, self.infer_seats)
+        if view.phase not in (PHASE_DRAW, PHASE_PLAY) or recent == 0:
             return game.determinize(viewer, self.rng, games=[b], count=k), np.arange(k)
         n_pool = self.infer * k
         pool = game.determinize(viewer, self.rng, games=[b], count=n_pool)

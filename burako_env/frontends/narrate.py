@@ -81,15 +81,6 @@ from burako_env.core.constants import (
     PHASE_DRAW,
     PHASE_PEEK,
     PHASE_PLAY,
-    S_END_REASON,
-    S_HAND_SCORE0,
-    S_HANDS_ENDED,
-    S_LAST_TURN,
-    S_PEEK_CARD,
-    S_PHASE,
-    S_PLAYER,
-    S_TURN,
-    S_WENT_OUT,
     SCORE_ITEMS,
 )
 from burako_env.render import (
@@ -178,16 +169,16 @@ class Narration:
 
 def snapshot(game, b: int = 0) -> Before:
     st = game.state
-    s = st.scalars[b]
-    p = int(s[S_PLAYER])
+    v = game.view(b)
+    p = v.player
     t = p % 2
     return Before(
         player=p,
-        phase=int(s[S_PHASE]),
-        turn=int(s[S_TURN]),
-        hands_ended=int(s[S_HANDS_ENDED]),
-        last_turn=bool(s[S_LAST_TURN]),
-        peek_card=int(s[S_PEEK_CARD]),
+        phase=v.phase,
+        turn=v.turn,
+        hands_ended=v.hands_ended,
+        last_turn=v.last_turn,
+        peek_card=v.peek_card,
         hand=st.hands[b, p].copy(),
         pile=tuple(int(c) for c in st.pile[b, : int(st.pile_len[b])]),
         melds=st.melds[b, t, : int(st.num_melds[b, t])].copy(),
@@ -294,8 +285,7 @@ def _consequences(before: Before, game, action: int, b: int, same_hand: bool) ->
             f"{melds} worth less than the minimum first meld: the cards go back to the hand, "
             "for all to see"
         )
-    s = st.scalars[b]
-    if kind == "draw" and s[S_LAST_TURN] and not before.last_turn:
+    if kind == "draw" and game.view(b).last_turn and not before.last_turn:
         out.append("the stock has run down: the hand ends with this turn")
     return out
 
@@ -303,11 +293,10 @@ def _consequences(before: Before, game, action: int, b: int, same_hand: bool) ->
 def _hand_end(before: Before, game, action: int, b: int) -> tuple[str, str]:
     """How the hand that this move ended ended: the move's last words ("go out: the hand
     is over") and the summary's ("team 0 went out")."""
-    s = game.state.scalars[b]
     team = before.player % 2
     if game.is_over(b):  # the state still says (a match deals the next hand otherwise)
-        reason = int(s[S_END_REASON])
-        went_out = int(s[S_WENT_OUT])
+        v = game.view(b)
+        reason, went_out = v.end_reason, v.went_out
     else:
         info = decode_action(action)
         emptied = info.kind in ("discard", "add") or info.kind.startswith("open")
@@ -339,11 +328,10 @@ def score_words(items, total: int, team: int) -> str:
 def hand_summary(game, b: int = 0, how: str = "") -> str:
     """The last finished hand in words: "Hand 1 is over (team 0 went out). Team 0 +510
     (...); team 1 -85 (...)"; in a match, the match points after it."""
-    st = game.state
-    s = st.scalars[b]
-    n = int(s[S_HANDS_ENDED])
-    items = np.asarray(st.score_items[b])
-    scores = (int(s[S_HAND_SCORE0]), int(s[S_HAND_SCORE0 + 1]))
+    v = game.view(b)
+    n = v.hands_ended
+    items = np.asarray(game.state.score_items[b])
+    scores = v.hand_scores
     text = f"Hand {n} is over" + (f" ({how})" if how else "") + ". "
     text += "; ".join(score_words(items[t], scores[t], t) for t in range(2)) + "."
     text = text.replace(". team 0", ". Team 0", 1)
@@ -356,7 +344,7 @@ def hand_summary(game, b: int = 0, how: str = "") -> str:
 def describe_step(before: Before, game, action: int, b: int = 0) -> Narration:
     """The move ``action``, just played on ``game`` from the position ``before`` was read
     at, in words (module doc)."""
-    ended = int(game.state.scalars[b, S_HANDS_ENDED]) != before.hands_ended
+    ended = game.view(b).hands_ended != before.hands_ended
     parts = [_move_text(before, game, action, b, same_hand=not ended)]
     parts += _consequences(before, game, action, b, same_hand=not ended)
     events = []
@@ -428,7 +416,7 @@ def refusal_words(game, action: int, b: int = 0) -> str | None:
     if code == ERR_GAME_OVER:
         return "the game is over"
     if code == ERR_WRONG_PHASE:
-        phase = int(game.state.scalars[b, S_PHASE])
+        phase = game.view(b).phase
         return {
             PHASE_PEEK: "first keep the card drawn or lay it on the pile",
             PHASE_DRAW: "first draw: a card from the stock, or the discard pile",

@@ -37,7 +37,6 @@ from burako_env.core.constants import (
     NUM_ACTIONS,
     PEEK_KEEP,
     PEEK_REJECT,
-    S_HAND_SCORE0,
     TAKE_MUERTO_KEEP_WILDS,
     TAKE_PILE,
 )
@@ -250,8 +249,8 @@ def legal_text(game: Game, seat: int, b: int = 0) -> str:
 def score_text(game: Game, b: int = 0) -> str:
     """The last finished hand's score of each team in words, one line a team."""
     items = game.score_items[b]
-    s = game.state.scalars[b]
-    return "\n".join("  " + score_words(items[t], int(s[S_HAND_SCORE0 + t]), t) for t in range(2))
+    scores = game.view(b).hand_scores
+    return "\n".join("  " + score_words(items[t], scores[t], t) for t in range(2))
 
 
 @dataclass
