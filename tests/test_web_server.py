@@ -53,6 +53,7 @@ from burako_env.frontends.web.table import (
     table_view,
 )
 from burako_env.records import GameRecord, read_records, write_records
+from burako_env.render import render_table
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the content type a JSON body must be sent with
@@ -224,6 +225,48 @@ def test_view_hides_other_hands_and_shows_public_things():
     assert all("hand" in s for s in everything["seats"])
     with pytest.raises(ValueError, match="viewer must be a seat"):
         table_view(game, viewer=9)
+
+
+def _seen_by(game: Game, seat: int) -> tuple[str, str]:
+    """Everything the web table and the text render draw for ``seat``."""
+    return json.dumps(table_view(game, viewer=seat), sort_keys=True), render_table(game, 0, seat)
+
+
+def test_views_show_a_seat_only_what_its_observation_holds():
+    """Two games a seat cannot tell apart (the same observation) look the same to it in
+    every field of the web table's JSON and of the text render. The pairs: the italian
+    rediscard bar after a one-card pile (it appears only when the taker held no copy:
+    issue 59, the views once showed it to every seat), and re-deals of every card hidden
+    from a seat along a game (Game.determinize keeps that seat's observation)."""
+    from burako_env.core.constants import TAKE_PILE
+    from burako_env.scenario import build_game
+
+    pairs = []  # (game, game, seat): the seat's observations must be equal
+    bar = []
+    for hand in ("7h 8c 9d Kd", "6d 8c 9d Kd"):  # the taker held a 7h, or not
+        game = build_game(
+            "italian", hands={0: "3c 4c 5c", 1: hand}, pile="7h", player=1, phase="draw"
+        )
+        game.step_one(TAKE_PILE)
+        bar.append(game)
+    pairs += [(bar[0], bar[1], seat) for seat in (0, 2, 3)]
+    # the taker is told of its bar, in both views
+    assert table_view(bar[1], viewer=1)["no_discard"] == parse_cards("7h")[0]
+    assert "P1 may not discard 7♥ this turn" in render_table(bar[1], 0, 1)
+    assert table_view(bar[0], viewer=1)["no_discard"] is None
+    game = Game("italian", seed=7)
+    agent = make_agent("greedy", seed=7)
+    for move in range(400):
+        if game.is_over():
+            break
+        if move % 9 == 0:
+            for seat in range(game.num_players):
+                pairs.append((game.clone(), game.determinize(seat, move + seat), seat))
+        game.step_one(int(agent.act_game(game)))
+    assert len(pairs) > 20
+    for one, other, seat in pairs:
+        assert np.array_equal(one.observe_one(seat), other.observe_one(seat)), seat
+        assert _seen_by(one, seat) == _seen_by(other, seat), seat
 
 
 def test_legal_moves_come_from_the_engine():

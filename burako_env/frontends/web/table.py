@@ -275,7 +275,11 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
         "peek_card": peek
         if phase == PHASE_PEEK and peek >= 0 and viewer in (None, player)
         else None,
-        "no_discard": None if over or s[S_NO_DISCARD] < 0 else int(s[S_NO_DISCARD]),
+        # the bar on rediscarding the card just taken tells whether the taker held one
+        # before: the taker's own knowledge (the observation's too), no other seat's
+        "no_discard": int(s[S_NO_DISCARD])
+        if not over and s[S_NO_DISCARD] >= 0 and viewer in (None, player)
+        else None,
         "seats": seats,
         "muertos": _muertos(st, b),
         "melds": [
