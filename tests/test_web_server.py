@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -41,6 +42,7 @@ from burako_env.core.state import copy_state, states_equal
 from burako_env.frontends.cli import app as cli_app
 from burako_env.frontends.narrate import action_words, play_and_describe
 from burako_env.frontends.playback import check_record
+from burako_env.frontends.thinking import hint_seed
 from burako_env.frontends.web import create_app
 from burako_env.frontends.web.app import serve_app
 from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
@@ -52,6 +54,7 @@ from burako_env.frontends.web.table import (
     running_score,
     table_view,
 )
+from burako_env.limits import MAX_SEED
 from burako_env.records import GameRecord, read_records, write_records
 from burako_env.render import render_table
 
@@ -490,6 +493,134 @@ def test_whole_hand_then_save_and_watch(client, folders):
     assert end["over"] and end["last_hand"]["teams"] == teams
 
 
+def _whole_numbers(value) -> set[int]:
+    """Every whole number a JSON answer holds: its numbers and every run of digits in its
+    texts and keys (a seed sent as a string, or named in a sentence)."""
+    if isinstance(value, bool) or value is None:
+        return set()
+    if isinstance(value, int):
+        return {value}
+    if isinstance(value, float):
+        return {int(value)} if value.is_integer() else set()
+    if isinstance(value, str):
+        return {int(run) for run in re.findall(r"\d+", value)}
+    items = list(value.items()) if isinstance(value, dict) else list(value)
+    return set().union(set(), *(_whole_numbers(item) for item in items))
+
+
+def _hidden_deal(game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cards dealt that ``seat`` cannot see: the other hands and the stock."""
+    st = game.state
+    others = [p for p in range(game.num_players) if p != seat]
+    return st.hands[0, others].copy(), st.stock[0, : int(st.stock_len[0])].copy()
+
+
+def test_no_answer_of_a_live_game_gives_away_the_deal(folders):
+    """Issue 59.5: the deal's seed deals every hidden card, and every answer carried it.
+    Now a game dealt at random keeps its seed on the server while it is live: no whole
+    number of any answer (views, bot moves, thinking, a hint, a refusal), for any seat,
+    deals the hidden hands and the stock again. Once the game ends the seed is shown
+    (as digits: a record can be replayed) and it does deal them."""
+    records, _ = folders
+    app = create_app(records_dir=records, bot_delay=0)
+    client = TestClient(app)
+    checked = 0
+    deals: dict[int, Game] = {}
+    for seat in range(4):
+        r = client.post("/api/games", json={"seat": seat, "bots": ["hard", "greedy", "greedy"]})
+        assert r.status_code == 201, r.text
+        view = r.json()
+        gid = view["id"]
+        session = app.state.store.get(gid)
+        truth = Game("argentine", num_players=4, seed=session.seed)
+        assert sorted(hand_of(view)) == [
+            c for c in range(53) for _ in range(truth.state.hands[0, seat, c])
+        ]
+        hidden = _hidden_deal(truth, seat)
+        answers = [view]
+        hinted = False
+        while not view["over"]:
+            answers.append(client.get(f"/api/games/{gid}").json())
+            if view["to_act"] != seat:
+                view = client.post(f"/api/games/{gid}/bot").json()
+                if view["thinking"] is not None:
+                    move = view["thinking"]["move"]
+                    answers.append(client.get(f"/api/games/{gid}/thinking?move={move}").json())
+            else:
+                if not hinted:  # Expert's search from the person's seat (seeded by the deal)
+                    answers.append(client.post(f"/api/games/{gid}/hint").json())
+                    hinted = True
+                legal = {m["action"] for m in view["moves"]}
+                refused = min(set(range(NUM_ACTIONS)) - legal)  # a refusal answers too
+                r = client.post(f"/api/games/{gid}/move", json={"action": refused})
+                assert r.status_code == 409, r.text
+                answers.append(r.json())
+                kinds = [m["kind"] for m in view["moves"]]
+                pick = view["moves"][kinds.index("discard") if "discard" in kinds else 0]
+                view = client.post(f"/api/games/{gid}/move", json={"action": pick["action"]}).json()
+            if not view["over"]:
+                answers.append(view)
+        assert hinted and any(a.get("kind") == "policy" for a in answers)  # Hard thought
+        numbers = set().union(*(_whole_numbers(a) for a in answers))
+        assert session.seed not in numbers
+        for number in sorted(numbers):
+            if 0 <= number <= MAX_SEED:
+                if number not in deals:  # one deal a number, read from every seat
+                    deals[number] = Game("argentine", num_players=4, seed=number)
+                dealt = _hidden_deal(deals[number], seat)
+                assert not all(np.array_equal(x, y) for x, y in zip(dealt, hidden, strict=True)), (
+                    number
+                )
+                checked += 1
+        # the end: every hand is open, and the seed, as digits, deals the game again
+        assert view["seed"] == str(session.seed)
+        assert all(
+            np.array_equal(x, y)
+            for x, y in zip(
+                _hidden_deal(Game("argentine", num_players=4, seed=int(view["seed"])), seat),
+                hidden,
+                strict=True,
+            )
+        )
+    assert checked > 100
+
+
+def test_any_64_bit_seed_deals_plays_and_thinks(client, folders):
+    """Issue 57.7: a 64-bit deal seed works everywhere: a new game names it as digits (a
+    page's numbers round past 2**53) and Hard bots play it (their seeds once overflowed
+    torch); Watch sends it as digits, shown exactly; how a recorded Hard seat thinks once
+    answered 500 for such a seed (``hint_seed`` overflowed torch's ``manual_seed``)."""
+    records, _ = folders
+    for seed in (2**63 - 1, 2**64 - 1):
+        view = new_game(client, seed=str(seed), bots="hard", players=4)
+        assert view["seed"] is None  # kept on the server while the game is live
+        view = my_turn(client, view)
+        assert view["thinking"] is None or view["thinking"]["kind"] == "policy"
+        game = Game("argentine", seed=seed)
+        actions = play_out(game, 1)
+        rec = GameRecord(
+            variant="argentine",
+            num_players=4,
+            seed=seed,
+            index=0,
+            seats=["ppo"] * 4,
+            actions=actions,
+            scores=[int(v) for v in game.hand_scores[0]],
+            winner=int(game.winner[0]),
+        )
+        name = f"big-{seed}.jsonl"
+        write_records(records / name, [rec])
+        watched = client.get("/api/records/view", params={"file": name, "step": 1})
+        assert watched.status_code == 200 and watched.json()["seed"] == str(seed)
+        for step in (0, 1):
+            r = client.get("/api/records/thinking", params={"file": name, "step": step})
+            assert r.status_code == 200, r.text
+            assert r.json()["thinking"]["kind"] == "policy"
+    assert hint_seed(2**64 - 1, 10**6) < 2**64 and hint_seed(5, 7) == 5 * 100_003 + 7
+    r = client.post("/api/games", json={"seed": str(2**64)})
+    assert r.status_code == 400 and "seed must be 0..18446744073709551615" in r.json()["error"]
+
+
 def test_match_mode_reports_each_hand(client):
     view = new_game(client, players=2, seed=4, episode="match")
     hands_seen = 0
@@ -540,7 +671,7 @@ def test_watch_steps_and_viewers(client, folders):
         "/api/records/view", params={"file": name, "step": 3, "viewer": "2"}
     ).json()
     assert [("hand" in s) for s in seat_view["seats"]] == [False, False, True, False]
-    assert (view["seed"], view["hand_starts"]) == (rec.seed, [0])  # one hand, from move 0
+    assert (view["seed"], view["hand_starts"]) == (str(rec.seed), [0])  # one hand, from move 0
     second = client.get("/api/records/view", params={"file": name, "game": 1}).json()
     assert second["steps"] == len(random_record(seed=2).actions)
     for params, status, message in (

@@ -102,6 +102,27 @@ def level_choices() -> list[dict]:
     return [{"id": lv.id, "name": lv.name, "text": lv.text} for lv in LEVELS]
 
 
+def deal_seed(value) -> int:
+    """A new game's deal seed: a whole number 0..MAX_SEED, also as a string of digits (a
+    page's number loses digits past 2**53), or a random one when left out (None). The
+    seed deals every hidden card, so the server keeps it until the game ends."""
+    if value is None:
+        return secrets.randbelow(MAX_SEED + 1)
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise SessionError(
+            f"seed must be 0..{MAX_SEED} (a whole number, or its digits as a string; leave "
+            f"it out for a random deal), got {value!r}"
+        )
+    return value
+
+
+def seed_text(seed: int) -> str:
+    """A seed as the web sends it: its digits (JavaScript's numbers round past 2**53)."""
+    return str(int(seed))
+
+
 @dataclass
 class PlaySession:
     """One game against bots: the person at ``seat``, ``bots`` at every other seat."""
@@ -143,13 +164,11 @@ class PlaySession:
             )
         players = options.get("players")
         seat = options.get("seat", 0)
-        seed = options.get("seed", 0)
+        seed = deal_seed(options.get("seed"))
         episode = options.get("episode", "hand")
-        for name, value in (("players", players), ("seat", seat), ("seed", seed)):
+        for name, value in (("players", players), ("seat", seat)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise SessionError(f"{name} must be a whole number, got {value!r}")
-        if seed is None or not 0 <= seed <= MAX_SEED:
-            raise SessionError(f"seed must be 0..{MAX_SEED}, got {seed!r}")
         if episode not in EPISODES:
             raise SessionError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
         try:
@@ -197,7 +216,9 @@ class PlaySession:
         view["id"] = self.id
         view["seat"] = self.seat
         view["names"] = self.names
-        view["seed"] = self.seed
+        # the seed deals every hidden card: kept here while the game is live, shown once
+        # it ends (with every hand) so that the game can be dealt and replayed again
+        view["seed"] = seed_text(self.seed) if game.is_over() else None
         view["log"] = self.log
         view["moves"] = [] if game.is_over() or self.to_act != self.seat else legal_moves(game)
         view["saved_as"] = self.saved_as
@@ -485,7 +506,7 @@ def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
     final["steps"] = n
     final["header"] = header(record)
     final["hand_starts"] = hand_starts
-    final["seed"] = record.seed
+    final["seed"] = seed_text(record.seed)
     final["index"] = record.index
     return final
 
@@ -523,7 +544,9 @@ __all__ = [
     "RecordLibrary",
     "SessionError",
     "SessionStore",
+    "deal_seed",
     "level_choices",
+    "seed_text",
     "variant_choices",
     "watch_thinking",
     "watch_view",
