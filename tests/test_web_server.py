@@ -48,11 +48,14 @@ from burako_env.frontends.web.app import serve_app
 from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
 from burako_env.frontends.web.sessions import PlaySession, SessionError, SessionStore
 from burako_env.frontends.web.table import (
+    DATA_KEYS,
     card_faces,
     meld_cards,
     meld_view,
     running_score,
     table_view,
+    web_json,
+    web_words,
 )
 from burako_env.limits import MAX_SEED
 from burako_env.records import GameRecord, read_records, write_records
@@ -621,6 +624,59 @@ def test_any_64_bit_seed_deals_plays_and_thinks(client, folders):
     assert r.status_code == 400 and "seed must be 0..18446744073709551615" in r.json()["error"]
 
 
+def _texts(value, key: str = "") -> list[str]:
+    """Every text of a JSON answer the page shows (not its data: file names, ids)."""
+    if key in DATA_KEYS:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in _texts(v, k)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
+def test_the_web_writes_cards_as_the_page_shows_them(client, folders):
+    """Issue 57.7: the log wrote tens "T♥" and a refusal named cards in the terminal's
+    codes ("3c Th Js is not a meld"); every text of every answer now writes cards as the
+    page draws them (10♥, suit symbols, ★ for the joker). The terminal keeps its own."""
+    records, _ = folders
+    ten_of_hearts = parse_cards("Th")[0]
+    assert action_words(discard_action(ten_of_hearts)) == "discard T♥"  # burako play's
+    assert web_words("run 9♥ T♥ * (meld 0); T♠, *") == "run 9♥ 10♥ ★ (meld 0); 10♠, ★"
+    view = my_turn(client, new_game(client, players=2, bots="random", seed=5))
+    gid = view["id"]
+    r = client.post(
+        f"/api/games/{gid}/move", json={"kind": "open", "cards": parse_cards("3c Th Js")}
+    )
+    assert r.status_code == 400 and r.json()["error"].startswith("3♣ 10♥ J♠ is not a meld"), r.text
+    missing = next(c for c in parse_cards("Tc Td Th Ts") if c not in hand_of(view))
+    r = client.post(f"/api/games/{gid}/move", json={"kind": "discard", "cards": [missing]})
+    assert (
+        r.status_code == 400
+        and r.json()["error"] == f"you do not hold 10{'♣♦♥♠'[missing // NUM_RANKS]}"
+    )
+    answers = [r.json()]
+    while not view["over"]:
+        view = my_turn(client, view)
+        answers.append(view)
+        if view["over"]:
+            break
+        kinds = [m["kind"] for m in view["moves"]]
+        pick = view["moves"][kinds.index("discard") if "discard" in kinds else 0]
+        view = client.post(f"/api/games/{gid}/move", json={"action": pick["action"]}).json()
+        answers.append(view)
+    write_records(records / "tens.jsonl", [random_record(seed=1)])
+    watched = client.get("/api/records/view", params={"file": "tens.jsonl", "step": 40}).json()
+    answers.append(watched)
+    texts = [t for a in answers for t in _texts(a)]
+    assert any(re.search("10[♣♦♥♠]", t) for t in texts)  # tens were shown
+    assert not [
+        t for t in texts if re.search("T[♣♦♥♠]|(?<!\\S)\\*(?!\\S)|\\b[2-9TJQKA][cdhs]\\b", t)
+    ]
+
+
 def test_match_mode_reports_each_hand(client):
     view = new_game(client, players=2, seed=4, episode="match")
     hands_seen = 0
@@ -657,7 +713,7 @@ def test_watch_steps_and_viewers(client, folders):
         assert r.status_code == 200, r.text
         view = r.json()
         assert (view["step"], view["steps"], view["file"]) == (step, len(rec.actions), name)
-        expected = table_view(game)
+        expected = web_json(table_view(game))  # cards in the page's words: 10♥
         assert view["seats"] == expected["seats"] and view["melds"] == expected["melds"]
         assert view["pile"] == expected["pile"] and view["to_act"] == expected["to_act"]
         texts = [(m["text"], m["events"]) for m in view["moves_played"]]
@@ -665,7 +721,7 @@ def test_watch_steps_and_viewers(client, folders):
         expected = []
         for a in rec.actions:
             narration = play_and_describe(told, a)
-            expected.append((narration.text, narration.events))
+            expected.append((web_words(narration.text), [web_words(e) for e in narration.events]))
         assert texts == expected and expected[-1][1][0].startswith("Hand 1 is over")
     seat_view = client.get(
         "/api/records/view", params={"file": name, "step": 3, "viewer": "2"}

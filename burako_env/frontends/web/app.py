@@ -94,7 +94,7 @@ from burako_env.frontends.web.sessions import (
     watch_thinking,
     watch_view,
 )
-from burako_env.frontends.web.table import card_faces
+from burako_env.frontends.web.table import card_faces, web_json
 from burako_env.limits import MAX_BOT_DELAY, MAX_WEB_BODY_BYTES, load_json
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -124,8 +124,16 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
     }
 
 
+class WebJSON(JSONResponse):
+    """A JSON answer in the page's words: cards as the page shows them (``10♥``, never
+    the terminal's ``T♥`` or ``Th``: :func:`~burako_env.frontends.web.table.web_json`)."""
+
+    def render(self, content) -> bytes:
+        return super().render(web_json(content))
+
+
 def _error(message: str, status: int, **extra) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status)
+    return WebJSON({"error": message, **extra}, status_code=status)
 
 
 def check_bot_delay(seconds) -> float:
@@ -362,7 +370,7 @@ def create_app(
     async def options(request: Request) -> Response:
         # which levels play which table: Hard loads its network once to know (off the loop)
         variants = await run_in_threadpool(variant_choices)
-        return JSONResponse(
+        return WebJSON(
             {
                 "variants": variants,
                 "levels": level_choices(),
@@ -384,13 +392,13 @@ def create_app(
 
         session, view = await run_in_threadpool(start)
         store.add(session, client)  # on the loop: the store is never touched by threads
-        response = JSONResponse(view, status_code=201)
+        response = WebJSON(view, status_code=201)
         if fresh:
             response.set_cookie(CLIENT_COOKIE, client, path="/", httponly=True, samesite="strict")
         return response
 
     async def get_game(request: Request) -> Response:
-        return JSONResponse(await in_game(request, PlaySession.view))
+        return WebJSON(await in_game(request, PlaySession.view))
 
     async def move(request: Request) -> Response:
         body = await _body(request)
@@ -399,21 +407,21 @@ def create_app(
             session.move(body)
             return session.view()
 
-        return JSONResponse(await in_game(request, play))
+        return WebJSON(await in_game(request, play))
 
     async def bot(request: Request) -> Response:
         def play(session):
             session.bot_move()
             return session.view()
 
-        return JSONResponse(await in_game(request, play))
+        return WebJSON(await in_game(request, play))
 
     async def thinking(request: Request) -> Response:
         move = _int_param(request, "move")
-        return JSONResponse(await in_game(request, lambda s: s.thinking_of(move)))
+        return WebJSON(await in_game(request, lambda s: s.thinking_of(move)))
 
     async def hint(request: Request) -> Response:
-        return JSONResponse(await in_game(request, PlaySession.ask_hint))
+        return WebJSON(await in_game(request, PlaySession.ask_hint))
 
     async def save(request: Request) -> Response:
         if not can_save:
@@ -434,7 +442,7 @@ def create_app(
                 "view": session.view(),
             }
 
-        return JSONResponse(await in_game(request, write))
+        return WebJSON(await in_game(request, write))
 
     async def record(request: Request) -> Response:
         session, text = await in_game(request, lambda s: (s, s.record().to_json() + "\n"))
@@ -448,11 +456,11 @@ def create_app(
     # takes a while); nothing there is shared state
     async def records(request: Request) -> Response:
         listing = await run_in_threadpool(library.listing)
-        return JSONResponse({"files": listing, "folder": library.folder is not None})
+        return WebJSON({"files": listing, "folder": library.folder is not None})
 
     async def record_games(request: Request) -> Response:
         name = request.query_params.get("file")
-        return JSONResponse({"file": name, "games": await run_in_threadpool(library.games, name)})
+        return WebJSON({"file": name, "games": await run_in_threadpool(library.games, name)})
 
     async def record_view(request: Request) -> Response:
         name = request.query_params.get("file")
@@ -474,7 +482,7 @@ def create_app(
         view = await run_in_threadpool(replay)
         view["file"] = name
         view["game"] = game
-        return JSONResponse(view)
+        return WebJSON(view)
 
     async def record_thinking(request: Request) -> Response:
         name = request.query_params.get("file")
@@ -488,7 +496,7 @@ def create_app(
         answer = await run_in_threadpool(think)
         answer["file"] = name
         answer["game"] = game
-        return JSONResponse(answer)
+        return WebJSON(answer)
 
     async def session_error(request: Request, exc: SessionError) -> Response:
         return _error(str(exc), exc.status)

@@ -15,6 +15,8 @@ suit and colour once.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from burako_env.cards import JOKER, NUM_CARD_TYPES, RANKS, SUIT_SYMBOLS, SUITS, sort_for_display
@@ -89,6 +91,34 @@ def card_faces() -> list[dict]:
             }
         )
     return faces
+
+
+#: a ten in the engine's words (``T♥``, burako play's notation) and the joker (``*``)
+_TEN = re.compile(r"T(?=[♣♦♥♠])")
+_JOKER = re.compile(r"(?<!\S)\*(?=[\s,.:;)]|$)")
+#: the page's face of the joker (:func:`card_faces`), in words as on the table
+JOKER_FACE = "★"
+#: keys of an answer whose strings are data sent back as they are (a record file's name,
+#: a game's id, a folder, the card faces' terminal notation), not words to show
+DATA_KEYS = frozenset({"faces", "file", "files", "folder", "id", "saved_as", "message"})
+
+
+def web_words(text: str) -> str:
+    """Words of the log, the thinking and the refusals (the terminal's card notation:
+    ``T♥``, ``*``) as the page shows cards: ``10♥``, ``★`` for the joker."""
+    return _JOKER.sub(JOKER_FACE, _TEN.sub("10", text))
+
+
+def web_json(value):
+    """A JSON answer with every text in :func:`web_words` (the values of
+    :data:`DATA_KEYS` left as they are): one place for everything the web shows."""
+    if isinstance(value, str):
+        return web_words(value)
+    if isinstance(value, dict):
+        return {k: v if k in DATA_KEYS else web_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [web_json(v) for v in value]
+    return value
 
 
 def _counts_to_sorted(counts) -> list[int]:
@@ -320,9 +350,13 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
 
 __all__ = [
     "CANASTA_SIZE",
+    "DATA_KEYS",
+    "JOKER_FACE",
     "card_faces",
     "meld_cards",
     "running_score",
     "score_view",
     "table_view",
+    "web_json",
+    "web_words",
 ]
