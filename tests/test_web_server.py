@@ -1019,6 +1019,68 @@ def test_another_browser_cannot_drop_my_game(folders):
     assert "burako_client=" in cookie and "httponly" in cookie and "samesite=strict" in cookie
 
 
+def test_store_drops_the_least_recently_used_game_not_the_oldest():
+    """Using a game (``get``) makes it the most recently used: past ``per_client`` (and
+    ``per_address``) the owner's least recently used goes, and past ``max_games`` the
+    least recently used idle one, whatever order the games were started in."""
+    now = [0.0]
+    store = SessionStore(
+        max_games=5, per_client=3, idle_seconds=60, clock=lambda: now[0], per_address=2
+    )
+    games = [PlaySession.new({"seed": s, "bots": "random", "players": 2}) for s in range(9)]
+
+    def kept() -> set[int]:
+        return {k for k, g in enumerate(games) if g.id in store._games}
+
+    for k in (0, 1, 2):
+        store.add(games[k], "alice")
+    store.get(games[0].id)  # alice's oldest played last: 1 is her least recently used now
+    store.add(games[3], "alice")
+    assert kept() == {0, 2, 3}
+    store.get(games[2].id)
+    store.add(games[4], "alice")  # 0 is least recently used: 3 was started after it
+    assert kept() == {2, 3, 4}
+    store.add(games[5], "given-5", address="10.0.0.9")  # cookie-less: the address's own
+    store.add(games[6], "given-6", address="10.0.0.9")
+    store.get(games[5].id)  # no cookie: still the address's, now its most recently used
+    store.add(games[7], "given-7", address="10.0.0.9")
+    assert kept() == {2, 3, 4, 5, 7}
+    now[0] = 100.0  # every game idle; the least recently used of them makes room
+    for k in (3, 7, 2, 4):
+        store.get(games[k].id)
+    store.add(games[8], "bob")
+    assert kept() == {2, 3, 4, 7, 8}  # 5 went: used at 0 s, the others at 100 s
+
+
+def test_a_cookieless_flood_cannot_block_the_browser(folders):
+    """Issue 59.6: requests without a cookie were each a new browser, so a script that
+    drops its cookies filled the server (198 games, then 503s for 30 minutes). Now they
+    count per address, apart from the browsers: the flood replaces its own games, and the
+    browser on the same address (a loopback server) keeps its games and starts new ones.
+    A cookie the server did not give (made up, or from before a restart) is no cookie."""
+    records, _ = folders
+    app = create_app(records_dir=records, bot_delay=0, max_games=20)
+    store = app.state.store
+    me = TestClient(app)
+    r = me.post("/api/games", json={"seed": 1, "bots": "random", "players": 2})
+    assert r.status_code == 201 and me.cookies.get("burako_client")
+    mine = r.json()["id"]
+    assert me.get(f"/api/games/{mine}").status_code == 200  # the page reads it back
+    flood = []
+    for k in range(3 * store.max_games):
+        made_up = {"burako_client": f"{k:048x}"} if k % 2 else {}  # forged, or none at all
+        r = TestClient(app, cookies=made_up).post("/api/games", json={"players": 2})
+        assert r.status_code == 201, (k, r.text)
+        flood.append(r.json()["id"])
+    assert len(store) == 1 + store.per_address  # the flood holds its address's share only
+    assert TestClient(app).get(f"/api/games/{flood[0]}").status_code == 404
+    assert me.get(f"/api/games/{mine}").status_code == 200
+    for seed in range(store.per_client - 1):  # my browser's own room is all there
+        r = me.post("/api/games", json={"seed": seed, "bots": "random", "players": 2})
+        assert r.status_code == 201, r.text
+    assert me.get(f"/api/games/{mine}").status_code == 200
+
+
 # ---------------------------------------------------------------- hostile clients
 def test_a_page_of_another_site_cannot_post(client):
     """A cross-site "simple" POST (text/plain, no preflight) used to start games; now a
@@ -1231,7 +1293,7 @@ def test_ppo_bots_share_one_loaded_policy(monkeypatch):
     assert len(loads) == 1, f"the policy was loaded {len(loads)} times for 3 games"
     nets = [
         agent.net
-        for session, _, _ in app.state.store._games.values()
+        for session, *_ in app.state.store._games.values()
         for agent in session.bots.values()
     ]
     assert len(nets) == 9 and all(net is nets[0] for net in nets)

@@ -57,6 +57,8 @@ only for its own new games (:class:`~burako_env.frontends.web.sessions.SessionSt
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
 import math
 import re
@@ -107,7 +109,9 @@ CONTENT_TYPES = {
 MAX_BODY = MAX_WEB_BODY_BYTES
 #: the cookie naming a browser (its games are kept apart from other browsers')
 CLIENT_COOKIE = "burako_client"
-CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+#: a cookie's value: 24 hex digits of chance, then 24 of their HMAC under the server's key
+CLIENT_ID = re.compile(r"^[0-9a-f]{48}$")
+CLIENT_TOKEN_HEX = 24
 #: requests that change nothing: the same-origin check lets them through
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot moves, so a person can follow them
@@ -341,19 +345,35 @@ def create_app(
     #: the policy files the ppo bots of every game share: loaded once, read by many
     policies: dict = {}
 
+    #: signs the cookies this server gives: a cookie made up by a client is no cookie
+    #: (else a script could be a new browser at every request, past the address limit)
+    cookie_key = secrets.token_bytes(32)
+
+    def signature(token: str) -> str:
+        return hmac.new(cookie_key, token.encode(), hashlib.sha256).hexdigest()[:CLIENT_TOKEN_HEX]
+
+    def known_client(request: Request) -> str | None:
+        """The browser's id when its cookie is one this server gave, else None."""
+        value = request.cookies.get(CLIENT_COOKIE, "")
+        if not CLIENT_ID.match(value):
+            return None
+        token, mac = value[:CLIENT_TOKEN_HEX], value[CLIENT_TOKEN_HEX:]
+        return value if hmac.compare_digest(mac, signature(token)) else None
+
     def client_of(request: Request) -> tuple[str, bool]:
         """The browser's id from its cookie, or a new one (True: set the cookie)."""
-        known = request.cookies.get(CLIENT_COOKIE, "")
-        if CLIENT_ID.match(known):
+        known = known_client(request)
+        if known is not None:
             return known, False
-        return secrets.token_urlsafe(16), True
+        token = secrets.token_hex(CLIENT_TOKEN_HEX // 2)
+        return token + signature(token), True
 
     async def in_game(request: Request, work):
         """``work(session)`` in a worker thread (a ppo or pimc move takes long and would
         hold up every other page) under the game's lock (no two requests touch one game
         at once). The thread is waited for even when the client goes away (run_in_threadpool
         does not abandon it), so the lock is never released while the game moves."""
-        session = store.get(request.path_params["game_id"])
+        session = store.get(request.path_params["game_id"], known_client(request))
         async with session.lock:
             return await run_in_threadpool(work, session)
 
@@ -391,7 +411,11 @@ def create_app(
             return session, session.view()
 
         session, view = await run_in_threadpool(start)
-        store.add(session, client)  # on the loop: the store is never touched by threads
+        # on the loop: the store is never touched by threads. Without this server's
+        # cookie the game is the address's (a script dropping cookies replaces its own)
+        # until a request brings the cookie given now
+        address = (request.client.host if request.client else "") if fresh else None
+        store.add(session, client, address)
         response = WebJSON(view, status_code=201)
         if fresh:
             response.set_cookie(CLIENT_COOKIE, client, path="/", httponly=True, samesite="strict")
@@ -425,7 +449,8 @@ def create_app(
 
     async def save(request: Request) -> Response:
         if not can_save:
-            store.get(request.path_params["game_id"])  # 404 first for a game not here
+            # a 404 first for a game not here
+            store.get(request.path_params["game_id"], known_client(request))
             raise SessionError("this server was started without a folder to save games in", 409)
 
         def write(session):
