@@ -8,6 +8,7 @@ status, and the game it names is left as it was)::
     GET  /api/options               variants (with the levels each table offers), levels,
                                     card faces, the bots' delay
     POST /api/games                 a new game: {variant, players, seat, bots, episode, seed}
+                                    (seed: a number or its digits; left out: a random deal)
     GET  /api/games/ID              the table as the person sees it (a reload resumes)
     POST /api/games/ID/move         the person's move: {action} or {kind, cards, slot}
     POST /api/games/ID/bot          one move of the bot to act
@@ -51,8 +52,17 @@ Against other pages and clients (docs in the README's ``burako serve``): a POST 
 ``Origin`` is not this server's or whose ``Sec-Fetch-Site`` says another site is refused
 (403), a JSON body must say ``Content-Type: application/json`` (415) and is read as it
 streams, up to ``MAX_WEB_BODY_BYTES`` (413), parsed with bounded depth and numbers (400);
-the browser is named by an HttpOnly SameSite=Strict cookie so that its games are dropped
-only for its own new games (:class:`~burako_env.frontends.web.sessions.SessionStore`).
+the browser is named by an HttpOnly SameSite=Strict cookie (signed with a key of the
+running app: one a client makes up is none) so that its games are dropped only for its
+own new games, and new games without such a cookie count per client address, apart from
+the browsers' (:class:`~burako_env.frontends.web.sessions.SessionStore`).
+
+**What a seat may know.** A live game's answers show what its seat may know and no more:
+the deal's ``seed`` (which deals every hidden card) is null until the game ends, then its
+digits (seeds travel as strings: JavaScript rounds past 2**53), as in Watch. Every text
+of every answer writes cards as the page draws them (``10♥``, ``★``:
+:func:`~burako_env.frontends.web.table.web_json`), never in the terminal's notation
+(``T♥``, ``Th``).
 """
 
 from __future__ import annotations

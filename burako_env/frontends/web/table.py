@@ -6,11 +6,14 @@ runs, so drawing never changes a game) and returns what a player at ``viewer`` m
 teams' melds with where each wild stands and what it stands for (a meld's ``wild_text``,
 in the log's words; a run wild's ``stands_for`` card ids: its gap's card, or both cards
 an end wild may be), the muertos, the cards known to be in other hands, scores and, once
-a hand has ended, every score item of both teams.
+a hand has ended, every score item of both teams. A seat sees what its observation
+holds and no more: the bar on discarding the card just taken (``no_discard``) only the
+taker (whether it appears tells whether the taker held a copy).
 ``viewer=None`` opens every hand (watching a recorded game).
 
 Cards travel as card type ids (0..52); :func:`card_faces` gives the page their rank,
-suit and colour once.
+suit and colour once. Words (the log's, the thinking's, the refusals') are the terminal's
+with cards written as the page draws them (:func:`web_words`: ``10♥``, ``★``).
 """
 
 from __future__ import annotations
