@@ -62,6 +62,10 @@ MAX_BOT_DELAY = 60.0
 MAX_WEB_GAMES = 200
 #: games kept per browser (its tabs); its next one replaces its own least recently used
 MAX_WEB_GAMES_PER_CLIENT = 8
+#: games kept per client address for requests without the server's cookie (a script that
+#: drops its cookies): its next one replaces its own least recently used, so such a flood
+#: never fills the server for the browsers
+MAX_WEB_GAMES_PER_ADDRESS = 8
 #: a game untouched this long may make room for another browser's new game
 WEB_GAME_IDLE_SECONDS = 30 * 60
 

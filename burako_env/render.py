@@ -281,7 +281,9 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
     )
     if phase == PHASE_PEEK and s[S_PEEK_CARD] >= 0 and viewer in (None, player):
         lines.append(f"First card drawn: {card(s[S_PEEK_CARD])}")
-    if s[S_NO_DISCARD] >= 0 and phase != PHASE_OVER:
+    # the bar shows whether the taker held the card before: theirs to know only (as the
+    # observation keeps it)
+    if s[S_NO_DISCARD] >= 0 and phase != PHASE_OVER and viewer in (None, player):
         lines.append(f"P{player} may not discard {card(s[S_NO_DISCARD])} this turn")
 
     # melds

@@ -34,6 +34,7 @@ from burako_env.core.game import Game
 from burako_env.frontends.narrate import action_words, play_and_describe
 from burako_env.frontends.playback import check_record
 from burako_env.frontends.thinking import HINT_AGENT, hint_seed, search_json
+from burako_env.frontends.web.table import web_words
 from burako_env.records import GameRecord, read_records, write_records
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
@@ -641,7 +642,7 @@ def test_step_a_recorded_game_forward_and_back(page, records_dir):
         page.wait_for_selector(f"#table[data-step='{k}']")
     assert page.inner_text("#counter") == f"move 3 / {n}"
     told = Game("argentine", seed=rec.seed)  # the moves in the words of burako replay
-    words = [play_and_describe(told, a).text for a in rec.actions[:3]]
+    words = [web_words(play_and_describe(told, a).text) for a in rec.actions[:3]]
     assert words[2] in page.inner_text("#last-move")
     page.click("#back")
     page.wait_for_selector("#table[data-step='2']")
@@ -761,7 +762,7 @@ def test_the_hint_shows_what_agents_pimc_finds_on_a_laptop(open_page):
     for row, c in zip(shown, expected["candidates"], strict=True):
         interval = f" [{js_fixed(c['margin_low'], 1)}, {js_fixed(c['margin_high'], 1)}]"
         assert row[1:] == [
-            c["text"],
+            web_words(c["text"]),
             js_signed(c["margin"], 1) + (interval if c["margin_low"] is not None else ""),
             str(c["redeals"]),
             c["choice"],
@@ -769,7 +770,7 @@ def test_the_hint_shows_what_agents_pimc_finds_on_a_laptop(open_page):
     assert sum(row[4] for row in shown) == 1
     summary = page.inner_text("#hint-panel .think-summary")
     assert f"in your seat, dealt the cards it cannot see again {report.redeals} times" in summary
-    assert action_words(report.action) in summary
+    assert web_words(action_words(report.action)) in summary
     # on the screen, above the hand held at the bottom
     box = page.eval_on_selector("#hint-panel", "e => e.getBoundingClientRect().toJSON()")
     assert 0 <= box["top"] < LAPTOP["height"] / 2, box
@@ -854,7 +855,9 @@ def test_watch_shows_a_recorded_expert_seat_thinking(page, records_dir):
     page.check("#think-toggle")
     page.wait_for_selector("#thinking .think-table")
     who = page.inner_text("#thinking .think-who")
-    assert who == f"P0 (Expert) to act; the record plays next: {action_words(actions[step])}"
+    assert who == (
+        f"P0 (Expert) to act; the record plays next: {web_words(action_words(actions[step]))}"
+    )
     assert len(page.query_selector_all("#thinking tr.cand")) > 2
     assert len(page.query_selector_all("#thinking tr.cand.chosen")) == 1
     assert page.query_selector("#thinking .think-withheld") is None  # a record's hands are open

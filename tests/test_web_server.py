@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -41,18 +42,24 @@ from burako_env.core.state import copy_state, states_equal
 from burako_env.frontends.cli import app as cli_app
 from burako_env.frontends.narrate import action_words, play_and_describe
 from burako_env.frontends.playback import check_record
+from burako_env.frontends.thinking import hint_seed
 from burako_env.frontends.web import create_app
 from burako_env.frontends.web.app import serve_app
 from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
 from burako_env.frontends.web.sessions import PlaySession, SessionError, SessionStore
 from burako_env.frontends.web.table import (
+    DATA_KEYS,
     card_faces,
     meld_cards,
     meld_view,
     running_score,
     table_view,
+    web_json,
+    web_words,
 )
+from burako_env.limits import MAX_SEED
 from burako_env.records import GameRecord, read_records, write_records
+from burako_env.render import render_table
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the content type a JSON body must be sent with
@@ -224,6 +231,48 @@ def test_view_hides_other_hands_and_shows_public_things():
     assert all("hand" in s for s in everything["seats"])
     with pytest.raises(ValueError, match="viewer must be a seat"):
         table_view(game, viewer=9)
+
+
+def _seen_by(game: Game, seat: int) -> tuple[str, str]:
+    """Everything the web table and the text render draw for ``seat``."""
+    return json.dumps(table_view(game, viewer=seat), sort_keys=True), render_table(game, 0, seat)
+
+
+def test_views_show_a_seat_only_what_its_observation_holds():
+    """Two games a seat cannot tell apart (the same observation) look the same to it in
+    every field of the web table's JSON and of the text render. The pairs: the italian
+    rediscard bar after a one-card pile (it appears only when the taker held no copy:
+    issue 59, the views once showed it to every seat), and re-deals of every card hidden
+    from a seat along a game (Game.determinize keeps that seat's observation)."""
+    from burako_env.core.constants import TAKE_PILE
+    from burako_env.scenario import build_game
+
+    pairs = []  # (game, game, seat): the seat's observations must be equal
+    bar = []
+    for hand in ("7h 8c 9d Kd", "6d 8c 9d Kd"):  # the taker held a 7h, or not
+        game = build_game(
+            "italian", hands={0: "3c 4c 5c", 1: hand}, pile="7h", player=1, phase="draw"
+        )
+        game.step_one(TAKE_PILE)
+        bar.append(game)
+    pairs += [(bar[0], bar[1], seat) for seat in (0, 2, 3)]
+    # the taker is told of its bar, in both views
+    assert table_view(bar[1], viewer=1)["no_discard"] == parse_cards("7h")[0]
+    assert "P1 may not discard 7♥ this turn" in render_table(bar[1], 0, 1)
+    assert table_view(bar[0], viewer=1)["no_discard"] is None
+    game = Game("italian", seed=7)
+    agent = make_agent("greedy", seed=7)
+    for move in range(400):
+        if game.is_over():
+            break
+        if move % 9 == 0:
+            for seat in range(game.num_players):
+                pairs.append((game.clone(), game.determinize(seat, move + seat), seat))
+        game.step_one(int(agent.act_game(game)))
+    assert len(pairs) > 20
+    for one, other, seat in pairs:
+        assert np.array_equal(one.observe_one(seat), other.observe_one(seat)), seat
+        assert _seen_by(one, seat) == _seen_by(other, seat), seat
 
 
 def test_legal_moves_come_from_the_engine():
@@ -447,6 +496,193 @@ def test_whole_hand_then_save_and_watch(client, folders):
     assert end["over"] and end["last_hand"]["teams"] == teams
 
 
+def _whole_numbers(value) -> set[int]:
+    """Every whole number a JSON answer holds: its numbers and every run of digits in its
+    texts and keys (a seed sent as a string, or named in a sentence)."""
+    if isinstance(value, bool) or value is None:
+        return set()
+    if isinstance(value, int):
+        return {value}
+    if isinstance(value, float):
+        return {int(value)} if value.is_integer() else set()
+    if isinstance(value, str):
+        return {int(run) for run in re.findall(r"\d+", value)}
+    items = list(value.items()) if isinstance(value, dict) else list(value)
+    return set().union(set(), *(_whole_numbers(item) for item in items))
+
+
+def _hidden_deal(game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cards dealt that ``seat`` cannot see: the other hands and the stock."""
+    st = game.state
+    others = [p for p in range(game.num_players) if p != seat]
+    return st.hands[0, others].copy(), st.stock[0, : int(st.stock_len[0])].copy()
+
+
+def test_no_answer_of_a_live_game_gives_away_the_deal(folders, monkeypatch):
+    """Issue 59.5: the deal's seed deals every hidden card, and every answer carried it.
+    Now a game dealt at random keeps its seed on the server while it is live: no whole
+    number of any answer (views, bot moves, thinking, a hint, a refusal), for any seat,
+    deals the hidden hands and the stock again. Once the game ends the seed is shown
+    (as digits: a record can be replayed) and it does deal them."""
+    import random
+    import secrets
+
+    # the server's random seeds, drawn from a fixed generator: the same games every run
+    draws = random.Random(59)
+    monkeypatch.setattr(secrets, "randbelow", lambda n: draws.randrange(n))
+    records, _ = folders
+    app = create_app(records_dir=records, bot_delay=0)
+    client = TestClient(app)
+    checked = 0
+    deals: dict[int, Game] = {}
+    for seat in range(4):
+        r = client.post("/api/games", json={"seat": seat, "bots": ["hard", "greedy", "greedy"]})
+        assert r.status_code == 201, r.text
+        view = r.json()
+        gid = view["id"]
+        session = app.state.store.get(gid)
+        truth = Game("argentine", num_players=4, seed=session.seed)
+        assert sorted(hand_of(view)) == [
+            c for c in range(53) for _ in range(truth.state.hands[0, seat, c])
+        ]
+        hidden = _hidden_deal(truth, seat)
+        answers = [view]
+        hinted = False
+        while not view["over"]:
+            answers.append(client.get(f"/api/games/{gid}").json())
+            if view["to_act"] != seat:
+                view = client.post(f"/api/games/{gid}/bot").json()
+                if view["thinking"] is not None:
+                    move = view["thinking"]["move"]
+                    answers.append(client.get(f"/api/games/{gid}/thinking?move={move}").json())
+            else:
+                if not hinted:  # Expert's search from the person's seat (seeded by the deal)
+                    answers.append(client.post(f"/api/games/{gid}/hint").json())
+                    hinted = True
+                legal = {m["action"] for m in view["moves"]}
+                refused = min(set(range(NUM_ACTIONS)) - legal)  # a refusal answers too
+                r = client.post(f"/api/games/{gid}/move", json={"action": refused})
+                assert r.status_code == 409, r.text
+                answers.append(r.json())
+                kinds = [m["kind"] for m in view["moves"]]
+                pick = view["moves"][kinds.index("discard") if "discard" in kinds else 0]
+                view = client.post(f"/api/games/{gid}/move", json={"action": pick["action"]}).json()
+            if not view["over"]:
+                answers.append(view)
+        assert hinted and any(a.get("kind") == "policy" for a in answers)  # Hard thought
+        numbers = set().union(*(_whole_numbers(a) for a in answers))
+        assert session.seed not in numbers
+        for number in sorted(numbers):
+            if 0 <= number <= MAX_SEED:
+                if number not in deals:  # one deal a number, read from every seat
+                    deals[number] = Game("argentine", num_players=4, seed=number)
+                dealt = _hidden_deal(deals[number], seat)
+                assert not all(np.array_equal(x, y) for x, y in zip(dealt, hidden, strict=True)), (
+                    number
+                )
+                checked += 1
+        # the end: every hand is open, and the seed, as digits, deals the game again
+        assert view["seed"] == str(session.seed)
+        assert all(
+            np.array_equal(x, y)
+            for x, y in zip(
+                _hidden_deal(Game("argentine", num_players=4, seed=int(view["seed"])), seat),
+                hidden,
+                strict=True,
+            )
+        )
+    assert checked > 100
+
+
+def test_any_64_bit_seed_deals_plays_and_thinks(client, folders):
+    """Issue 57.7: a 64-bit deal seed works everywhere: a new game names it as digits (a
+    page's numbers round past 2**53) and Hard bots play it (their seeds once overflowed
+    torch); Watch sends it as digits, shown exactly; how a recorded Hard seat thinks once
+    answered 500 for such a seed (``hint_seed`` overflowed torch's ``manual_seed``)."""
+    records, _ = folders
+    for seed in (2**63 - 1, 2**64 - 1):
+        view = new_game(client, seed=str(seed), bots="hard", players=4)
+        assert view["seed"] is None  # kept on the server while the game is live
+        view = my_turn(client, view)
+        assert view["thinking"] is None or view["thinking"]["kind"] == "policy"
+        game = Game("argentine", seed=seed)
+        actions = play_out(game, 1)
+        rec = GameRecord(
+            variant="argentine",
+            num_players=4,
+            seed=seed,
+            index=0,
+            seats=["ppo"] * 4,
+            actions=actions,
+            scores=[int(v) for v in game.hand_scores[0]],
+            winner=int(game.winner[0]),
+        )
+        name = f"big-{seed}.jsonl"
+        write_records(records / name, [rec])
+        watched = client.get("/api/records/view", params={"file": name, "step": 1})
+        assert watched.status_code == 200 and watched.json()["seed"] == str(seed)
+        for step in (0, 1):
+            r = client.get("/api/records/thinking", params={"file": name, "step": step})
+            assert r.status_code == 200, r.text
+            assert r.json()["thinking"]["kind"] == "policy"
+    assert hint_seed(2**64 - 1, 10**6) < 2**64 and hint_seed(5, 7) == 5 * 100_003 + 7
+    r = client.post("/api/games", json={"seed": str(2**64)})
+    assert r.status_code == 400 and "seed must be 0..18446744073709551615" in r.json()["error"]
+
+
+def _texts(value, key: str = "") -> list[str]:
+    """Every text of a JSON answer the page shows (not its data: file names, ids)."""
+    if key in DATA_KEYS:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in _texts(v, k)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
+def test_the_web_writes_cards_as_the_page_shows_them(client, folders):
+    """Issue 57.7: the log wrote tens "T♥" and a refusal named cards in the terminal's
+    codes ("3c Th Js is not a meld"); every text of every answer now writes cards as the
+    page draws them (10♥, suit symbols, ★ for the joker). The terminal keeps its own."""
+    records, _ = folders
+    ten_of_hearts = parse_cards("Th")[0]
+    assert action_words(discard_action(ten_of_hearts)) == "discard T♥"  # burako play's
+    assert web_words("run 9♥ T♥ * (meld 0); T♠, *") == "run 9♥ 10♥ ★ (meld 0); 10♠, ★"
+    view = my_turn(client, new_game(client, players=2, bots="random", seed=5))
+    gid = view["id"]
+    r = client.post(
+        f"/api/games/{gid}/move", json={"kind": "open", "cards": parse_cards("3c Th Js")}
+    )
+    assert r.status_code == 400 and r.json()["error"].startswith("3♣ 10♥ J♠ is not a meld"), r.text
+    missing = next(c for c in parse_cards("Tc Td Th Ts") if c not in hand_of(view))
+    r = client.post(f"/api/games/{gid}/move", json={"kind": "discard", "cards": [missing]})
+    assert (
+        r.status_code == 400
+        and r.json()["error"] == f"you do not hold 10{'♣♦♥♠'[missing // NUM_RANKS]}"
+    )
+    answers = [r.json()]
+    while not view["over"]:
+        view = my_turn(client, view)
+        answers.append(view)
+        if view["over"]:
+            break
+        kinds = [m["kind"] for m in view["moves"]]
+        pick = view["moves"][kinds.index("discard") if "discard" in kinds else 0]
+        view = client.post(f"/api/games/{gid}/move", json={"action": pick["action"]}).json()
+        answers.append(view)
+    write_records(records / "tens.jsonl", [random_record(seed=1)])
+    watched = client.get("/api/records/view", params={"file": "tens.jsonl", "step": 40}).json()
+    answers.append(watched)
+    texts = [t for a in answers for t in _texts(a)]
+    assert any(re.search("10[♣♦♥♠]", t) for t in texts)  # tens were shown
+    assert not [
+        t for t in texts if re.search("T[♣♦♥♠]|(?<!\\S)\\*(?!\\S)|\\b[2-9TJQKA][cdhs]\\b", t)
+    ]
+
+
 def test_match_mode_reports_each_hand(client):
     view = new_game(client, players=2, seed=4, episode="match")
     hands_seen = 0
@@ -483,7 +719,7 @@ def test_watch_steps_and_viewers(client, folders):
         assert r.status_code == 200, r.text
         view = r.json()
         assert (view["step"], view["steps"], view["file"]) == (step, len(rec.actions), name)
-        expected = table_view(game)
+        expected = web_json(table_view(game))  # cards in the page's words: 10♥
         assert view["seats"] == expected["seats"] and view["melds"] == expected["melds"]
         assert view["pile"] == expected["pile"] and view["to_act"] == expected["to_act"]
         texts = [(m["text"], m["events"]) for m in view["moves_played"]]
@@ -491,13 +727,13 @@ def test_watch_steps_and_viewers(client, folders):
         expected = []
         for a in rec.actions:
             narration = play_and_describe(told, a)
-            expected.append((narration.text, narration.events))
+            expected.append((web_words(narration.text), [web_words(e) for e in narration.events]))
         assert texts == expected and expected[-1][1][0].startswith("Hand 1 is over")
     seat_view = client.get(
         "/api/records/view", params={"file": name, "step": 3, "viewer": "2"}
     ).json()
     assert [("hand" in s) for s in seat_view["seats"]] == [False, False, True, False]
-    assert (view["seed"], view["hand_starts"]) == (rec.seed, [0])  # one hand, from move 0
+    assert (view["seed"], view["hand_starts"]) == (str(rec.seed), [0])  # one hand, from move 0
     second = client.get("/api/records/view", params={"file": name, "game": 1}).json()
     assert second["steps"] == len(random_record(seed=2).actions)
     for params, status, message in (
@@ -789,6 +1025,68 @@ def test_another_browser_cannot_drop_my_game(folders):
     assert "burako_client=" in cookie and "httponly" in cookie and "samesite=strict" in cookie
 
 
+def test_store_drops_the_least_recently_used_game_not_the_oldest():
+    """Using a game (``get``) makes it the most recently used: past ``per_client`` (and
+    ``per_address``) the owner's least recently used goes, and past ``max_games`` the
+    least recently used idle one, whatever order the games were started in."""
+    now = [0.0]
+    store = SessionStore(
+        max_games=5, per_client=3, idle_seconds=60, clock=lambda: now[0], per_address=2
+    )
+    games = [PlaySession.new({"seed": s, "bots": "random", "players": 2}) for s in range(9)]
+
+    def kept() -> set[int]:
+        return {k for k, g in enumerate(games) if g.id in store._games}
+
+    for k in (0, 1, 2):
+        store.add(games[k], "alice")
+    store.get(games[0].id)  # alice's oldest played last: 1 is her least recently used now
+    store.add(games[3], "alice")
+    assert kept() == {0, 2, 3}
+    store.get(games[2].id)
+    store.add(games[4], "alice")  # 0 is least recently used: 3 was started after it
+    assert kept() == {2, 3, 4}
+    store.add(games[5], "given-5", address="10.0.0.9")  # cookie-less: the address's own
+    store.add(games[6], "given-6", address="10.0.0.9")
+    store.get(games[5].id)  # no cookie: still the address's, now its most recently used
+    store.add(games[7], "given-7", address="10.0.0.9")
+    assert kept() == {2, 3, 4, 5, 7}
+    now[0] = 100.0  # every game idle; the least recently used of them makes room
+    for k in (3, 7, 2, 4):
+        store.get(games[k].id)
+    store.add(games[8], "bob")
+    assert kept() == {2, 3, 4, 7, 8}  # 5 went: used at 0 s, the others at 100 s
+
+
+def test_a_cookieless_flood_cannot_block_the_browser(folders):
+    """Issue 59.6: requests without a cookie were each a new browser, so a script that
+    drops its cookies filled the server (198 games, then 503s for 30 minutes). Now they
+    count per address, apart from the browsers: the flood replaces its own games, and the
+    browser on the same address (a loopback server) keeps its games and starts new ones.
+    A cookie the server did not give (made up, or from before a restart) is no cookie."""
+    records, _ = folders
+    app = create_app(records_dir=records, bot_delay=0, max_games=20)
+    store = app.state.store
+    me = TestClient(app)
+    r = me.post("/api/games", json={"seed": 1, "bots": "random", "players": 2})
+    assert r.status_code == 201 and me.cookies.get("burako_client")
+    mine = r.json()["id"]
+    assert me.get(f"/api/games/{mine}").status_code == 200  # the page reads it back
+    flood = []
+    for k in range(3 * store.max_games):
+        made_up = {"burako_client": f"{k:048x}"} if k % 2 else {}  # forged, or none at all
+        r = TestClient(app, cookies=made_up).post("/api/games", json={"players": 2})
+        assert r.status_code == 201, (k, r.text)
+        flood.append(r.json()["id"])
+    assert len(store) == 1 + store.per_address  # the flood holds its address's share only
+    assert TestClient(app).get(f"/api/games/{flood[0]}").status_code == 404
+    assert me.get(f"/api/games/{mine}").status_code == 200
+    for seed in range(store.per_client - 1):  # my browser's own room is all there
+        r = me.post("/api/games", json={"seed": seed, "bots": "random", "players": 2})
+        assert r.status_code == 201, r.text
+    assert me.get(f"/api/games/{mine}").status_code == 200
+
+
 # ---------------------------------------------------------------- hostile clients
 def test_a_page_of_another_site_cannot_post(client):
     """A cross-site "simple" POST (text/plain, no preflight) used to start games; now a
@@ -1001,7 +1299,7 @@ def test_ppo_bots_share_one_loaded_policy(monkeypatch):
     assert len(loads) == 1, f"the policy was loaded {len(loads)} times for 3 games"
     nets = [
         agent.net
-        for session, _, _ in app.state.store._games.values()
+        for session, *_ in app.state.store._games.values()
         for agent in session.bots.values()
     ]
     assert len(nets) == 9 and all(net is nets[0] for net in nets)

@@ -357,7 +357,8 @@ def make_bots(
     policies: dict | None = None,
 ) -> dict:
     """The agents of every seat but ``seat`` (``names`` in seat order), agent p seeded
-    ``seed + 1 + p``. Raises ValueError naming a bot that cannot be built or that cannot
+    ``seed + 1 + p`` (modulo 2**64: torch seeds no more, and a deal seed may be any
+    64-bit number). Raises ValueError naming a bot that cannot be built or that cannot
     read this table (a policy trained for another variant or player count). ``greedy``
     (None: each agent's default) picks most-likely or sampled play for learned agents;
     ``policies``: a dict of loaded policy files the learned agents share (the web server:
@@ -370,20 +371,21 @@ def make_bots(
     if len(names) != len(others):
         raise ValueError(f"{len(others)} bots are needed, got {len(names)}")
     bots = {}
+    seeds = {p: (seed + 1 + p) % 2**64 for p in others}
     for p, name in zip(others, [agent_for(n) for n in names], strict=True):
         kw = {"greedy": greedy} if greedy is not None and is_learned(name) else {}
         # ppo_search reads a policy too: one copy of each file for every game's bots
         if policies is not None and (is_learned(name) or name.split(":", 1)[0] == "ppo_search"):
             kw["policies"] = policies
         try:
-            agent = make_agent(name, seed=seed + 1 + p, **kw)
+            agent = make_agent(name, seed=seeds[p], **kw)
         except (ValueError, OSError, MissingExtra) as exc:  # MissingExtra: ppo without torch
             raise ValueError(f"bot {name!r}: {exc}") from exc
         try:  # a policy trained for another table fails here (a search agent plays any)
             can_read(agent, game, p)
         except ValueError as exc:
             raise ValueError(f"bot {name!r} cannot play this table: {exc}") from exc
-        agent.seed(seed + 1 + p)  # the check drew from its generator: start afresh
+        agent.seed(seeds[p])  # the check drew from its generator: start afresh
         bots[p] = agent
     return bots
 

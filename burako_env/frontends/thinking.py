@@ -63,10 +63,15 @@ VALUE_TEXT = (
 )
 
 
+#: seeds are taken modulo 2**64: torch's ``manual_seed`` (Hard) overflows past 2**64 - 1
+SEED_MODULUS = 2**64
+
+
 def hint_seed(game_seed: int, moves_played: int) -> int:
     """The hint's search seed at a position: the game's seed and the moves played so far
-    (the same position of the same game: the same hint)."""
-    return int(game_seed) * 100_003 + int(moves_played)
+    (the same position of the same game: the same hint), within 0..2**64 - 1 for any
+    64-bit deal seed (the same as before below 2**64 / 100003)."""
+    return (int(game_seed) * 100_003 + int(moves_played)) % SEED_MODULUS
 
 
 def _num(x) -> float | None:

@@ -8,6 +8,7 @@ status, and the game it names is left as it was)::
     GET  /api/options               variants (with the levels each table offers), levels,
                                     card faces, the bots' delay
     POST /api/games                 a new game: {variant, players, seat, bots, episode, seed}
+                                    (seed: a number or its digits; left out: a random deal)
     GET  /api/games/ID              the table as the person sees it (a reload resumes)
     POST /api/games/ID/move         the person's move: {action} or {kind, cards, slot}
     POST /api/games/ID/bot          one move of the bot to act
@@ -51,12 +52,23 @@ Against other pages and clients (docs in the README's ``burako serve``): a POST 
 ``Origin`` is not this server's or whose ``Sec-Fetch-Site`` says another site is refused
 (403), a JSON body must say ``Content-Type: application/json`` (415) and is read as it
 streams, up to ``MAX_WEB_BODY_BYTES`` (413), parsed with bounded depth and numbers (400);
-the browser is named by an HttpOnly SameSite=Strict cookie so that its games are dropped
-only for its own new games (:class:`~burako_env.frontends.web.sessions.SessionStore`).
+the browser is named by an HttpOnly SameSite=Strict cookie (signed with a key of the
+running app: one a client makes up is none) so that its games are dropped only for its
+own new games, and new games without such a cookie count per client address, apart from
+the browsers' (:class:`~burako_env.frontends.web.sessions.SessionStore`).
+
+**What a seat may know.** A live game's answers show what its seat may know and no more:
+the deal's ``seed`` (which deals every hidden card) is null until the game ends, then its
+digits (seeds travel as strings: JavaScript rounds past 2**53), as in Watch. Every text
+of every answer writes cards as the page draws them (``10♥``, ``★``:
+:func:`~burako_env.frontends.web.table.web_json`), never in the terminal's notation
+(``T♥``, ``Th``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
 import math
 import re
@@ -94,7 +106,7 @@ from burako_env.frontends.web.sessions import (
     watch_thinking,
     watch_view,
 )
-from burako_env.frontends.web.table import card_faces
+from burako_env.frontends.web.table import card_faces, web_json
 from burako_env.limits import MAX_BOT_DELAY, MAX_WEB_BODY_BYTES, load_json
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -107,7 +119,9 @@ CONTENT_TYPES = {
 MAX_BODY = MAX_WEB_BODY_BYTES
 #: the cookie naming a browser (its games are kept apart from other browsers')
 CLIENT_COOKIE = "burako_client"
-CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+#: a cookie's value: 24 hex digits of chance, then 24 of their HMAC under the server's key
+CLIENT_ID = re.compile(r"^[0-9a-f]{48}$")
+CLIENT_TOKEN_HEX = 24
 #: requests that change nothing: the same-origin check lets them through
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot moves, so a person can follow them
@@ -124,8 +138,16 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
     }
 
 
+class WebJSON(JSONResponse):
+    """A JSON answer in the page's words: cards as the page shows them (``10♥``, never
+    the terminal's ``T♥`` or ``Th``: :func:`~burako_env.frontends.web.table.web_json`)."""
+
+    def render(self, content) -> bytes:
+        return super().render(web_json(content))
+
+
 def _error(message: str, status: int, **extra) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status)
+    return WebJSON({"error": message, **extra}, status_code=status)
 
 
 def check_bot_delay(seconds) -> float:
@@ -333,19 +355,35 @@ def create_app(
     #: the policy files the ppo bots of every game share: loaded once, read by many
     policies: dict = {}
 
+    #: signs the cookies this server gives: a cookie made up by a client is no cookie
+    #: (else a script could be a new browser at every request, past the address limit)
+    cookie_key = secrets.token_bytes(32)
+
+    def signature(token: str) -> str:
+        return hmac.new(cookie_key, token.encode(), hashlib.sha256).hexdigest()[:CLIENT_TOKEN_HEX]
+
+    def known_client(request: Request) -> str | None:
+        """The browser's id when its cookie is one this server gave, else None."""
+        value = request.cookies.get(CLIENT_COOKIE, "")
+        if not CLIENT_ID.match(value):
+            return None
+        token, mac = value[:CLIENT_TOKEN_HEX], value[CLIENT_TOKEN_HEX:]
+        return value if hmac.compare_digest(mac, signature(token)) else None
+
     def client_of(request: Request) -> tuple[str, bool]:
         """The browser's id from its cookie, or a new one (True: set the cookie)."""
-        known = request.cookies.get(CLIENT_COOKIE, "")
-        if CLIENT_ID.match(known):
+        known = known_client(request)
+        if known is not None:
             return known, False
-        return secrets.token_urlsafe(16), True
+        token = secrets.token_hex(CLIENT_TOKEN_HEX // 2)
+        return token + signature(token), True
 
     async def in_game(request: Request, work):
         """``work(session)`` in a worker thread (a ppo or pimc move takes long and would
         hold up every other page) under the game's lock (no two requests touch one game
         at once). The thread is waited for even when the client goes away (run_in_threadpool
         does not abandon it), so the lock is never released while the game moves."""
-        session = store.get(request.path_params["game_id"])
+        session = store.get(request.path_params["game_id"], known_client(request))
         async with session.lock:
             return await run_in_threadpool(work, session)
 
@@ -362,7 +400,7 @@ def create_app(
     async def options(request: Request) -> Response:
         # which levels play which table: Hard loads its network once to know (off the loop)
         variants = await run_in_threadpool(variant_choices)
-        return JSONResponse(
+        return WebJSON(
             {
                 "variants": variants,
                 "levels": level_choices(),
@@ -383,14 +421,18 @@ def create_app(
             return session, session.view()
 
         session, view = await run_in_threadpool(start)
-        store.add(session, client)  # on the loop: the store is never touched by threads
-        response = JSONResponse(view, status_code=201)
+        # on the loop: the store is never touched by threads. Without this server's
+        # cookie the game is the address's (a script dropping cookies replaces its own)
+        # until a request brings the cookie given now
+        address = (request.client.host if request.client else "") if fresh else None
+        store.add(session, client, address)
+        response = WebJSON(view, status_code=201)
         if fresh:
             response.set_cookie(CLIENT_COOKIE, client, path="/", httponly=True, samesite="strict")
         return response
 
     async def get_game(request: Request) -> Response:
-        return JSONResponse(await in_game(request, PlaySession.view))
+        return WebJSON(await in_game(request, PlaySession.view))
 
     async def move(request: Request) -> Response:
         body = await _body(request)
@@ -399,25 +441,26 @@ def create_app(
             session.move(body)
             return session.view()
 
-        return JSONResponse(await in_game(request, play))
+        return WebJSON(await in_game(request, play))
 
     async def bot(request: Request) -> Response:
         def play(session):
             session.bot_move()
             return session.view()
 
-        return JSONResponse(await in_game(request, play))
+        return WebJSON(await in_game(request, play))
 
     async def thinking(request: Request) -> Response:
         move = _int_param(request, "move")
-        return JSONResponse(await in_game(request, lambda s: s.thinking_of(move)))
+        return WebJSON(await in_game(request, lambda s: s.thinking_of(move)))
 
     async def hint(request: Request) -> Response:
-        return JSONResponse(await in_game(request, PlaySession.ask_hint))
+        return WebJSON(await in_game(request, PlaySession.ask_hint))
 
     async def save(request: Request) -> Response:
         if not can_save:
-            store.get(request.path_params["game_id"])  # 404 first for a game not here
+            # a 404 first for a game not here
+            store.get(request.path_params["game_id"], known_client(request))
             raise SessionError("this server was started without a folder to save games in", 409)
 
         def write(session):
@@ -434,7 +477,7 @@ def create_app(
                 "view": session.view(),
             }
 
-        return JSONResponse(await in_game(request, write))
+        return WebJSON(await in_game(request, write))
 
     async def record(request: Request) -> Response:
         session, text = await in_game(request, lambda s: (s, s.record().to_json() + "\n"))
@@ -448,11 +491,11 @@ def create_app(
     # takes a while); nothing there is shared state
     async def records(request: Request) -> Response:
         listing = await run_in_threadpool(library.listing)
-        return JSONResponse({"files": listing, "folder": library.folder is not None})
+        return WebJSON({"files": listing, "folder": library.folder is not None})
 
     async def record_games(request: Request) -> Response:
         name = request.query_params.get("file")
-        return JSONResponse({"file": name, "games": await run_in_threadpool(library.games, name)})
+        return WebJSON({"file": name, "games": await run_in_threadpool(library.games, name)})
 
     async def record_view(request: Request) -> Response:
         name = request.query_params.get("file")
@@ -474,7 +517,7 @@ def create_app(
         view = await run_in_threadpool(replay)
         view["file"] = name
         view["game"] = game
-        return JSONResponse(view)
+        return WebJSON(view)
 
     async def record_thinking(request: Request) -> Response:
         name = request.query_params.get("file")
@@ -488,7 +531,7 @@ def create_app(
         answer = await run_in_threadpool(think)
         answer["file"] = name
         answer["game"] = game
-        return JSONResponse(answer)
+        return WebJSON(answer)
 
     async def session_error(request: Request, exc: SessionError) -> Response:
         return _error(str(exc), exc.status)

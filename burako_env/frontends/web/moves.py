@@ -21,10 +21,11 @@ names the terminal's syntax.
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 
-from burako_env.cards import NUM_CARD_TYPES
+from burako_env.cards import NUM_CARD_TYPES, format_card
 from burako_env.core.actions import decode_action
 from burako_env.core.constants import NUM_ACTIONS, S_HANDS_ENDED
 from burako_env.core.game import Game, IllegalActionError
@@ -121,7 +122,16 @@ def _card_move(game: Game, seat: int, request: dict, b: int) -> int:
     try:
         return card_move(kind, cards, game, seat, slot if kind == "add" else None, b)
     except MoveError as exc:
-        raise BadMove(str(exc)) from exc
+        raise BadMove(_in_symbols(str(exc), cards)) from exc
+
+
+def _in_symbols(message: str, cards: list[int]) -> str:
+    """``message`` (burako play's words: ``3c Th Js is not a meld``) with the codes of
+    ``cards`` in suit symbols (``3♣ T♥ J♠``, which the web's answers write ``10♥``): the
+    page names no card in the terminal's syntax. Only whole words that are the code of a
+    card of the move are rewritten."""
+    codes = {format_card(c): format_card(c, symbols=True) for c in set(cards)}
+    return re.sub(r"(?<!\S)[^\s,.:;()]+", lambda m: codes.get(m.group(0), m.group(0)), message)
 
 
 def resolve_move(game: Game, seat: int, request, b: int = 0) -> int:

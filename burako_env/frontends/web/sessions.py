@@ -3,10 +3,12 @@
 * :class:`PlaySession`: one person's game against bots (one per browser tab): the
   :class:`~burako_env.core.game.Game`, the seat, the bots and the moves so far. A move is
   checked before anything changes, so a refused one leaves the game as it was.
-* :class:`SessionStore`: the games by id and the browser (client) that started each: a
-  browser keeps its last ``per_client`` games; past ``max_games`` in all a new game takes
-  the place of a finished or long-idle one, else it is refused (503): one browser's
-  requests never drop another's game in play.
+* :class:`SessionStore`: the games by id and who started each: a browser (its cookie)
+  keeps its last ``per_client`` games, the requests of one address that bring no cookie of
+  this server their last ``per_address`` games (apart: a flood that drops its cookies
+  replaces its own games, never fills the browsers' room); past ``max_games`` in all a
+  new game takes the place of a finished or long-idle one, else it is refused (503): one
+  browser's requests never drop another's game in play.
 * :class:`RecordLibrary`: the record files of one folder. A file is asked for by its name
   as the listing gives it and looked up in that listing, never joined to a path, so nothing
   outside the folder can be read.
@@ -53,6 +55,7 @@ from burako_env.frontends.web.table import table_view
 from burako_env.limits import (
     MAX_SEED,
     MAX_WEB_GAMES,
+    MAX_WEB_GAMES_PER_ADDRESS,
     MAX_WEB_GAMES_PER_CLIENT,
     WEB_GAME_IDLE_SECONDS,
 )
@@ -103,6 +106,27 @@ def level_choices() -> list[dict]:
     return [{"id": lv.id, "name": lv.name, "text": lv.text} for lv in LEVELS]
 
 
+def deal_seed(value) -> int:
+    """A new game's deal seed: a whole number 0..MAX_SEED, also as a string of digits (a
+    page's number loses digits past 2**53), or a random one when left out (None). The
+    seed deals every hidden card, so the server keeps it until the game ends."""
+    if value is None:
+        return secrets.randbelow(MAX_SEED + 1)
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise SessionError(
+            f"seed must be 0..{MAX_SEED} (a whole number, or its digits as a string; leave "
+            f"it out for a random deal), got {value!r}"
+        )
+    return value
+
+
+def seed_text(seed: int) -> str:
+    """A seed as the web sends it: its digits (JavaScript's numbers round past 2**53)."""
+    return str(int(seed))
+
+
 @dataclass
 class PlaySession:
     """One game against bots: the person at ``seat``, ``bots`` at every other seat."""
@@ -144,13 +168,11 @@ class PlaySession:
             )
         players = options.get("players")
         seat = options.get("seat", 0)
-        seed = options.get("seed", 0)
+        seed = deal_seed(options.get("seed"))
         episode = options.get("episode", "hand")
-        for name, value in (("players", players), ("seat", seat), ("seed", seed)):
+        for name, value in (("players", players), ("seat", seat)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise SessionError(f"{name} must be a whole number, got {value!r}")
-        if seed is None or not 0 <= seed <= MAX_SEED:
-            raise SessionError(f"seed must be 0..{MAX_SEED}, got {seed!r}")
         if episode not in EPISODES:
             raise SessionError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
         try:
@@ -160,7 +182,9 @@ class PlaySession:
         n = game.num_players
         if seat is None or not 0 <= seat < n:
             raise SessionError(f"seat must be 0..{n - 1} for {n} players, got {seat!r}")
-        bots = options.get("bots", default_level(variant, n).id)
+        bots = options.get("bots")
+        if bots is None:  # only then: Hard's check loads its network once
+            bots = default_level(variant, n).id
         others = [p for p in range(n) if p != seat]
         if isinstance(bots, str):
             bots = [bots] * len(others)
@@ -198,7 +222,9 @@ class PlaySession:
         view["id"] = self.id
         view["seat"] = self.seat
         view["names"] = self.names
-        view["seed"] = self.seed
+        # the seed deals every hidden card: kept here while the game is live, shown once
+        # it ends (with every hand) so that the game can be dealt and replayed again
+        view["seed"] = seed_text(self.seed) if game.is_over() else None
         view["log"] = self.log
         view["moves"] = [] if game.is_over() or self.to_act != self.seat else legal_moves(game)
         view["saved_as"] = self.saved_as
@@ -306,12 +332,16 @@ class PlaySession:
 
 
 class SessionStore:
-    """The games in play by id, each with the client (browser) that started it.
+    """The games in play by id, each with who started it and when it was last used.
 
-    A client keeps at most ``per_client`` games: its next one drops its own least recently
-    used. Past ``max_games`` in all, a new game takes the place of the least recently used
-    game that is over or was left untouched ``idle_seconds``; when every game is in play
-    it is refused (SessionError 503) rather than ending someone's game."""
+    A game belongs to a browser (``client``: its cookie) or, started by a request without
+    the server's cookie, to that request's ``address`` until a request brings the cookie
+    it was given (then to that browser). A browser keeps at most ``per_client`` games, an
+    address at most ``per_address`` cookie-less ones: the next one drops the owner's own
+    least recently used, so a script that drops its cookies only ever replaces its own
+    games. Past ``max_games`` in all, a new game takes the place of the least recently
+    used game that is over or was left untouched ``idle_seconds``; when every game is in
+    play it is refused (SessionError 503) rather than ending someone's game."""
 
     def __init__(
         self,
@@ -319,18 +349,28 @@ class SessionStore:
         per_client: int = MAX_WEB_GAMES_PER_CLIENT,
         idle_seconds: float = WEB_GAME_IDLE_SECONDS,
         clock=time.monotonic,
+        per_address: int = MAX_WEB_GAMES_PER_ADDRESS,
     ) -> None:
         self.max_games = max_games
         self.per_client = per_client
+        self.per_address = per_address
         self.idle_seconds = idle_seconds
         self.clock = clock
-        #: id -> (game, its client, when last used), least recently used first
-        self._games: OrderedDict[str, tuple[PlaySession, str, float]] = OrderedDict()
+        #: id -> (game, its owner, when last used, the cookie a cookie-less game's
+        #: request was given: None once a browser owns it), least recently used first
+        self._games: OrderedDict[str, tuple[PlaySession, tuple[str, str], float, str | None]]
+        self._games = OrderedDict()
 
-    def add(self, session: PlaySession, client: str = "") -> PlaySession:
-        """Keep ``session`` for ``client``, making room as the class says."""
-        own = [gid for gid, (_, owner, _) in self._games.items() if owner == client]
-        if len(own) >= self.per_client:
+    def add(
+        self, session: PlaySession, client: str = "", address: str | None = None
+    ) -> PlaySession:
+        """Keep ``session`` for browser ``client``, or (``address`` given) for a request
+        that brought no cookie of this server and is given ``client``; room is made as
+        the class says. Returns ``session``."""
+        owner = ("client", client) if address is None else ("address", address)
+        limit = self.per_client if address is None else self.per_address
+        own = self._owned_by(owner)
+        if len(own) >= limit:
             del self._games[own[0]]
         elif len(self._games) >= self.max_games:
             victim = self._replaceable()
@@ -341,20 +381,28 @@ class SessionStore:
                     503,
                 )
             del self._games[victim]
-        self._games[session.id] = (session, client, self.clock())
+        given = None if address is None else client
+        self._games[session.id] = (session, owner, self.clock(), given)
         return session
+
+    def _owned_by(self, owner: tuple[str, str]) -> list[str]:
+        """The ids of ``owner``'s games, least recently used first."""
+        return [gid for gid, (_, who, _, _) in self._games.items() if who == owner]
 
     def _replaceable(self) -> str | None:
         """The least recently used game that is over or idle; None when all are in play."""
         now = self.clock()
-        for gid, (session, _, used) in self._games.items():
+        for gid, (session, _, used, _) in self._games.items():
             if session.lock.locked():  # a request is on it now: in play, and not ours to read
                 continue
             if session.game.is_over() or now - used >= self.idle_seconds:
                 return gid
         return None
 
-    def get(self, game_id: str) -> PlaySession:
+    def get(self, game_id: str, client: str | None = None) -> PlaySession:
+        """The game ``game_id``, now the most recently used; ``client``: the browser
+        asking (its cookie, None without one), which takes over a game its cookie-less
+        first request started (its own oldest game makes room past ``per_client``)."""
         found = self._games.get(game_id)
         if found is None:
             raise SessionError(
@@ -362,8 +410,13 @@ class SessionStore:
                 "start a new game",
                 404,
             )
-        session, client, _ = found
-        self._games[game_id] = (session, client, self.clock())
+        session, owner, _, given = found
+        if given is not None and client == given:  # the browser came back with its cookie
+            owner, given = ("client", client), None
+            own = self._owned_by(owner)
+            if len(own) >= self.per_client:
+                del self._games[own[0]]
+        self._games[game_id] = (session, owner, self.clock(), given)
         self._games.move_to_end(game_id)
         return session
 
@@ -484,7 +537,7 @@ def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
     final["steps"] = n
     final["header"] = header(record)
     final["hand_starts"] = hand_starts
-    final["seed"] = record.seed
+    final["seed"] = seed_text(record.seed)
     final["index"] = record.index
     return final
 
@@ -522,7 +575,9 @@ __all__ = [
     "RecordLibrary",
     "SessionError",
     "SessionStore",
+    "deal_seed",
     "level_choices",
+    "seed_text",
     "variant_choices",
     "watch_thinking",
     "watch_view",

@@ -6,14 +6,19 @@ runs, so drawing never changes a game) and returns what a player at ``viewer`` m
 teams' melds with where each wild stands and what it stands for (a meld's ``wild_text``,
 in the log's words; a run wild's ``stands_for`` card ids: its gap's card, or both cards
 an end wild may be), the muertos, the cards known to be in other hands, scores and, once
-a hand has ended, every score item of both teams.
+a hand has ended, every score item of both teams. A seat sees what its observation
+holds and no more: the bar on discarding the card just taken (``no_discard``) only the
+taker (whether it appears tells whether the taker held a copy).
 ``viewer=None`` opens every hand (watching a recorded game).
 
 Cards travel as card type ids (0..52); :func:`card_faces` gives the page their rank,
-suit and colour once.
+suit and colour once. Words (the log's, the thinking's, the refusals') are the terminal's
+with cards written as the page draws them (:func:`web_words`: ``10♥``, ``★``).
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -89,6 +94,34 @@ def card_faces() -> list[dict]:
             }
         )
     return faces
+
+
+#: a ten in the engine's words (``T♥``, burako play's notation) and the joker (``*``)
+_TEN = re.compile(r"T(?=[♣♦♥♠])")
+_JOKER = re.compile(r"(?<!\S)\*(?=[\s,.:;)]|$)")
+#: the page's face of the joker (:func:`card_faces`), in words as on the table
+JOKER_FACE = "★"
+#: keys of an answer whose strings are data sent back as they are (a record file's name,
+#: a game's id, a folder, the card faces' terminal notation), not words to show
+DATA_KEYS = frozenset({"faces", "file", "files", "folder", "id", "saved_as", "message"})
+
+
+def web_words(text: str) -> str:
+    """Words of the log, the thinking and the refusals (the terminal's card notation:
+    ``T♥``, ``*``) as the page shows cards: ``10♥``, ``★`` for the joker."""
+    return _JOKER.sub(JOKER_FACE, _TEN.sub("10", text))
+
+
+def web_json(value):
+    """A JSON answer with every text in :func:`web_words` (the values of
+    :data:`DATA_KEYS` left as they are): one place for everything the web shows."""
+    if isinstance(value, str):
+        return web_words(value)
+    if isinstance(value, dict):
+        return {k: v if k in DATA_KEYS else web_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [web_json(v) for v in value]
+    return value
 
 
 def _counts_to_sorted(counts) -> list[int]:
@@ -275,7 +308,11 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
         "peek_card": peek
         if phase == PHASE_PEEK and peek >= 0 and viewer in (None, player)
         else None,
-        "no_discard": None if over or s[S_NO_DISCARD] < 0 else int(s[S_NO_DISCARD]),
+        # the bar on rediscarding the card just taken tells whether the taker held one
+        # before: the taker's own knowledge (the observation's too), no other seat's
+        "no_discard": int(s[S_NO_DISCARD])
+        if not over and s[S_NO_DISCARD] >= 0 and viewer in (None, player)
+        else None,
         "seats": seats,
         "muertos": _muertos(st, b),
         "melds": [
@@ -316,9 +353,13 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
 
 __all__ = [
     "CANASTA_SIZE",
+    "DATA_KEYS",
+    "JOKER_FACE",
     "card_faces",
     "meld_cards",
     "running_score",
     "score_view",
     "table_view",
+    "web_json",
+    "web_words",
 ]

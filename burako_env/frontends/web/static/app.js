@@ -325,7 +325,9 @@ function showSetup() {
   const seatSel = h("select", { id: "seat" });
   const botsBox = h("div", { id: "bots" });
   const allBots = h("select", { id: "bots-all" });
-  const seed = h("input", { id: "seed", type: "number", min: "0", value: String(Math.floor(Math.random() * 100000)) });
+  // empty: the server deals at random and keeps the seed until the game ends (the seed
+  // deals every hidden card); digits are sent as a string: a number rounds past 2**53
+  const seed = h("input", { id: "seed", type: "text", inputmode: "numeric", pattern: "[0-9]*", placeholder: "random", value: "" });
   const hand = h("input", { type: "radio", name: "episode", value: "hand", id: "ep-hand", checked: true });
   const match = h("input", { type: "radio", name: "episode", value: "match", id: "ep-match" });
   const error = h("div", { id: "message", class: "message" });
@@ -364,8 +366,9 @@ function showSetup() {
     const body = {
       variant: variantSel.value, players: +playersSel.value, seat: +seatSel.value,
       bots: Array.from(botsBox.querySelectorAll("select.bot")).map(s => s.value),
-      episode: match.checked ? "match" : "hand", seed: Math.max(0, Math.floor(+seed.value || 0)),
+      episode: match.checked ? "match" : "hand",
     };
+    if (seed.value.trim()) body.seed = seed.value.trim();
     busy = true;
     error.textContent = "Dealing…"; error.className = "message info";
     const res = await api("POST", "/api/games", body);
@@ -1060,6 +1063,7 @@ function openSummary(onRequest) {
   if (v.over) verdict = v.result.winner < 0 ? "A tie." : (v.result.winner === mine ? "Your team wins." : "Your team loses.");
   const lines = [h("h2", {}, v.over ? "Game over" : "Hand " + v.last_hand.number + " is over")];
   if (v.over) lines.push(h("p", { id: "result" }, v.result.text + ". " + verdict));
+  if (v.over && v.seed !== null) lines.push(h("p", { id: "deal-seed" }, "Deal seed " + v.seed + " (the same seed deals the same cards)."));
   if (v.episode === "match") lines.push(h("p", {}, "Match points: team 0 " + v.match_points[0] + ", team 1 " + v.match_points[1] + " (to " + v.target + ")."));
   lines.push(h("h3", {}, "Hand " + v.last_hand.number + ", every score item"), scoreTable(v.last_hand.teams));
   document.getElementById("overlay")?.remove();
