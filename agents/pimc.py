@@ -79,7 +79,6 @@ from burako_env.agents.policies import (
 )
 from burako_env.agents.policy_context import new_workspace as policy_workspace
 from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
-from burako_env.agents.settings import parse_settings as parse_agent_settings
 from burako_env.core.constants import (
     NUM_ACTIONS,
     S_DONE,
@@ -281,6 +280,10 @@ class SearchReport:
 # ---------------------------------------------------------------- the agent
 def parse_settings(text: str) -> dict:
     """``"k=64,rollout=greedy"`` -> settings (ValueError naming a bad one)."""
+    # imported here: a kernel module takes only kernel modules and classes at its top
+    # (the kernels' cache stamp leaves the settings parser out)
+    from burako_env.agents.settings import parse_settings as parse_agent_settings
+
     return parse_agent_settings(text, "pimc", DEFAULTS, "pimc:k=64,rollout=greedy")
 
 

@@ -16,7 +16,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import burako_env  # noqa: F401 - registers Burako-v1
-from burako_env.agents.base import Agent
+from burako_env.agents.base import Agent, PerGame
 from burako_env.agents.policies import act_batch
 from burako_env.core.actions import discard_action
 from burako_env.core.constants import (
@@ -71,7 +71,9 @@ class FirstLegalSearch(Agent):
     """A search agent's interface (``act_game`` from the game), the lowest legal id."""
 
     name = "first_legal_search"
-    searches = True
+
+    def decides(self) -> PerGame:
+        return PerGame(self.act_game)
 
     def act(self, obs, mask):  # pragma: no cover - a search agent acts on the game
         raise AssertionError("act_game, not act")

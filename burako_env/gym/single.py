@@ -83,6 +83,7 @@ from burako_env.table.seating import (
     random_opponents,
     seat_opponents,
 )
+from burako_env.table.table import decision_of
 from burako_env.variants import Variant
 
 
@@ -191,7 +192,7 @@ class BurakoGymEnv(gymnasium.Env):
         self.seat = seat
         self._learner = self._learner_seats(seat)
         self._agents = self._seat_agents()
-        self._decisions_of = [None if a is None else a.decides() for a in self._agents]
+        self._decisions_of = [None if a is None else decision_of(a) for a in self._agents]
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from burako_env.agents.base import Batched, Compiled, PerGame, checked_actions
+from burako_env.agents.base import Batched, Compiled, Decision, PerGame, checked_actions
 from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.policies import act_batch
 from burako_env.agents.policy_context import new_workspace
@@ -59,6 +59,16 @@ def _who(agent) -> str:
     return f"agent {getattr(agent, 'name', repr(agent))!r}"
 
 
+def decision_of(agent) -> Decision:
+    """How ``agent`` decides: its :meth:`~burako_env.agents.base.Agent.decides`, or, for
+    any object with an ``act(obs, mask)`` method but no ``decides`` (a user's own policy
+    class), :class:`~burako_env.agents.base.Batched` on its ``act``."""
+    decides = getattr(agent, "decides", None)
+    if callable(decides):
+        return decides()
+    return Batched(lambda obs, mask, ids, counts: agent.act(obs, mask))
+
+
 class Table:
     """``seating``'s agents at the games of ``game`` (see the module doc).
 
@@ -79,7 +89,7 @@ class Table:
         self.agents = list(seating.agents)
         self.seat_agent = np.ascontiguousarray(seating.seat_agent, np.int64)
         self.agent_rng = agent_rng
-        self.decisions = [None if a is None else a.decides() for a in self.agents]
+        self.decisions = [None if a is None else decision_of(a) for a in self.agents]
         self.kinds = np.array(
             [d.kind if isinstance(d, Compiled) else POLICY_EXTERNAL for d in self.decisions],
             np.int64,
@@ -241,7 +251,7 @@ def play_stepped(
     actions int16 ``[B, steps]`` (with ``record``) and their count per game."""
     bsz = game.batch_size
     rows_all = np.arange(bsz)
-    decisions = [a.decides() for a in seating.agents]
+    decisions = [decision_of(a) for a in seating.agents]
     steps: list[np.ndarray] = []
     n_actions = np.zeros(bsz, np.int64)
     for _ in range(max_steps):
@@ -299,7 +309,7 @@ def kernel_policy(agent) -> Compiled | None:
     """``agent``'s :class:`~burako_env.agents.base.Compiled` policy where it decides
     inside the kernel, else None (it decides in Python: a Ray worker cannot play it
     without the agent object)."""
-    decision = agent.decides()
+    decision = decision_of(agent)
     return decision if isinstance(decision, Compiled) else None
 
 
@@ -315,12 +325,15 @@ def next_move(
     them (else they are taken from the game). ``decision``: ``agent.decides()``, where the
     caller keeps it. ``check=False`` leaves the legality check to a caller whose step
     refuses an illegal move anyway (it then raises :class:`IllegalAgentMove` itself)."""
-    decision = agent.decides() if decision is None else decision
+    decision = decision_of(agent) if decision is None else decision
     if isinstance(decision, PerGame):
         a = int(decision.act_game(game, b))
-    elif obs is None:
+    elif obs is None and hasattr(agent, "act_game"):
         a = int(agent.act_game(game, b))
     else:
+        if obs is None:  # an object with act only: the player's observation and mask
+            obs = game.observe_one(int(game.current_player[b]), b)[None]
+            mask = game.legal_action_mask()[b : b + 1]
         chosen = agent.act(obs, mask)
         if not check:  # the hot path of the single env: its kernel checks the move
             return int(chosen[0])
@@ -349,7 +362,7 @@ def act_in_env(env, agent) -> int:
 def needs_game(agent) -> bool:
     """Whether ``agent`` decides from the game itself (a search agent, deciding
     :class:`~burako_env.agents.base.PerGame`), not from an observation and a mask."""
-    return isinstance(agent.decides(), PerGame)
+    return isinstance(decision_of(agent), PerGame)
 
 
 def can_read(agent, game: Game, seat: int) -> None:
@@ -369,6 +382,7 @@ __all__ = [
     "act_in_env",
     "can_read",
     "check_move",
+    "decision_of",
     "kernel_policy",
     "needs_game",
     "next_move",
