@@ -1,4 +1,5 @@
-"""Run the checked examples of README.md and docs/*.md, and rewrite (or check) their output.
+"""Run the checked examples of README.md, docs/*.md and docs/experiments/*.md, and rewrite
+(or check) their output.
 
 An example is checked when an HTML comment ``<!-- checked -->`` stands on the line before
 its fenced block (blank lines between are allowed). Two kinds:
@@ -53,7 +54,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the documents whose examples are checked, relative to the repository root
-DOC_GLOBS = ("README.md", "docs/*.md")
+DOC_GLOBS = ("README.md", "docs/*.md", "docs/experiments/*.md")
 DEFAULT_TIMEOUT = 300.0
 
 MARKER = re.compile(r"^<!--\s*(checked|unchecked)\b\s*:?\s*(.*?)\s*-->\s*$")
