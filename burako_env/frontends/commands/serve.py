@@ -24,11 +24,23 @@ def serve(
     bot_delay: Annotated[
         float, typer.Option(help="seconds the page waits before a bot moves")
     ] = 0.7,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="SQLite file that keeps every game as it is played "
+            "(default: burako-games.sqlite3 in the records folder)"
+        ),
+    ] = None,
+    memory: Annotated[
+        bool, typer.Option("--memory", help="keep games in memory only: none survives a restart")
+    ] = False,
 ) -> None:
     """The table in a browser: play against the bots, watch recorded games.
 
     Prints the URL to open. Watch shows the record files under --records (and nothing
-    outside it); a finished game can be saved there as a record.
+    outside it); a finished game can be saved there as a record. Every game is kept in a
+    SQLite file as it is played (--db; --memory keeps none), so a restarted server resumes
+    each game from its link.
     """
     from pathlib import Path
 
@@ -45,6 +57,14 @@ def serve(
         for module in ("starlette", "uvicorn"):
             require(module, "burako serve")
     from burako_env.frontends.web import serve as run
+    from burako_env.frontends.web.app import default_db
+    from burako_env.frontends.web.db import DatabaseError
+
+    if memory and db is not None:
+        fail("--db and --memory contradict each other: give one")
+    database = None if memory else (db if db is not None else default_db(records))
+    if database is not None and Path(database).is_dir():
+        fail(f"--db {str(database)!r} is a folder; give a file")
 
     # nothing compiles until a browser starts a game: the notice comes then, in the log
     try:
@@ -55,7 +75,10 @@ def serve(
             save_dir=save_dir,
             bot_delay=bot_delay,
             echo=typer.echo,
+            db=database,
         )
+    except DatabaseError as exc:
+        fail(str(exc))
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     except KeyboardInterrupt:

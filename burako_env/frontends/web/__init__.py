@@ -8,6 +8,8 @@
 * :mod:`.moves`: the legal moves in words with the cards each one moves, and a clicked
   move turned into an action id (through the same parser as ``burako play``).
 * :mod:`.sessions`: games in play (one per browser tab) and recorded games stepped through.
+* :mod:`.db`: every game kept in SQLite as it is played, resumed from its link after a
+  restart; the browser's history and statistics.
 * :mod:`.app`: the HTTP routes; ``static/`` the page, its script and its style sheet.
 
 Everything comes from the engine's API (legal actions, their descriptions, constants):

@@ -93,6 +93,7 @@ except ImportError as exc:
 
     raise MissingExtra("the web server (burako serve)", "starlette") from exc
 
+from burako_env.frontends.web.db import DEFAULT_DB_NAME, GameDatabase
 from burako_env.frontends.web.moves import BadMove, RefusedMove
 from burako_env.frontends.web.sessions import (
     BOT_NAMES,
@@ -340,13 +341,17 @@ def create_app(
     bot_delay: float = DEFAULT_BOT_DELAY,
     max_games: int = MAX_GAMES,
     allowed_hosts: list[str] | None = None,
+    db: str | Path | None = None,
 ) -> Starlette:
     """The web app. ``records_dir``: the folder whose record files Watch lists (None:
     none); ``save_dir``: where finished games are saved (default ``records_dir``; None for
     both: saving is off); ``bot_delay``: seconds the page waits before each bot move;
     ``allowed_hosts``: the Host names answered, with any port (None: any; ``burako serve``
-    sets them with :func:`allowed_hosts_for`)."""
+    sets them with :func:`allowed_hosts_for`); ``db``: the SQLite file that keeps every
+    game as it is played (:mod:`burako_env.frontends.web.db`; None: games live in memory
+    only)."""
     bot_delay = check_bot_delay(bot_delay)
+    database = GameDatabase(db) if db is not None else None
     library = RecordLibrary(records_dir)
     save_folder = Path(save_dir if save_dir is not None else records_dir or "").resolve()
     can_save = save_dir is not None or records_dir is not None
@@ -357,7 +362,7 @@ def create_app(
 
     #: signs the cookies this server gives: a cookie made up by a client is no cookie
     #: (else a script could be a new browser at every request, past the address limit)
-    cookie_key = secrets.token_bytes(32)
+    cookie_key = database.secret("cookie") if database is not None else secrets.token_bytes(32)
 
     def signature(token: str) -> str:
         return hmac.new(cookie_key, token.encode(), hashlib.sha256).hexdigest()[:CLIENT_TOKEN_HEX]
@@ -383,9 +388,32 @@ def create_app(
         hold up every other page) under the game's lock (no two requests touch one game
         at once). The thread is waited for even when the client goes away (run_in_threadpool
         does not abandon it), so the lock is never released while the game moves."""
-        session = store.get(request.path_params["game_id"], known_client(request))
+        session = await find(request)
         async with session.lock:
             return await run_in_threadpool(work, session)
+
+    async def find(request: Request) -> PlaySession:
+        """The game of the request's link: in memory, or dealt again from the database
+        (after a restart, or when another server process started it)."""
+        game_id = request.path_params["game_id"]
+        client = known_client(request)
+        try:
+            return store.get(game_id, client)
+        except SessionError as exc:
+            if database is None or exc.status != 404:
+                raise
+            kept = await run_in_threadpool(database.load, game_id)
+            if kept is None:
+                raise
+        options, moves = kept
+        session = await run_in_threadpool(PlaySession.restore, game_id, options, moves, policies)
+        session.db = database
+        try:  # a request for the same game that came first has put it back already
+            return store.get(game_id, client)
+        except SessionError:
+            address = request.client.host if request.client else ""
+            store.add(session, client or "", None if client else address)
+            return session
 
     async def index(request: Request) -> Response:
         body, kind = static["index.html"]
@@ -426,6 +454,9 @@ def create_app(
         # until a request brings the cookie given now
         address = (request.client.host if request.client else "") if fresh else None
         store.add(session, client, address)
+        if database is not None:  # kept from its first move on, as the browser's game
+            await run_in_threadpool(database.add_game, session, client, session.options)
+            session.db = database
         response = WebJSON(view, status_code=201)
         if fresh:
             response.set_cookie(CLIENT_COOKIE, client, path="/", httponly=True, samesite="strict")
@@ -533,6 +564,15 @@ def create_app(
         answer["game"] = game
         return WebJSON(answer)
 
+    async def history(request: Request) -> Response:
+        """The browser's past games and its statistics, from the database."""
+        client = known_client(request)
+        if database is None or client is None:
+            return WebJSON({"kept": database is not None, "games": [], "stats": None})
+        games = await run_in_threadpool(database.history, client)
+        stats = await run_in_threadpool(database.stats, client)
+        return WebJSON({"kept": True, "games": games, "stats": stats})
+
     async def session_error(request: Request, exc: SessionError) -> Response:
         return _error(str(exc), exc.status)
 
@@ -559,6 +599,7 @@ def create_app(
         Route("/api/games/{game_id}/hint", hint, methods=["POST"]),
         Route("/api/games/{game_id}/save", save, methods=["POST"]),
         Route("/api/games/{game_id}/record", record),
+        Route("/api/history", history),
         Route("/api/records", records),
         Route("/api/records/games", record_games),
         Route("/api/records/view", record_view),
@@ -587,15 +628,25 @@ def create_app(
     return app
 
 
+def default_db(records_dir: str | Path | None) -> Path | None:
+    """Where ``burako serve`` keeps its games by default: a file beside the records
+    (``<records>/burako-games.sqlite3``), none without a records folder."""
+    return None if records_dir is None else Path(records_dir) / DEFAULT_DB_NAME
+
+
 def serve_app(
     host: str = DEFAULT_HOST,
     records_dir: str | Path | None = "games",
     save_dir: str | Path | None = None,
     bot_delay: float = DEFAULT_BOT_DELAY,
+    db: str | Path | None = None,
 ) -> Starlette:
     """The app as :func:`serve` runs it on ``host``: on a loopback address it answers
-    only the local Host names (:func:`allowed_hosts_for`)."""
-    return create_app(records_dir, save_dir, bot_delay, allowed_hosts=allowed_hosts_for(host))
+    only the local Host names (:func:`allowed_hosts_for`); ``db``: the game database's
+    file (None: in memory only)."""
+    return create_app(
+        records_dir, save_dir, bot_delay, allowed_hosts=allowed_hosts_for(host), db=db
+    )
 
 
 def serve(
@@ -605,15 +656,19 @@ def serve(
     save_dir: str | Path | None = None,
     bot_delay: float = DEFAULT_BOT_DELAY,
     echo=print,
+    db: str | Path | None = None,
 ) -> None:
     """Run the app until interrupted; prints the URL (``port=0`` picks a free port).
+    ``db``: the file that keeps every game (:func:`default_db` gives the command's
+    default; None: in memory only).
 
-    Raises OSError when the address cannot be bound."""
+    Raises OSError when the address cannot be bound, DatabaseError when the database
+    cannot be used."""
     from burako_env.extras import require
 
     uvicorn = require("uvicorn", "the web server (burako serve)")
 
-    app = serve_app(host, records_dir, save_dir, bot_delay)
+    app = serve_app(host, records_dir, save_dir, bot_delay, db)
     host = host.strip("[]")  # --host [::1]: the socket takes ::1
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -628,6 +683,7 @@ def serve(
     folder = Path(records_dir).resolve() if records_dir is not None else None
     echo(f"Burako table at http://{shown}:{bound}/")
     echo(f"records from {folder if folder else '(none)'}; Ctrl+C stops the server")
+    echo(f"games kept in {Path(db).resolve()}" if db is not None else "games kept in memory only")
     sys.stdout.flush()
     # log_config=None: uvicorn's own config goes through logging.config.dictConfig, which
     # closes every handler the process already has (absl's, for one, then closes the
@@ -643,6 +699,7 @@ __all__ = [
     "DEFAULT_PORT",
     "allowed_hosts_for",
     "create_app",
+    "default_db",
     "serve",
     "serve_app",
 ]

@@ -23,6 +23,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from burako_env.core.constants import S_HANDS_ENDED
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.state import copy_state
@@ -122,6 +124,14 @@ def deal_seed(value) -> int:
     return value
 
 
+def bot_seed(game_seed: int, moves_played: int, seat: int) -> int:
+    """The seed of the bot at ``seat`` deciding after ``moves_played`` moves of the game
+    dealt with ``game_seed`` (any 64-bit seed): its decision depends on the position
+    alone, not on what the process did before."""
+    words = np.random.SeedSequence([int(game_seed), int(moves_played), int(seat)])
+    return int(words.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
 def seed_text(seed: int) -> str:
     """A seed as the web sends it: its digits (JavaScript's numbers round past 2**53)."""
     return str(int(seed))
@@ -149,6 +159,10 @@ class PlaySession:
     #: held by every request that reads or moves this game: the engine runs in worker
     #: threads, and two tabs or a bot step racing a click must not touch one game at once
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
+    #: the new game's options as checked (the seed as digits): what the database keeps
+    options: dict = field(default_factory=dict, repr=False)
+    #: where each move is kept as it is played (:mod:`burako_env.frontends.web.db`), or None
+    db: object = field(default=None, repr=False, compare=False)
 
     @classmethod
     def new(cls, options, policies: dict | None = None) -> PlaySession:
@@ -207,7 +221,38 @@ class PlaySession:
             raise SessionError(str(exc)) from exc
         names = [HUMAN if p == seat else bot_label(agent_names[others.index(p)]) for p in range(n)]
         seats = ["human" if p == seat else agent_names[others.index(p)] for p in range(n)]
-        return cls(secrets.token_hex(8), game, seat, agents, names, seed, variant, seats)
+        kept = {
+            "variant": variant,
+            "players": n,
+            "seat": seat,
+            "bots": list(bots),
+            "episode": episode,
+            "seed": seed_text(seed),
+        }
+        return cls(
+            secrets.token_hex(8), game, seat, agents, names, seed, variant, seats, options=kept
+        )
+
+    @classmethod
+    def restore(
+        cls, game_id: str, options: dict, moves: list, policies: dict | None = None
+    ) -> PlaySession:
+        """The game ``game_id`` as a database kept it: dealt again from its ``options``
+        and its ``moves`` (``(seat, action, thinking)``) played again, log and bots'
+        thinking included. A move the rules refuse (a damaged database) raises
+        SessionError, naming the game and the move."""
+        session = cls.new(options, policies)
+        session.id = game_id
+        for n, (seat, action, thinking) in enumerate(moves, 1):
+            why = None if session.game.is_over() else session.game.why_illegal(action)
+            if session.game.is_over() or why is not None or seat != session.to_act:
+                raise SessionError(
+                    f"stored game {game_id!r} cannot be replayed at move {n} ({action} by "
+                    f"P{seat}): {why or 'not that seat to act'}",
+                    500,
+                )
+            session._record_move(seat, action, thinking)
+        return session
 
     # ------------------------------------------------------------ state
     @property
@@ -246,6 +291,8 @@ class PlaySession:
         self.log.append(entry)
         for event in told.events:
             self.log.append({"seat": None, "who": "", "text": event})
+        if self.db is not None:  # kept before the move's answer is sent
+            self.db.add_move(self, player, action, thinking)
 
     # ------------------------------------------------------------ moves
     def move(self, request) -> None:
@@ -266,7 +313,10 @@ class PlaySession:
         if p == self.seat:
             raise SessionError("it is your turn, not a bot's", 409)
         # the agent's own decision, with its thinking where it has numbers to show (Expert,
-        # Hard); the candidates the person may see are read before the move
+        # Hard); the candidates the person may see are read before the move. Its generator
+        # is seeded by the deal and the position: a game resumed from the database (or
+        # served by another process) plays on as it would have
+        self.bots[p].seed(bot_seed(self.seed, len(self.actions), p))
         shown = public_filter(self.game, p)
         try:
             action, thinking = decide(self.bots[p], self.game, shown=shown, who=self.names[p])

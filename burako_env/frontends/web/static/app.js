@@ -1092,7 +1092,29 @@ async function showRecordFiles() {
   const list = h("ul", { class: "files", id: "files" }, files.map(f => h("li", {},
     h("a", { href: "#", "data-file": f.file, onclick: ev => { ev.preventDefault(); showGames(f.file, list); } }, f.file), " (" + f.bytes + " bytes)")));
   box.append(list, h("div", { id: "games" }), h("div", { id: "message", class: "message" }));
-  app.replaceChildren(box);
+  const mine = h("div", { class: "panel", id: "history" });
+  app.replaceChildren(mine, box);
+  showHistory(mine);
+}
+
+// the browser's games as the server keeps them (its database): resume one, see the tally
+async function showHistory(panel) {
+  const res = await api("GET", "/api/history");
+  if (!res.ok || !res.data.kept) { panel.remove(); return; }
+  const games = res.data.games;
+  panel.append(h("h2", {}, "Your games"));
+  if (!games.length) { panel.append(h("p", {}, "None yet: the games you play here are kept, and listed here.")); return; }
+  panel.append(h("ul", { class: "files", id: "history-games" }, games.map(g => h("li", {},
+    h("a", { href: "#/play/" + g.id, "data-game": g.id },
+      g.variant + ", " + g.players + " players, against " + g.bots.join(", ") + ": " +
+      (g.over ? (g.result === "tie" ? "a tie" : "you " + g.result) + " (" + (g.margin >= 0 ? "+" : "") + g.margin + ")" : "in play, " + g.moves + " moves: resume"))))));
+  const stats = res.data.stats;
+  if (stats && stats.by_bots.length) {
+    panel.append(h("table", { class: "scores", id: "history-stats" },
+      h("tr", {}, ["against", "games", "won", "lost", "tied", "average margin"].map(t => h("th", {}, t))),
+      stats.by_bots.map(e => h("tr", {}, [e.bots, e.games, e.won, e.lost, e.tied, e.margin].map(t => h("td", {}, String(t)))))),
+      h("p", {}, "Time played: " + Math.round(stats.seconds / 60) + " minutes."));
+  }
 }
 
 async function showGames(file) {
