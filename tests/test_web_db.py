@@ -240,3 +240,37 @@ def test_a_kill_9_loses_no_acknowledged_move(tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     assert resumed["log"] == view["log"] and resumed["moves"] == view["moves"]
+
+
+def test_house_rules_deal_the_engines_variant_and_are_kept(tmp_path):
+    from burako_env.frontends.rules_text import rules_summary
+    from burako_env.variants import load_variant
+
+    db = tmp_path / "g.sqlite3"
+    client = TestClient(create_app(bot_delay=0, db=db))
+    page = client.get("/api/rules", params={"variant": "italian", "players": 4}).json()
+    assert page["text"] == rules_summary(load_variant("italian", num_players=4))  # one source
+    offered = {r["name"]: r for r in page["house_rules"]}
+    assert offered["target"]["value"] == load_variant("italian").target
+    assert offered["close_requires"]["choices"] == ["any_canasta", "clean_canasta", "none"]
+
+    rules = {"target": 1500, "close_requires": "any_canasta", "muertos_per_team": 1}
+    view = new_game(client, variant="italian", players=4, bots="normal", rules=rules)
+    session = client.app.state.store.get(view["id"])
+    assert session.game.variant == load_variant("italian", num_players=4, **rules)
+    for _ in range(12):
+        view = step(client, view)
+    again = TestClient(create_app(bot_delay=0, db=db), cookies=dict(client.cookies))
+    resumed = again.get(f"/api/games/{view['id']}").json()
+    assert resumed["log"] == view["log"]
+    kept = again.app.state.store.get(view["id"])
+    assert kept.game.variant == session.game.variant  # the house rules came back with it
+
+    bad = client.post("/api/games", json={"variant": "italian", "rules": {"target": -5}})
+    assert bad.status_code == 400 and "target" in bad.json()["error"]
+    bad = client.post("/api/games", json={"rules": {"no_such_rule": 1}})
+    assert bad.status_code == 400 and "no_such_rule" in bad.json()["error"]
+    bad = client.post("/api/games", json={"rules": {"num_players": 6}})
+    assert bad.status_code == 400 and "choose the variant and the players" in bad.json()["error"]
+    hard = client.post("/api/games", json={"bots": "hard", "rules": {"target": 1500}})
+    assert hard.status_code == 400  # the shipped policy plays its own rules only

@@ -103,6 +103,7 @@ from burako_env.frontends.web.sessions import (
     SessionError,
     SessionStore,
     level_choices,
+    rules_choices,
     variant_choices,
     watch_thinking,
     watch_view,
@@ -564,6 +565,15 @@ def create_app(
         answer["game"] = game
         return WebJSON(answer)
 
+    async def rules(request: Request) -> Response:
+        """A variant's rules in words (``burako rules``'s text) and its house rules."""
+        variant = request.query_params.get("variant", "argentine")
+        players = request.query_params.get("players")
+        if players is not None and not (players.isascii() and players.isdigit()):
+            raise SessionError(f"players must be a whole number, got {players!r}")
+        count = None if players is None else int(players)
+        return WebJSON(await run_in_threadpool(rules_choices, variant, count))
+
     async def history(request: Request) -> Response:
         """The browser's past games and its statistics, from the database."""
         client = known_client(request)
@@ -600,6 +610,7 @@ def create_app(
         Route("/api/games/{game_id}/save", save, methods=["POST"]),
         Route("/api/games/{game_id}/record", record),
         Route("/api/history", history),
+        Route("/api/rules", rules),
         Route("/api/records", records),
         Route("/api/records/games", record_games),
         Route("/api/records/view", record_view),

@@ -63,7 +63,7 @@ from burako_env.limits import (
 )
 from burako_env.records import GameRecord, write_records
 from burako_env.table import IllegalAgentMove
-from burako_env.variants import VARIANT_NAMES, VariantError, load_variant
+from burako_env.variants import CLOSE_REQUIRES, VARIANT_NAMES, VariantError, load_variant
 
 #: the games kept in memory at once, all browsers together (burako_env.limits)
 MAX_GAMES = MAX_WEB_GAMES
@@ -106,6 +106,73 @@ def variant_choices() -> list[dict]:
 def level_choices() -> list[dict]:
     """The levels in words: ``{"id", "name", "text"}`` (the page's bot list)."""
     return [{"id": lv.id, "name": lv.name, "text": lv.text} for lv in LEVELS]
+
+
+#: the house rules the set-up form offers (any variant parameter may be sent): the ones
+#: players change most, each with its words (the variant file's own documentation)
+HOUSE_RULES = (
+    "target",
+    "close_requires",
+    "muertos_per_team",
+    "min_first_meld",
+    "pile_min_total",
+    "pile_no_rediscard",
+    "no_wild_discard",
+    "max_turns",
+)
+#: what a house rule may not change: the table itself (its variant, its player count)
+NOT_HOUSE_RULES = ("name", "players", "num_players")
+
+
+def house_rules(value) -> dict:
+    """A new game's house rules: a JSON object of variant parameters and their values
+    (None: the variant's own rules). Their names and values are checked by the engine's
+    variant checks when the game is dealt (SessionError naming the parameter)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SessionError("rules must be a JSON object of variant parameters and values")
+    fixed = sorted(set(value) & set(NOT_HOUSE_RULES))
+    if fixed:
+        raise SessionError(
+            f"rules may not set {', '.join(fixed)}: choose the variant and the players instead"
+        )
+    return dict(value)
+
+
+def rules_choices(variant: str, players: int | None = None) -> dict:
+    """The rules of ``variant`` in words (the text of ``burako rules``, from the same
+    function) and the house rules the form offers, each with its value there, its kind
+    and its words."""
+    from dataclasses import fields
+
+    from burako_env.frontends.rules_text import rules_summary
+
+    if variant not in VARIANT_NAMES:
+        raise SessionError(f"unknown variant {variant!r}: use one of {', '.join(VARIANT_NAMES)}")
+    try:
+        v = load_variant(variant, num_players=players)
+    except VariantError as exc:
+        raise SessionError(str(exc)) from exc
+    docs = {f.name: f.metadata.get("doc", "") for f in fields(v)}
+    offered = []
+    for name in HOUSE_RULES:
+        value = getattr(v, name)
+        entry = {
+            "name": name,
+            "value": value,
+            "kind": "bool" if isinstance(value, bool) else type(value).__name__,
+            "text": docs.get(name, ""),
+        }
+        if name == "close_requires":
+            entry["choices"] = list(CLOSE_REQUIRES)
+        offered.append(entry)
+    return {
+        "variant": variant,
+        "players": v.num_players,
+        "text": rules_summary(v),
+        "house_rules": offered,
+    }
 
 
 def deal_seed(value) -> int:
@@ -172,7 +239,7 @@ class PlaySession:
 
         if not isinstance(options, dict):
             raise SessionError("the new game's options must be a JSON object")
-        unknown = set(options) - {"variant", "players", "seat", "bots", "episode", "seed"}
+        unknown = set(options) - {"variant", "players", "seat", "bots", "episode", "seed", "rules"}
         if unknown:
             raise SessionError(f"unknown game options: {', '.join(sorted(unknown))}")
         variant = options.get("variant", "argentine")
@@ -189,8 +256,9 @@ class PlaySession:
                 raise SessionError(f"{name} must be a whole number, got {value!r}")
         if episode not in EPISODES:
             raise SessionError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
+        rules = house_rules(options.get("rules"))
         try:
-            game = Game(variant, num_players=players, episode=episode, seed=seed)
+            game = Game(variant, num_players=players, episode=episode, seed=seed, **rules)
         except VariantError as exc:
             raise SessionError(str(exc)) from exc
         n = game.num_players
@@ -229,6 +297,8 @@ class PlaySession:
             "episode": episode,
             "seed": seed_text(seed),
         }
+        if rules:
+            kept["rules"] = dict(rules)
         return cls(
             secrets.token_hex(8), game, seat, agents, names, seed, variant, seats, options=kept
         )
@@ -366,6 +436,7 @@ class PlaySession:
             winner=int(game.winner[0]),
             episode=game.episode,
             agents=seats[:2],
+            overrides=dict(self.options.get("rules", {})),
             meta={"source": "burako serve", "human_seat": self.seat},
         )
 

@@ -331,6 +331,38 @@ function showSetup() {
   const hand = h("input", { type: "radio", name: "episode", value: "hand", id: "ep-hand", checked: true });
   const match = h("input", { type: "radio", name: "episode", value: "match", id: "ep-match" });
   const error = h("div", { id: "message", class: "message" });
+  // the variant's rules in words (burako rules' own text) and the house rules it offers
+  const rulesText = h("pre", { id: "rules-text", class: "rules-text", hidden: true });
+  const houseBox = h("div", { id: "house-rules" });
+  let houseDefaults = {};
+  const rulesToggle = h("button", { type: "button", id: "show-rules", onclick: () => {
+    rulesText.hidden = !rulesText.hidden;
+    rulesToggle.textContent = rulesText.hidden ? "Read the rules" : "Hide the rules";
+  } }, "Read the rules");
+  async function fillRules() {
+    const res = await api("GET", "/api/rules?" + new URLSearchParams({ variant: variantSel.value, players: playersSel.value }));
+    if (!res.ok) { houseBox.replaceChildren(h("span", { class: "bad" }, res.error)); return; }
+    rulesText.textContent = res.data.text;
+    houseDefaults = {};
+    houseBox.replaceChildren(...res.data.house_rules.map(r => {
+      houseDefaults[r.name] = r.value;
+      let input;
+      if (r.kind === "bool") input = h("input", { type: "checkbox", "data-rule": r.name, checked: r.value });
+      else if (r.choices) input = h("select", { "data-rule": r.name }, r.choices.map(c => h("option", { value: c, selected: c === r.value }, c.replace(/_/g, " "))));
+      else input = h("input", { type: "number", "data-rule": r.name, value: r.value, step: 1 });
+      return h("label", { title: r.text }, r.name.replace(/_/g, " ") + " ", input, h("small", {}, " " + r.text));
+    }));
+  }
+  function houseRules() {
+    // only what the player changed: the variant's own rules stay its own
+    const out = {};
+    houseBox.querySelectorAll("[data-rule]").forEach(el => {
+      const name = el.dataset.rule;
+      const value = el.type === "checkbox" ? el.checked : el.tagName === "SELECT" ? el.value : Number(el.value);
+      if (value !== houseDefaults[name]) out[name] = value;
+    });
+    return out;
+  }
 
   function fillPlayers() {
     const v = options.variants.find(x => x.name === variantSel.value);
@@ -342,6 +374,7 @@ function showSetup() {
     const keep = Math.min(+seatSel.value || 0, n - 1);
     seatSel.replaceChildren(...Array.from({ length: n }, (_, p) => h("option", { value: p, selected: p === keep }, "P" + p + " (team " + (p % 2) + ")")));
     fillBots();
+    fillRules();
   }
   function fillBots() {
     // the levels that play this table, by name; the default level (Hard where it plays)
@@ -369,6 +402,8 @@ function showSetup() {
       episode: match.checked ? "match" : "hand",
     };
     if (seed.value.trim()) body.seed = seed.value.trim();
+    const rules = houseRules();
+    if (Object.keys(rules).length) body.rules = rules;
     busy = true;
     error.textContent = "Dealing…"; error.className = "message info";
     const res = await api("POST", "/api/games", body);
@@ -388,6 +423,8 @@ function showSetup() {
     h("fieldset", {}, h("legend", {}, "Game"),
       h("label", {}, hand, " one hand"), h("label", {}, match, " a whole match"),
       h("label", {}, "Deal seed ", seed)),
+    h("fieldset", {}, h("legend", {}, "Rules"), rulesToggle, rulesText,
+      h("details", { id: "house" }, h("summary", {}, "House rules (the target score, going out, the pile, the muertos, the first meld)"), houseBox)),
     h("button", { class: "primary", type: "submit", id: "start" }, "Deal"),
     last ? h("a", { href: "#/play/" + last, id: "resume", style: "margin-left:14px" }, "resume your last game") : null,
     error));
