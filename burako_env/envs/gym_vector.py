@@ -118,7 +118,7 @@ from burako_env.envs.gym_env import (
 from burako_env.envs.observation import ObservationLayout
 from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.envs.vector import VectorEnv
-from burako_env.variants import Variant
+from burako_env.variants import Variant, check_env_keywords
 
 #: the agent index of the learner's seats in the kernel's table
 LEARNER = 0
@@ -153,6 +153,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         from burako_env.agents.policy_context import new_workspace
         from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
 
+        check_env_keywords(overrides, BurakoVectorEnv.__init__, "Burako-v1 vector env")
         if render_mode is not None:
             raise ValueError(
                 f"the vector env does not render: render_mode must be None, got {render_mode!r}"
