@@ -6,9 +6,12 @@
   46 rule parameters and never the env's own keywords.
 * The single Gymnasium env gives ``info["action_mask"]`` at reset and every step, as the
   vector env does.
+* A run with a hint (the tiny config's discard_table) says so in its first line.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -25,6 +28,8 @@ from burako_env.variants import (
     VariantError,
     check_env_keywords,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # ---------------------------------------------------------------- misspelt keywords
@@ -113,3 +118,16 @@ def test_the_action_mask_after_an_illegal_action_is_all_false():
     _, reward, terminated, _, info = env.step(illegal)
     assert terminated and reward == -1.0 and "illegal_action" in info
     assert info["action_mask"].shape == (NUM_ACTIONS,) and not info["action_mask"].any()
+
+
+# ---------------------------------------------------------------- the tiny config's hint
+def test_a_hinted_run_says_so_in_its_first_line():
+    """The tiny config "beat greedy" by playing its discard_table hint, nothing saying
+    so: the run's first line names the hint; a hint-free config's says nothing of one."""
+    from burako_env.training.config import load_config
+    from burako_env.training.run import hint_note
+
+    note = hint_note(load_config("tiny"))
+    assert note.startswith("; hinted by discard_table") and "evals include it" in note
+    assert hint_note(load_config("argentine")) == ""  # the hint-free recipe
+    assert note in (ROOT / "README.md").read_text(encoding="utf-8")  # the checked example
