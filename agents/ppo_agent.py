@@ -307,6 +307,8 @@ class PPOAgent(Agent):
 
     # ------------------------------------------------------------ acting
     def seed(self, seed: int) -> None:
+        """Reseed the agent: its generator and torch's sampling generator (the same seed, the same
+        actions)."""
         super().seed(seed)
         self._generator.manual_seed(int(seed))
 

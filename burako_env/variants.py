@@ -189,6 +189,8 @@ class Variant:
         return _build({**self.to_dict(), **overrides}, source=f"variant {self.name!r}")
 
     def to_dict(self) -> dict[str, Any]:
+        """The variant's parameters as plain data (``players`` a list): what a record or a YAML file
+        holds."""
         d = dataclasses.asdict(self)
         d["players"] = list(self.players)
         return d

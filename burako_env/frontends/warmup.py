@@ -259,6 +259,8 @@ WARMUP_JOBS: tuple[tuple[str, Callable[[], tuple], Callable[[], None]], ...] = (
 
 @dataclass
 class WarmupStep:
+    """A ``burako warmup`` job's outcome: its name, the kernels it compiled and its time."""
+
     name: str
     compiled: int  # kernels that were cold before the job
     seconds: float
