@@ -50,6 +50,8 @@ def register_agent(name: str, factory: Callable[..., Agent], prefix: bool = Fals
 
 
 def agent_names() -> list[str]:
+    """The names :func:`make_agent` knows, sorted, and its prefixes as ``prefix:...`` (``ppo:...``,
+    ``pimc:...``)."""
     return sorted(_REGISTRY) + [f"{p}:..." for p in sorted(_PREFIXES)]
 
 

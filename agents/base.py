@@ -106,6 +106,7 @@ class Agent(ABC):
         self.seed(seed)
 
     def seed(self, seed: int) -> None:
+        """Reseed the agent's generator (a seeded reset of an env reseeds its opponents)."""
         self.rng = np.random.default_rng(seed)
 
     @abstractmethod

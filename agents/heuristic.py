@@ -131,6 +131,8 @@ class CompiledPolicyAgent(Agent):
         self._states: np.ndarray | None = None
 
     def seed(self, seed: int) -> None:
+        """Reseed the agent; the compiled policy's per-game generator states are drawn again from
+        the new seed."""
         super().seed(seed)
         self._states = None
 

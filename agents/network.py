@@ -107,14 +107,19 @@ MELD_ROW_FEATURES = 4 + 13 + 3 * 15 + (NUM_CARD_TYPES + 1) + 1 + 4 + 1 + 3
 
 
 def layout_tuple(num_players: int, total_cards: int) -> ObsLayout:
+    """The observation layout (the blocks' offsets) of a table of ``num_players`` and
+    ``total_cards`` cards, as the core builds it."""
     return obs_layout(num_players, total_cards)
 
 
 def symlog(x: torch.Tensor) -> torch.Tensor:
+    """``sign(x) * log(1 + |x|)``: large values (points) squashed, small ones kept near linear."""
     return torch.sign(x) * torch.log1p(torch.abs(x))
 
 
 def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0.0) -> nn.Linear:
+    """``layer`` with orthogonal weights of gain ``std`` and constant biases ``bias`` (PPO's usual
+    initialisation)."""
     nn.init.orthogonal_(layer.weight, std)
     nn.init.constant_(layer.bias, bias)
     return layer
@@ -777,6 +782,8 @@ class BurakoNet(nn.Module):
 
     @classmethod
     def from_spec(cls, spec: dict) -> BurakoNet:
+        """A network of the shape ``spec`` records (:meth:`spec`'s dict, as policy files and
+        checkpoints keep it), freshly initialised."""
         return cls(
             spec["num_players"],
             spec["total_cards"],
@@ -942,4 +949,5 @@ def oracle_inputs(hands: np.ndarray, rows: np.ndarray, seat: np.ndarray) -> np.n
 
 
 def num_parameters(net: nn.Module) -> int:
+    """The number of trainable and frozen parameters of ``net``."""
     return sum(p.numel() for p in net.parameters())

@@ -64,6 +64,8 @@ class RandomRolloutEvaluator:
         self._random = random_state or np.random.RandomState()
 
     def evaluate(self, state):
+        """The players' mean returns over ``n_rollouts`` random playouts of ``state`` (its returns,
+        when it is terminal)."""
         from burako_env.openspiel import _team_returns
 
         total = np.zeros(state.num_players())
@@ -80,6 +82,7 @@ class RandomRolloutEvaluator:
         return total / self.n_rollouts
 
     def prior(self, state):
+        """Uniform priors over the legal actions (a chance node's own outcome probabilities)."""
         if state.is_chance_node():
             return state.chance_outcomes()
         legal = state.legal_actions(state.current_player())

@@ -376,6 +376,8 @@ class PIMCAgent(Agent):
 
     # ------------------------------------------------------------ statistics
     def reset_stats(self) -> None:
+        """Zero the search's counters (decisions, searches, rollouts, time) that :meth:`stats`
+        reports."""
         self._stats = {
             "decisions": 0,
             "searched": 0,

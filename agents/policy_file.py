@@ -45,6 +45,8 @@ class CheckpointError(ValueError):
 
 
 def variant_info(variant, obs_size: int) -> dict:
+    """What a policy file records about its table: the variant's rules and name, the player count,
+    the observation size and the action space, checked when the policy is loaded for a table."""
     from burako_env.core.constants import NUM_ACTIONS
     from burako_env.core.params import variant_params
 

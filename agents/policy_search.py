@@ -278,6 +278,7 @@ class PolicySearchAgent(PIMCAgent):
 
     # ------------------------------------------------------------ statistics
     def reset_stats(self) -> None:
+        """Zero the search's counters, the confident and inferred decisions included."""
         super().reset_stats()
         self._stats["confident"] = 0
         self._stats["inferred"] = 0

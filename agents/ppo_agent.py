@@ -307,6 +307,8 @@ class PPOAgent(Agent):
 
     # ------------------------------------------------------------ acting
     def seed(self, seed: int) -> None:
+        """Reseed the agent: its generator and torch's sampling generator (the same seed, the same
+        actions)."""
         super().seed(seed)
         self._generator.manual_seed(int(seed))
 
@@ -347,12 +349,12 @@ class PPOAgent(Agent):
             env_lists_kernel,
             featurize,
         )
-        from burako_env.agents.policies import legal_lists_kernel
 
-        # the network's legal lists (from the masks by act; at a tournament, from the
-        # games' own by act_lists), its inputs and its card encoder
+        # what a tournament calls (act_lists on the games' own legal lists): the lists,
+        # the network's inputs and its card encoder. Not legal_lists_kernel, which only
+        # act's lists from the masks call (play, the web table): listed, it was cold on
+        # every warm tournament (burako warmup compiles it with the network)
         return (
-            legal_lists_kernel,
             env_lists_kernel,
             count_meld_rows,
             featurize,

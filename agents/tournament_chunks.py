@@ -91,6 +91,8 @@ class CompiledOnly(Agent):
 
 
 def play_chunk(task: ChunkTask, pair_agents) -> ChunkGames:
+    """Play ``task``'s games with ``pair_agents``; their results, with their wall time and the
+    compile time left out of it."""
     with timed_without_compile() as timing:
         games = _play_chunk_timed(task, pair_agents)
     games.seconds, games.compile_seconds = timing["seconds"], timing["compile_seconds"]

@@ -33,33 +33,64 @@ class PairingResult:
     """Agent ``a`` against agent ``b``, from ``a``'s side."""
 
     a: str
+    """The first agent's name: the results are from its side."""
     b: str
+    """The second agent's name."""
     hands: int
+    """Hands played (each deal twice, the seats swapped)."""
     wins: int
+    """Hands ``a``'s team won."""
     losses: int
+    """Hands ``b``'s team won."""
     ties: int
-    win_rate: float  # (wins + ties / 2) / hands
+    """Hands with equal scores."""
+    win_rate: float
+    """``a``'s share: (wins + ties / 2) / hands."""
     ci_low: float
+    """The win rate's 95% Wilson interval, its lower end (:func:`wilson`)."""
     ci_high: float
-    mean_margin: float  # a's team score minus b's, per hand
+    """The win rate's 95% Wilson interval, its upper end."""
+    mean_margin: float
+    """``a``'s team score minus ``b``'s, per hand."""
     margin_se: float
-    seconds: float = 0.0  # its games' wall time, compiling left out
+    """The standard error of ``mean_margin`` (0 for a single hand)."""
+    seconds: float = 0.0
+    """Its games' wall time, compiling left out."""
     compiled: bool = True
+    """Whether every game played inside the compiled kernel (both agents compiled
+    policies), not stepped from Python."""
 
 
 @dataclass
 class TournamentResult:
+    """The results of :func:`~burako_env.agents.tournament.run_tournament`: every pairing from its
+    first agent's side, the Elo ratings and the run's settings; :meth:`table` prints them,
+    :meth:`to_json` and :meth:`to_csv` save them."""
+
     agents: list[str]
+    """The agents' names, in the order given."""
     variant: str
+    """The variant's name."""
     num_players: int
+    """Players at the table."""
     hands_per_pairing: int
+    """Hands of each pairing (even: each deal twice, the seats swapped)."""
     seed: int
+    """The seed of the deals (the same seed, the same deals and games)."""
     episode: str
+    """``"hand"`` or ``"match"``."""
     pairings: list[PairingResult]
-    ratings: dict[str, dict[str, float]]  # name -> elo, se, ordinal (bradley_terry)
-    seconds: float  # the run's wall time
-    hands_per_second: float  # hands over the wall time less compile_seconds
+    """Every pairing, from its first agent's side (:meth:`pairing` finds one)."""
+    ratings: dict[str, dict[str, float]]
+    """Per agent: ``elo``, its standard error ``se`` and ``ordinal`` (Elo less 3 standard
+    errors), fitted to every hand (:func:`bradley_terry`)."""
+    seconds: float
+    """The run's wall time."""
+    hands_per_second: float
+    """Hands over the wall time less ``compile_seconds``."""
     meta: dict = field(default_factory=dict)
+    """How the run was played: ``workers``, the rule ``overrides``, and on Ray what the
+    tasks report (``ray_compile_seconds`` among them)."""
     #: seconds this process spent compiling kernels during the run (a cold cache): left
     #: out of ``hands_per_second``. On Ray the tasks' compiles (other processes, at once)
     #: are in the rate; ``meta["ray_compile_seconds"]`` says how long they took
@@ -110,6 +141,8 @@ class TournamentResult:
         return f"{self.hands_per_second:,.0f} hands/s{note}"
 
     def table(self) -> str:
+        """The results as a text table: one line per pairing (hands, wins-losses-ties, win rate with
+        its 95% interval, score margin), then the ratings."""
         lines = [
             f"{self.variant}, {self.num_players} players, {self.hands_per_pairing} hands per "
             f"pairing (seats swapped), seed {self.seed}: {self.rate_text()}",
@@ -138,6 +171,7 @@ class TournamentResult:
         return self.table()
 
     def to_dict(self) -> dict:
+        """The results as plain data (lists, dicts, numbers): what :meth:`to_json` writes."""
         return {
             "agents": self.agents,
             "variant": self.variant,
@@ -154,6 +188,7 @@ class TournamentResult:
         }
 
     def to_json(self, path: str | Path) -> None:
+        """Write :meth:`to_dict` to ``path`` as indented JSON."""
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
 
     def to_csv(self, path: str | Path) -> None:

@@ -136,6 +136,7 @@ class BurakoGame(pyspiel.Game):
         return BurakoState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
+        """OpenSpiel's observer of this game (:class:`BurakoObserver`)."""
         return BurakoObserver(self.obs_size, params)
 
 
@@ -251,9 +252,12 @@ class BurakoObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: BurakoState, player: int) -> None:
+        """Fill :attr:`tensor` with ``player``'s observation of ``state``."""
         self.tensor[:] = state.observation_array(player)
 
     def string_from(self, state: BurakoState, player: int) -> str:
+        """A short string that tells ``player``'s observations of ``state`` apart (a digest of the
+        observation)."""
         obs = state.observation_array(player)
         digest = hashlib.blake2b(obs.tobytes(), digest_size=16).hexdigest()
         return f"p{player}:{state.pending >= 0}:{digest}"

@@ -70,10 +70,13 @@ class GameRecord:
     num_actions: int = NUM_ACTIONS
 
     def to_json(self) -> str:
+        """The record as one line of JSON (its fields, compact)."""
         return json.dumps(asdict(self), separators=(",", ":"))
 
     @classmethod
     def from_dict(cls, data: dict) -> GameRecord:
+        """The record of ``data`` (a parsed JSON line); ValueError for an unknown field or
+        version."""
         known = {f for f in cls.__dataclass_fields__}
         extra = set(data) - known
         if extra:
@@ -257,6 +260,8 @@ def parse_record(text: str) -> GameRecord:
 
 
 def iter_records(path: str | Path) -> Iterator[GameRecord]:
+    """The records of a JSON-lines file, one by one (blank lines skipped); a line that is no record
+    raises ValueError naming its line."""
     for lineno, line in record_lines(path):
         line = line.strip()
         if not line:

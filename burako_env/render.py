@@ -153,6 +153,7 @@ def _a_rank(rank: int) -> str:
 
 
 def wild_name(c: int) -> str:
+    """A wild card in words: ``the joker`` or ``the 2♣``."""
     return "the joker" if c == JOKER else f"the {card(c)}"
 
 
@@ -190,6 +191,8 @@ def wild_words(row) -> str:
 
 
 def meld_label(row, max_meld_size: int = 0) -> str:
+    """A meld row's label: its kind (group, run, wild group), clean or dirty, and canasta when it is
+    one."""
     kind = int(row[MF_KIND])
     size = int(row[MF_SIZE])
     parts = [{MELD_GROUP: "group", MELD_RUN: "run", MELD_WILD_GROUP: "wild group"}.get(kind, "?")]

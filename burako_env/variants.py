@@ -22,6 +22,9 @@ A broken file or override raises :class:`VariantError`, which says what to fix.
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -53,6 +56,13 @@ MUERTO_POTS = ("team", "shared")
 
 class VariantError(ValueError):
     """A variant file or override that cannot be used; the message says what to fix."""
+
+
+class UnknownKeywordError(VariantError, TypeError):
+    """A keyword that an environment takes neither as its own nor as a rule parameter
+    (a misspelt ``opponents=``): raised by :func:`check_env_keywords`. A TypeError, as
+    Python's own for an unexpected keyword, and a :class:`VariantError`, as the unknown
+    rule parameter it was reported as before."""
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -179,6 +189,8 @@ class Variant:
         return _build({**self.to_dict(), **overrides}, source=f"variant {self.name!r}")
 
     def to_dict(self) -> dict[str, Any]:
+        """The variant's parameters as plain data (``players`` a list): what a record or a YAML file
+        holds."""
         d = dataclasses.asdict(self)
         d["players"] = list(self.players)
         return d
@@ -324,6 +336,33 @@ def _build(values: dict[str, Any], source: str) -> Variant:
         )
     checked = {k: _check_type(k, v, source) for k, v in values.items()}
     return Variant(**checked)
+
+
+def check_env_keywords(overrides: Mapping[str, Any], own: Callable[..., Any], env: str) -> None:
+    """Raise :class:`UnknownKeywordError` if ``overrides`` (the ``**overrides`` of an
+    environment's constructor ``own``, the rule parameters it passes on to the variant)
+    holds a keyword that is no rule parameter. The message names the closest keywords
+    (difflib) and lists the environment's own keywords apart from the rule parameters:
+    a misspelt ``opponents=`` is the env's, not the variant file's, to blame."""
+    unknown = [str(k) for k in overrides if k not in PARAMETERS]
+    if not unknown:
+        return
+    keywords = [
+        name
+        for name, param in inspect.signature(own).parameters.items()
+        if name != "self" and param.kind not in (param.VAR_KEYWORD, param.VAR_POSITIONAL)
+    ]
+    guesses = []
+    for word in unknown:
+        close = difflib.get_close_matches(word, [*keywords, *PARAMETERS], n=2, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+        guesses.append(f"{word!r}{hint}")
+    rules = [p for p in PARAMETERS if p not in keywords]  # num_players: the env's own
+    raise UnknownKeywordError(
+        f"{env}: unknown keyword(s) {', '.join(guesses)}. Its own keywords: "
+        f"{', '.join(keywords)}; besides, any rule parameter overrides the variant's "
+        f"(`burako rules --table` lists them): {', '.join(rules)}"
+    )
 
 
 def variant_from_dict(values: dict[str, Any], source: str) -> Variant:

@@ -8,7 +8,10 @@ search box included. The build fails (exit code 1, every problem listed) on any 
 pdoc gives, on a cross-reference in a docstring (``:class:`X```, ``:func:`f```,
 ``:mod:`m```, ...) that names nothing, on text that Markdown would take for an HTML tag
 (``runs/<name>`` unquoted: the browser hides it) and on an RST definition list (Markdown
-runs it into one paragraph), so CI (``tests/test_docs_api.py``) keeps the reference whole.
+runs it into one paragraph), and on a public name of the reference without a docstring (a
+function, a class, a method, a dataclass field: a string below it or a ``#:`` comment;
+``FIELDS_UNDOCUMENTED`` lists the dataclasses whose fields are still to do), so CI
+(``tests/test_docs_api.py``) keeps the reference whole.
 
 What it documents: every module of ``burako_env`` (``agents/`` and ``training/`` as
 ``burako_env.agents`` and ``burako_env.training``) except those in ``EXCLUDED`` below,
@@ -57,6 +60,39 @@ EXCLUDED = {
     "burako_env.core.state": "the state's fields, read through burako_env.core.game",
     "burako_env.core.sweep": "compiled kernel of burako_env.frontends.sweep",
     "burako_env.agents.network_kernels": "compiled kernels of burako_env.agents.network",
+}
+
+#: dataclasses whose fields have no docstring yet, with the reason: the build accepts
+#: them (every other dataclass field of the reference needs one: a string below it or a
+#: ``#:`` comment), and fails on an entry that no longer needs its place. Documenting a
+#: class's fields removes it from here.
+FIELDS_UNDOCUMENTED = {
+    "burako_env.variants.Variant": "each field's doc is its metadata (burako rules --table)",
+    "burako_env.agents.pimc.CandidateReport": "to do: pimc's report, described by think()",
+    "burako_env.agents.pimc.SearchReport": "to do: pimc's report, described by think()",
+    "burako_env.agents.ppo_agent.PolicyReport": "to do: described by PPOAgent.think()",
+    "burako_env.agents.tournament_chunks.ChunkGames": "to do: a chunk's games (internal)",
+    "burako_env.agents.tournament_chunks.ChunkTask": "to do: a chunk of a pairing (internal)",
+    "burako_env.checks.ApiTestReport": "to do: api_test's report",
+    "burako_env.core.actions.ActionInfo": "to do: described by describe_action()",
+    "burako_env.frontends.levels.Level": "to do: a bot level",
+    "burako_env.frontends.narrate.Before": "to do: the narration's view before a move",
+    "burako_env.frontends.narrate.Narration": "to do: a move narrated",
+    "burako_env.frontends.play.PlayResult": "to do: a terminal game's result",
+    "burako_env.frontends.playback.Line": "to do: a line of a replay",
+    "burako_env.frontends.simulate.SimulationSummary": "to do: burako simulate's summary",
+    "burako_env.frontends.sweep.SweepReport": "to do: burako sweep's report",
+    "burako_env.frontends.sweep.SweepResult": "to do: burako sweep's result",
+    "burako_env.frontends.warmup.WarmupStep": "to do: a warmup job's line",
+    "burako_env.frontends.web.sessions.PlaySession": "to do: a web table's game",
+    "burako_env.records.GameRecord": "to do: the record format is docs/RECORDS.md's",
+    "burako_env.referee.HandScore": "to do: described by the referee's module doc",
+    "burako_env.referee.MeldInfo": "to do: described by the referee's module doc",
+    "burako_env.referee.TeamResult": "to do: described by the referee's module doc",
+    "burako_env.referee.TeamScore": "to do: described by the referee's module doc",
+    "burako_env.training.imitation.Demonstrations": "to do: the imitation's store",
+    "burako_env.training.search_labels.SearchLabels": "to do: distill's labels",
+    "burako_env.training.search_labels.TrainingLabels": "to do: distill's labels",
 }
 
 #: a Sphinx cross-reference role in a docstring: ``:class:`burako_env.records.GameRecord```
@@ -255,6 +291,57 @@ def _resolves(target: str, doc, all_modules) -> bool:
     return False
 
 
+def _undocumented(module, all_modules) -> tuple[list[str], set[str]]:
+    """The public names of ``module``'s page without a docstring: its functions, classes
+    and their methods, and the dataclass fields (those of :data:`FIELDS_UNDOCUMENTED`
+    aside, whose classes are returned as seen). A name re-exported from another module
+    is checked on that module's page; a method that overrides a documented one shares its
+    docstring (inspect.getdoc)."""
+    import dataclasses
+
+    problems: list[str] = []
+    excused: set[str] = set()
+
+    def where(doc) -> str:
+        source = doc.source_file
+        if source and source.is_relative_to(ROOT):
+            line = f":{doc.source_lines[0]}" if doc.source_lines else ""
+            return f"{doc.fullname} ({source.relative_to(ROOT)}{line})"
+        return doc.fullname
+
+    def visit(doc) -> None:
+        for member in getattr(doc, "own_members", []):
+            if member.kind == "module" or member.name.startswith("_"):
+                continue
+            if member.taken_from[0] != module.modulename:
+                continue  # re-exported: its own module's page checks it
+            documented = bool(member.docstring.strip())
+            if member.kind in ("function", "class") and not documented:
+                kind = "method" if member.kind == "function" and doc.kind == "class" else ""
+                problems.append(
+                    f"{where(member)}: the public {kind or member.kind} has no docstring"
+                )
+            if member.kind == "variable" and doc.kind == "class" and not documented:
+                fields = (
+                    {f.name for f in dataclasses.fields(doc.obj)}
+                    if (dataclasses.is_dataclass(doc.obj))
+                    else set()
+                )
+                if member.name in fields:
+                    if doc.fullname in FIELDS_UNDOCUMENTED:
+                        excused.add(doc.fullname)
+                    else:
+                        problems.append(
+                            f"{where(member)}: the dataclass field has no docstring (a string "
+                            "below it, or a #: comment above)"
+                        )
+            if member.kind == "class":
+                visit(member)
+
+    visit(module)
+    return problems, excused
+
+
 #: the tags Markdown writes; any other tag in a docstring's HTML is text that Markdown took
 #: for raw HTML (``runs/<name>``): the browser hides it
 MARKDOWN_TAGS = set(
@@ -343,9 +430,19 @@ def build(out: Path, names: list[str] | None = None) -> list[str]:
                 page.write_text(pdoc.render.html_module(module, all_modules), "utf-8")
             (tmp / "index.html").write_text(pdoc.render.html_index(all_modules), "utf-8")
             (tmp / "search.js").write_text(pdoc.render.search_index(all_modules), "utf-8")
+            excused: set[str] = set()
             for module in all_modules.values():
                 for doc in _walk(module):
                     problems += _check(doc, all_modules)
+                missing, seen = _undocumented(module, all_modules)
+                problems += missing
+                excused |= seen
+            if set(names) >= set(module_names()):  # the whole reference: stale entries
+                for name in sorted(set(FIELDS_UNDOCUMENTED) - excused):
+                    problems.append(
+                        f"FIELDS_UNDOCUMENTED names {name}, whose fields are all documented "
+                        "(or which is no dataclass of the reference): remove it"
+                    )
             if out.exists():
                 shutil.rmtree(out)
             tmp.rename(out)

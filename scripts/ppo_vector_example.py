@@ -2,6 +2,7 @@
 invalid-action masking): read it top to bottom.
 
     .venv/bin/python scripts/ppo_vector_example.py --total-timesteps 200000 --num-envs 64
+    tensorboard --logdir runs                   # its charts/ and losses/, as CleanRL's
 
 It needs the ``train`` extra (``pip install 'burako[train]'``: torch). The environment is
 ``gymnasium.make_vec("burako_env:Burako-v1", vectorization_mode="vector_entry_point")``:
@@ -20,9 +21,16 @@ Two things differ from CleanRL's Atari/classic-control script:
 * **Episodes end, never truncate** (a hand ends; ``truncated`` is always False), so
   CleanRL's ``next_done`` is ``terminated`` and no final observation is bootstrapped.
 
-Logged at the end (and returned by :func:`main`): episodes finished, their mean return,
-the share won, and SPS, env steps (learner decisions) per second of the whole run,
-updates included, as CleanRL counts them (and the rollouts' alone: env and inference).
+Printed after each update (and returned by :func:`main`): episodes finished, their mean
+return and the share won (once an episode has finished), and SPS, env steps (learner
+decisions) per second of the whole run, updates included, as CleanRL counts them (and the
+rollouts' alone: env and inference). As CleanRL's, the run logs to TensorBoard in
+``--run-dir`` (``runs/ppo_vector`` by default; ``--run-dir ""`` logs and saves nothing):
+``charts/`` (episodic return and length, win rate, learning rate, SPS) and ``losses/``
+(value, policy, entropy, KL, clip fraction, explained variance); it saves the model there
+(``agent.pt``: the network's weights and the run's arguments) and ends with
+:func:`burako_env.evaluate` of the greedy policy (its most likely legal action) against
+the three heuristics (``--eval-hands`` each; 0 skips it), the table printed.
 The project's own trainer (``burako train``, docs/TRAINING.md) is the one to use for
 real runs: self-play, the league, a network shaped like the action space; this script
 shows the vector API.
@@ -35,6 +43,7 @@ import dataclasses
 import random
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -79,6 +88,10 @@ class Args:
     max_grad_norm: float = 0.5
     hidden: int = 256
     """width of the two hidden layers"""
+    run_dir: str = "runs/ppo_vector"
+    """TensorBoard logs and the saved model (agent.pt); "" for neither"""
+    eval_hands: int = 200
+    """hands against each heuristic in the final evaluation (0: none)"""
     # filled in at run time
     batch_size: int = 0
     minibatch_size: int = 0
@@ -104,12 +117,16 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 
 def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias_const: float = 0.0) -> nn.Linear:
+    """``layer`` with orthogonal weights of gain ``std`` and constant biases (CleanRL's)."""
     torch.nn.init.orthogonal_(layer.weight, std)
     torch.nn.init.constant_(layer.bias, bias_const)
     return layer
 
 
 class Agent(nn.Module):
+    """CleanRL's actor and critic: two tanh layers each, the actor's illegal logits
+    masked to -1e9."""
+
     def __init__(self, obs_size: int, num_actions: int, hidden: int):
         super().__init__()
         self.critic = nn.Sequential(
@@ -128,15 +145,40 @@ class Agent(nn.Module):
         )
 
     def get_value(self, x: torch.Tensor) -> torch.Tensor:
+        """The critic's value of observations ``x`` [B, O]: [B, 1]."""
         return self.critic(x)
 
-    def get_action_and_value(self, x, mask, action=None):
+    def masked_logits(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The actor's logits with the illegal actions' at -1e9 (probability 0)."""
         logits = self.actor(x)
-        logits = torch.where(mask, logits, torch.tensor(-1e9, dtype=logits.dtype))
+        return torch.where(mask, logits, torch.tensor(-1e9, dtype=logits.dtype))
+
+    def get_action_and_value(self, x, mask, action=None):
+        """A sampled legal action (or ``action``), its log-probability, the policy's
+        entropy and the value, per row."""
+        logits = self.masked_logits(x, mask)
         probs = Categorical(logits=logits)
         if action is None:
             action = probs.sample()
         return action, probs.log_prob(action), probs.entropy(), self.critic(x)
+
+
+def greedy_policy(agent: Agent, variant: str, num_players: int):
+    """The trained actor as a function ``(obs, mask) -> actions`` for
+    :func:`burako_env.evaluate`: the int16 observations normalised as the env gave them
+    in training (``normalize_obs=True``), the most likely legal action of each row."""
+    from burako_env.envs.observation import ObservationLayout
+    from burako_env.variants import load_variant
+
+    layout = ObservationLayout(load_variant(variant, num_players))
+
+    @torch.no_grad()
+    def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        x = torch.as_tensor(layout.normalize(obs))
+        return agent.masked_logits(x, torch.as_tensor(mask)).argmax(dim=1).numpy()
+
+    policy.__name__ = "ppo_vector"  # its name in the evaluation's table
+    return policy
 
 
 def main(args: Args) -> dict:
@@ -167,6 +209,17 @@ def main(args: Args) -> dict:
 
     agent = Agent(obs_size, num_actions, args.hidden).to(device)
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
+
+    writer = None
+    if args.run_dir:  # TensorBoard, as CleanRL's (the train extra brings tensorboard)
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(args.run_dir)
+        writer.add_text(
+            "hyperparameters",
+            "|param|value|\n|-|-|\n"
+            + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items()),
+        )
 
     # storage
     obs = torch.zeros((args.num_steps, args.num_envs, obs_size))
@@ -214,7 +267,16 @@ def main(args: Args) -> dict:
             next_obs = torch.as_tensor(next_obs)
             next_mask = torch.as_tensor(info["action_mask"])
             if "episode" in info:
-                returns.extend(info["episode"]["r"][info["_episode"]].tolist())
+                done_rows = info["_episode"]
+                returns.extend(info["episode"]["r"][done_rows].tolist())
+                if writer is not None and done_rows.any():
+                    ended = info["episode"]
+                    writer.add_scalar(
+                        "charts/episodic_return", float(ended["r"][done_rows].mean()), global_step
+                    )
+                    writer.add_scalar(
+                        "charts/episodic_length", float(ended["l"][done_rows].mean()), global_step
+                    )
 
         rollout_time += time.time() - rollout_start
 
@@ -292,25 +354,67 @@ def main(args: Args) -> dict:
 
         sps = int(global_step / (time.time() - start_time))
         recent = returns[-200:]
+        # None until an episode has finished (a mean of nothing is no return)
         stats = {
             "iteration": iteration,
             "global_step": global_step,
             "episodes": len(returns),
-            "mean_return": float(np.mean(recent)) if recent else float("nan"),
-            "win_rate": float(np.mean(np.array(recent) > 0)) if recent else float("nan"),
+            "mean_return": float(np.mean(recent)) if recent else None,
+            "win_rate": float(np.mean(np.array(recent) > 0)) if recent else None,
             "approx_kl": float(approx_kl),
             "clipfrac": float(np.mean(clipfracs)),
             "sps": sps,
             "rollout_sps": int(global_step / rollout_time),
         }
+        if recent:
+            played = f"return {stats['mean_return']:.3f} won {stats['win_rate']:.2f}"
+        else:
+            played = "no episode finished yet"
         print(
             f"iteration {iteration}/{args.num_iterations} step {global_step} "
-            f"episodes {stats['episodes']} return {stats['mean_return']:.3f} "
-            f"won {stats['win_rate']:.2f} SPS {sps} (rollouts {stats['rollout_sps']})",
+            f"episodes {stats['episodes']} {played} SPS {sps} (rollouts {stats['rollout_sps']})",
             flush=True,
         )
+        if writer is not None:
+            y_pred, y_true = b_values.numpy(), b_returns.numpy()
+            var_y = np.var(y_true)
+            explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+            for tag, value in (
+                ("charts/learning_rate", optimizer.param_groups[0]["lr"]),
+                ("losses/value_loss", v_loss.item()),
+                ("losses/policy_loss", pg_loss.item()),
+                ("losses/entropy", entropy_loss.item()),
+                ("losses/approx_kl", approx_kl.item()),
+                ("losses/clipfrac", np.mean(clipfracs)),
+                ("losses/explained_variance", explained_var),
+                ("charts/SPS", sps),
+            ):
+                writer.add_scalar(tag, value, global_step)
+            if recent:
+                writer.add_scalar("charts/win_rate", stats["win_rate"], global_step)
 
     envs.close()
+    if args.run_dir:
+        model = Path(args.run_dir) / "agent.pt"
+        torch.save({"state_dict": agent.state_dict(), "args": dataclasses.asdict(args)}, model)
+        stats["model"] = str(model)
+        print(f"saved {model} (TensorBoard: tensorboard --logdir {args.run_dir})", flush=True)
+    if args.eval_hands > 0:
+        from burako_env import evaluate
+
+        result = evaluate(
+            greedy_policy(agent, args.variant, args.num_players),
+            hands=args.eval_hands,
+            variant=args.variant,
+            num_players=args.num_players,
+        )
+        print(result.table(), flush=True)
+        stats["eval"] = {p.b: p.win_rate for p in result.pairings}
+        if writer is not None:
+            for opponent, rate in stats["eval"].items():
+                writer.add_scalar(f"eval/win_rate_vs_{opponent}", rate, global_step)
+    if writer is not None:
+        writer.close()
     return stats
 
 

@@ -5,5 +5,6 @@
 # `burako tournament` (e.g. --hands 1000 --out results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# only what the main job needs: the core and the ppo agent's torch (the train extra); once
+bash scripts/setup.sh train
 .venv/bin/burako tournament "$@"

@@ -2,7 +2,8 @@
 # Set up (if needed) and run the whole test suite, as CI does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# every extra (the tests cover the web table, Ray, RLlib, OpenSpiel) and the test tools
+bash scripts/setup.sh all,dev
 .venv/bin/ruff check .
 # the long random simulations (marked slow) run with a smaller count of games per
 # configuration; `BURAKO_SIM_GAMES=2000 bash scripts/test.sh` runs the full count

@@ -163,13 +163,29 @@ def test_agents_name_the_kernels_they_call_from_python():
     assert pimc == {"search_kernel", "act_serial", "game_kernel", "mask_kernel"}
     pytest.importorskip("torch")
     ppo = [k.py_func.__name__ for k in make_agent("ppo").kernels()]
-    assert ppo == [
-        "legal_lists_kernel",
-        "env_lists_kernel",
-        "count_meld_rows",
-        "featurize",
-        "card_pool_forward",
-    ]
+    # what a tournament calls (act_lists on the games' lists); legal_lists_kernel, which
+    # only act calls, was listed: cold on every warm tournament, the notice said each time
+    assert ppo == ["env_lists_kernel", "count_meld_rows", "featurize", "card_pool_forward"]
+
+
+def _name(kernel) -> str:
+    return getattr(kernel, "py_func", kernel).__name__
+
+
+def test_burako_warmup_compiles_every_kernel_a_command_checks():
+    """The notice checks a command's kernels (COMMAND_KERNELS, the deal, its agents'
+    kernels()); ``burako warmup`` must compile each, or a warm run says it compiles."""
+    warmed = {_name(k) for _, kernels_of, _ in warmup.WARMUP_JOBS for k in kernels_of()}
+    checked = {_name(k) for groups in warmup.COMMAND_KERNELS.values() for g in groups for k in g()}
+    checked |= {_name(k) for size in (1, 2) for k in warmup.deal_kernels(size)}
+    assert checked <= warmed, checked - warmed
+    # act's legal lists (burako play and the web table with a ppo bot): warmed too
+    assert "legal_lists_kernel" in warmed
+    pytest.importorskip("torch")
+    from burako_env.agents import make_agent
+
+    ppo = {_name(k) for k in make_agent("ppo").kernels()}
+    assert ppo <= warmed, ppo - warmed
 
 
 # ---------------------------------------------------------------- fresh processes
@@ -256,3 +272,74 @@ def test_the_python_api_says_so_once_cold_and_nothing_warm(tmp_path):
     assert cold.stdout.strip() == "played"
     # Python's last-resort handler prints the logger's WARNING as it is
     assert nb.compile_notice() in cold.stderr.splitlines()
+
+
+_TOURNAMENT_CALLS = """
+from burako_env.agents import make_agent
+from burako_env.agents.policies import legal_lists_kernel
+from burako_env.agents.tournament import run_tournament
+run_tournament(["ppo", "random"], "argentine", num_players=4, hands_per_pairing=2, seed=0,
+               workers=1, progress=False)
+called = [k.py_func.__name__ for k in make_agent("ppo").kernels() if k.signatures]
+print(",".join(called), "legal_lists_kernel" if legal_lists_kernel.signatures else "")
+"""
+
+
+@needs_jit
+@pytest.mark.slow
+def test_after_burako_warmup_the_main_commands_say_nothing(tmp_path):
+    """The README's "a warm run says nothing", on a cache that only ``burako warmup``
+    filled: the tournament with ppo (the main job) said it was compiling on every warm
+    run, for a kernel that it never calls and that warmup never compiled; play against
+    ppo bots and the web server's start say nothing either. The tournament calls every
+    kernel ppo's kernels() names, and not act's legal lists."""
+    pytest.importorskip("torch")
+    cache = tmp_path / "cache"
+    warm = _run(cache, "warmup")
+    assert "warm:" in warm.stdout
+    tournament = ["tournament", "ppo", "random", "--hands", "2", "--players", "4"]
+    out = _run(cache, *tournament, "--workers", "1", "--no-progress")
+    assert "compiling" not in out.stderr + out.stdout, out.stderr[-3000:]
+    calls = _run(cache, code=_TOURNAMENT_CALLS)
+    assert calls.stdout.split() == [
+        "env_lists_kernel,count_meld_rows,featurize,card_pool_forward"
+    ], calls.stdout
+    assert "compiling" not in calls.stderr
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    play = subprocess.run(
+        # seat 1: the ppo bot at seat 0 plays its turn before the prompt
+        [sys.executable, "-m", "burako_env.frontends.cli", "play", "--bots", "ppo", "--seat", "1"],
+        input="quit\n",
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert "P1 (you) >" in play.stdout, play.stdout[-2000:] + play.stderr[-2000:]
+    assert "compiling" not in play.stderr + play.stdout, play.stderr[-3000:]
+    _serve_starts_silently(env)
+
+
+def _serve_starts_silently(env: dict) -> None:
+    """``burako serve`` up to its URL line (it compiles nothing until a game starts)."""
+    pytest.importorskip("uvicorn")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "burako_env.frontends.cli", "serve", "--port", "0"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    seen = []
+    try:
+        for line in server.stdout:
+            seen.append(line)
+            if "http://" in line:
+                break
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    assert any("http://" in line for line in seen), seen
+    assert not any("compiling" in line for line in seen), seen

@@ -228,3 +228,78 @@ def test_refuses_a_folder_that_holds_something_else(tmp_path):
     result = build(tmp_path)
     assert result.returncode == 2 and "refused" in result.stderr
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_public_name_without_a_docstring_fails_the_build(tmp_path):
+    """Every public function, class, method and dataclass field of the reference has a
+    docstring (a field: a string below it or a ``#:`` comment); a private name, a method
+    that overrides a documented one and a re-exported name are not asked for one."""
+    package = tmp_path / "src" / "undocpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        textwrap.dedent(
+            '''\
+            """A package for the test."""
+
+            from dataclasses import dataclass
+            from os.path import join
+
+            __all__ = ["Base", "Child", "Result", "bare", "documented", "join"]
+
+
+            def bare(x):
+                return x
+
+
+            def documented(x):
+                """Documented."""
+                return x
+
+
+            def _private(x):
+                return x
+
+
+            class Base:
+                def run(self):
+                    return 1
+
+                def ready(self):
+                    """Ready."""
+
+
+            class Child(Base):
+                """A child."""
+
+                def ready(self):
+                    return True
+
+
+            @dataclass
+            class Result:
+                """A result."""
+
+                kept: int
+                """Documented below."""
+                #: documented above
+                noted: int = 0
+                loose: int = 0
+            '''
+        ),
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "src"), str(ROOT)])}
+    result = build(tmp_path / "api", "--module", "undocpkg", env=env)
+    assert result.returncode == 1, result.stdout + result.stderr
+    problems = [line.strip() for line in result.stderr.splitlines()[1:]]
+    assert sorted(p.split(":")[0].split(" (")[0] for p in problems) == [
+        "undocpkg.Base",
+        "undocpkg.Base.run",
+        "undocpkg.Result.loose",
+        "undocpkg.bare",
+    ], result.stderr
+    # (a checkout's own names give their file and line besides)
+    assert "undocpkg.bare: the public function has no docstring" in result.stderr
+    assert "undocpkg.Base: the public class has no docstring" in result.stderr
+    assert "undocpkg.Base.run: the public method has no docstring" in result.stderr
+    assert "undocpkg.Result.loose: the dataclass field has no docstring" in result.stderr

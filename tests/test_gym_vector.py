@@ -430,7 +430,10 @@ def test_pickled_single_env_continues_the_same_game(opponents, made):
         a = int(rng.choice(np.flatnonzero(mask)))
         got, want = twin.step(a), env.step(a)
         np.testing.assert_array_equal(got[0], want[0])
-        assert got[1:4] == want[1:4] and got[4] == want[4]
+        assert got[1:4] == want[1:4]
+        # info: the same keys and values, its action_mask an array
+        np.testing.assert_array_equal(got[4].pop("action_mask"), want[4].pop("action_mask"))
+        assert got[4] == want[4]
         if want[2]:
             episodes += 1
             if episodes == 2:
@@ -484,17 +487,70 @@ def test_bench_functions():
 
 
 # ------------------------------------------------------------------ the example
-def test_ppo_vector_example_smoke(monkeypatch):
+def test_ppo_vector_example_smoke(monkeypatch, tmp_path, capsys):
+    """The CleanRL-style example trains, logs charts/ and losses/ to TensorBoard, saves
+    its model, evaluates it against the heuristics, and never prints ``return nan`` (it
+    did before its first finished episode; it logged, saved and evaluated nothing)."""
     pytest.importorskip("torch", reason="the PPO example needs torch: pip install 'burako[train]'")
+    event_accumulator = pytest.importorskip(
+        "tensorboard.backend.event_processing.event_accumulator"
+    )
+    import torch
+
     path = ROOT / "scripts" / "ppo_vector_example.py"
     spec = importlib.util.spec_from_file_location("ppo_vector_example", path)
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, module)  # its dataclass looks itself up
     spec.loader.exec_module(module)
+    run = tmp_path / "run"
     args = module.parse_args(
         ["--total-timesteps", "1024", "--num-envs", "8", "--num-steps", "64", "--hidden", "32"]
+        + ["--run-dir", str(run), "--eval-hands", "2"]
     )
     stats = module.main(args)
     assert stats["global_step"] == 1024 and stats["iteration"] == 2
     assert stats["episodes"] > 0 and stats["sps"] > 0
     assert np.isfinite(stats["approx_kl"])
+    out = capsys.readouterr().out
+    assert "nan" not in out
+    # the saved model loads into a fresh network
+    saved = torch.load(run / "agent.pt", weights_only=False)
+    assert saved["args"]["hidden"] == 32 and stats["model"] == str(run / "agent.pt")
+    net = module.Agent(next(iter(saved["state_dict"].values())).shape[1], 2541, 32)
+    net.load_state_dict(saved["state_dict"])
+    # the final evaluation: the trained policy against the three heuristics
+    assert set(stats["eval"]) == {"random", "greedy", "discard_table"}
+    assert all(0 <= rate <= 1 for rate in stats["eval"].values())
+    assert "ppo_vector" in out and "discard_table" in out
+    # TensorBoard's scalars, CleanRL's names
+    (events,) = run.glob("events.out.tfevents.*")
+    tags = set(event_accumulator.EventAccumulator(str(events)).Reload().Tags()["scalars"])
+    for tag in (
+        "charts/episodic_return",
+        "charts/learning_rate",
+        "charts/SPS",
+        "losses/value_loss",
+        "losses/policy_loss",
+        "losses/entropy",
+        "losses/approx_kl",
+        "eval/win_rate_vs_greedy",
+    ):
+        assert tag in tags, tag
+
+
+def test_ppo_vector_example_says_no_return_before_an_episode_ends(monkeypatch, capsys):
+    pytest.importorskip("torch", reason="the PPO example needs torch: pip install 'burako[train]'")
+    path = ROOT / "scripts" / "ppo_vector_example.py"
+    spec = importlib.util.spec_from_file_location("ppo_vector_example", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    # 8 steps of 2 games: no hand ends that soon
+    args = module.parse_args(
+        ["--total-timesteps", "16", "--num-envs", "2", "--num-steps", "8", "--hidden", "8"]
+        + ["--num-minibatches", "1", "--run-dir", "", "--eval-hands", "0"]
+    )
+    stats = module.main(args)
+    assert stats["episodes"] == 0 and stats["mean_return"] is None
+    out = capsys.readouterr().out
+    assert "no episode finished yet" in out and "nan" not in out

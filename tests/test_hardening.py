@@ -190,7 +190,8 @@ def test_configs_ship_inside_the_package_and_the_top_level_points_there():
                 package / sub / name
             ).read_bytes()
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert '"configs/*/*.yaml"' in pyproject
+    assert '"burako_env.configs.train" = ["*.yaml"]' in pyproject
+    assert '"burako_env.configs.variants" = ["*.yaml"]' in pyproject
 
 
 def test_named_variants_and_train_configs_load_from_any_folder(tmp_path, monkeypatch):
@@ -217,12 +218,19 @@ def test_non_editable_install_runs_from_another_folder(tmp_path):
     from importlib.metadata import version
 
     wheels = tmp_path / "wheels"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    # verbose: the build backend's own output, where setuptools' warnings are
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v"]
         + ["-w", str(wheels), str(ROOT)],
-        check=True,
         cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    # the data folders are packages of their own: no "Package 'burako_env.data' is absent
+    # from the `packages` configuration ... would be ignored" (four of them before)
+    for warning in ("would be ignored", "is absent from the `packages`"):
+        assert warning not in built.stdout + built.stderr
     (wheel,) = wheels.glob("burako-*.whl")
     # one namespace: agents/ and training/ are packed as burako_env.agents and
     # burako_env.training, never as top-level packages of their own
@@ -232,6 +240,15 @@ def test_non_editable_install_runs_from_another_folder(tmp_path):
     for module in ("training/__init__.py", "training/config.py", "training/ppo.py"):
         assert f"burako_env/{module}" in names, module
     assert "burako_env/py.typed" in names
+    # the package data: configs, shipped policies, the web table's files
+    for folder, pattern in (
+        ("burako_env/configs/train", "*.yaml"),
+        ("burako_env/configs/variants", "*.yaml"),
+        ("burako_env/data", "*.pt"),
+        ("burako_env/frontends/web/static", "*"),
+    ):
+        shipped = sorted(p.name for p in ROOT.joinpath(folder).glob(pattern))
+        assert shipped and all(f"{folder}/{name}" in names for name in shipped), folder
     assert not [n for n in names if n.split("/")[0] in ("agents", "training")]
     assert {n.split("/")[0] for n in names} == {
         "burako_env",

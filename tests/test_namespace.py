@@ -31,6 +31,13 @@ FOLDERS = {
     "agents": "burako_env.agents",
     "training": "burako_env.training",
 }
+#: the folders of package data only (no module), declared as packages of their own
+DATA_PACKAGES = (
+    "burako_env.configs.train",
+    "burako_env.configs.variants",
+    "burako_env.data",
+    "burako_env.frontends.web.static",
+)
 #: top-level names that belong to the user, never to burako
 FOREIGN = ("agents", "training")
 TRAIN_MESSAGE = "pip install 'burako[train]'"
@@ -73,9 +80,20 @@ def test_the_build_maps_agents_and_training_into_burako_env():
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT / folder).parts
             found.add(".".join([package, *rel]))
-    assert sorted(setuptools["packages"]) == sorted(found)
-    assert not any(p.split(".")[0] in FOREIGN for p in setuptools["packages"])
+    declared = set(setuptools["packages"])
+    assert found <= declared, found - declared
+    assert not any(p.split(".")[0] in FOREIGN for p in declared)
     assert "py.typed" in setuptools["package-data"]["burako_env"]
+    # the rest are the data folders: declared (setuptools warned "Package ... would be
+    # ignored" for each, on every install), data files and no module, each shipping the
+    # files of its own package-data patterns
+    data_packages = declared - found
+    assert data_packages == set(DATA_PACKAGES)
+    for package in data_packages:
+        folder = ROOT.joinpath(*package.split("."))
+        assert folder.is_dir() and not list(folder.glob("*.py")), package
+        patterns = setuptools["package-data"][package]
+        assert any(f for pattern in patterns for f in folder.glob(pattern)), package
 
 
 def test_a_source_tree_imports_its_own_agents_and_training(tmp_path):

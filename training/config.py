@@ -59,6 +59,9 @@ class ConfigError(ValueError):
 
 @dataclass
 class EnvConfig:
+    """The environment of the run: the table and the games played side by side (``env:`` in the
+    YAML)."""
+
     variant: str = "argentine"
     """Variant name (argentine, italian, brazilian, colombian) or a variant YAML path."""
     num_players: int = 4
@@ -74,6 +77,8 @@ class EnvConfig:
 
 @dataclass
 class NetworkConfig:
+    """The policy network's shape (``network:``)."""
+
     hidden: int = 256
     """Width of the shared trunk (two layers) that feeds the policy and value heads."""
     encoder: int = 128
@@ -107,6 +112,8 @@ class NetworkConfig:
 
 @dataclass
 class PPOConfig:
+    """PPO's schedule and hyperparameters (``ppo:``)."""
+
     total_env_steps: int = 50_000_000
     """Environment steps (decisions of every seat, learner or not) of the whole run."""
     num_steps: int = 32
@@ -148,6 +155,8 @@ class PPOConfig:
 
 @dataclass
 class LeagueConfig:
+    """Who the learner plays against (``league:``): itself, past snapshots, the heuristics."""
+
     self_play: float = 0.5
     """Weight of games where the current policy plays both teams (both teams train)."""
     snapshots: float = 0.3
@@ -175,6 +184,8 @@ class LeagueConfig:
 
 @dataclass
 class ImitationConfig:
+    """The behaviour-cloning warm start (``imitation:``)."""
+
     env_steps: int = 0
     """Teacher decisions recorded for the behaviour-cloning warm start before the first
     PPO update (0: no warm start). Rounded up to whole steps of num_envs games."""
@@ -194,6 +205,8 @@ class ImitationConfig:
 
 @dataclass
 class DistillConfig:
+    """Learning a search's decisions beside PPO (``distill:``)."""
+
     data: list[str] = field(default_factory=list)
     """Search-label files (``burako distill``: a search agent's decisions) whose choices
     the policy learns beside PPO's objective, a cross-entropy term per minibatch (empty:
@@ -209,6 +222,8 @@ class DistillConfig:
 
 @dataclass
 class EvalConfig:
+    """The evaluations during the run (``eval:``)."""
+
     every: int = 25
     """Updates between evaluations (0: never; an evaluation also ends the run)."""
     hands: int = 400
@@ -225,6 +240,8 @@ class EvalConfig:
 
 @dataclass
 class DistributedConfig:
+    """Rollouts on Ray (``distributed:``, ``burako train --ray``)."""
+
     workers: int = 2
     """Rollout actors of a run on Ray (``burako train --ray``): each plays its share of
     ``env.num_envs`` games (its own VectorEnv and league opponents) with the learner's
@@ -235,6 +252,9 @@ class DistributedConfig:
 
 @dataclass
 class TrainConfig:
+    """A whole training config (docs/TRAINING.md): the run's own keys and the sections above;
+    :func:`load_config` reads one from YAML."""
+
     name: str = "ppo"
     """Run name: the run folder defaults to ``runs/<name>-<timestamp>``."""
     seed: int = 1
@@ -315,6 +335,7 @@ class TrainConfig:
         return max(1, self.ppo.total_env_steps // self.rollout_steps)
 
     def to_dict(self) -> dict:
+        """The config as plain data (nested dicts): what ``config.yaml`` of a run holds."""
         return asdict(self)
 
 
@@ -652,6 +673,8 @@ def config_from_dict(data: dict, overrides: list[str] | None = None) -> TrainCon
 
 
 def shipped_configs() -> list[str]:
+    """The names of the training configs shipped inside the package (``default``, ``tiny``, the
+    variants')."""
     from burako_env.variants import CONFIGS_DIR
 
     return sorted(p.stem for p in (CONFIGS_DIR / "train").glob("*.yaml"))
@@ -758,4 +781,5 @@ def load_config(
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
+    """Write ``cfg`` to ``path`` as YAML, its keys in the dataclasses' order."""
     Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False), encoding="utf-8")

@@ -67,6 +67,7 @@ def worker_games(num_envs: int, workers: int) -> list[int]:
 
 
 def weights_of(net: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """A CPU copy of ``net``'s weights, detached: what the learner sends its rollout actors."""
     return {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
 
 
@@ -181,6 +182,7 @@ class RolloutWorker(Trainer):
         self.stats = {}
 
     def ping(self) -> int:
+        """This actor's index: a call that answers once the actor is up."""
         return self.index
 
 
@@ -317,5 +319,6 @@ class DistributedTrainer(Trainer):
             raise CheckpointError(f"checkpoint {str(path)!r} does not fit this run: {exc}") from exc
 
     def close(self) -> None:
+        """Stop the rollout actors."""
         for actor in self.actors:
             self.ray.kill(actor)

@@ -177,6 +177,8 @@ def plot_run(run_dir: str | Path, out: str | Path) -> None:
 
 
 def main() -> None:
+    """``python -m burako_env.training.evaluate``: the command line of
+    :func:`evaluate_policy` and :func:`plot_run`."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--policy", default=None, help="policy or checkpoint (default: shipped)")
     ap.add_argument("--hands", type=int, default=2000)

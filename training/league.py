@@ -40,6 +40,10 @@ SELF = -1  # opponent id of a self-play game
 
 
 class League:
+    """The learner's opponents during training: self-play, frozen snapshots of the learner and the
+    heuristics, mixed by :class:`LeagueConfig`'s weights, each game's opponent drawn when it
+    starts; their results feed Elo ratings."""
+
     def __init__(
         self,
         cfg: LeagueConfig,
@@ -69,12 +73,16 @@ class League:
 
     # ------------------------------------------------------------ members
     def names(self) -> list[str]:
+        """The opponents' names: the heuristics', then the snapshots'."""
         return self.agent_names + [name for name, _ in self.snapshots]
 
     def name_of(self, opp: int) -> str:
+        """The name of opponent ``opp`` (``self`` for self-play)."""
         return "self" if opp == SELF else self.names()[opp]
 
     def add_snapshot(self, net: BurakoNet, update: int) -> None:
+        """Keep a frozen copy of ``net`` as the opponent ``snapshot@update`` (the oldest dropped
+        beyond ``max_snapshots``)."""
         frozen = BurakoNet.from_spec(self.spec)
         frozen.load_state_dict(copy.deepcopy(net.state_dict()))
         frozen.to(net.value_head.weight.device)  # plays on the learner's device
@@ -179,12 +187,15 @@ class League:
         self.tally.setdefault(name, []).append(score)
 
     def pop_tally(self) -> dict[str, tuple[float, int]]:
+        """Each opponent's mean result and game count since the last call, then forget them."""
         out = {n: (float(np.mean(v)), len(v)) for n, v in self.tally.items()}
         self.tally = {}
         return out
 
     # ------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:
+        """The league's state for a checkpoint: opponents, snapshots, ratings and each game's
+        current opponent."""
         return {
             "agent_names": list(self.agent_names),
             "snapshots": [(name, net.state_dict()) for name, net in self.snapshots],

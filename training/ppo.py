@@ -176,6 +176,8 @@ class UpdateThreads:
         self.chosen = 1
 
     def choose(self) -> int:
+        """The number of update threads for the next update: the setting, or under ``auto`` the
+        fastest count measured so far (every count timed again now and then)."""
         if self.setting != "auto":
             self.chosen = int(self.setting)
             return self.chosen
@@ -200,6 +202,8 @@ class UpdateThreads:
 
 # ---------------------------------------------------------------- RNG state (checkpoints)
 def rng_state(rng: np.random.Generator, generator: torch.Generator) -> dict:
+    """Every generator's state (torch's, the sampling generator, numpy's, Python's) for a
+    checkpoint: a resumed run draws the same numbers."""
     return {
         "torch": torch.get_rng_state(),
         "sampling": generator.get_state(),
@@ -210,6 +214,7 @@ def rng_state(rng: np.random.Generator, generator: torch.Generator) -> dict:
 
 
 def load_rng_state(state: dict, rng: np.random.Generator, generator: torch.Generator) -> None:
+    """Restore the generators' states that :func:`rng_state` saved."""
     torch.set_rng_state(state["torch"])
     generator.set_state(state["sampling"])
     rng.bit_generator.state = state["numpy"]
@@ -807,6 +812,8 @@ class Trainer:
 
     # ------------------------------------------------------------ checkpoints
     def checkpoint_dict(self) -> dict:
+        """The checkpoint of the run now: network, optimizer, league, generators, counters and the
+        pending transitions."""
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -858,6 +865,8 @@ class Trainer:
         self.collected = bool(tr.get("collected", False))
 
     def save(self, best: bool = False) -> None:
+        """Write the checkpoint (``last.pt`` and a numbered copy, the oldest beyond
+        ``keep_checkpoints`` removed) and the policy file; ``best`` also as ``best_policy.pt``."""
         ck = self.run_dir / "checkpoints"
         data = self.checkpoint_dict()
         save_file(data, ck / "last.pt")
@@ -879,6 +888,8 @@ class Trainer:
         self.saved_update = self.update
 
     def load(self, path: Path) -> None:
+        """Resume from the checkpoint at ``path``: refused (naming why) when its table or network is
+        not this run's."""
         data = load_file(path, kind="train")
         check_compatible(data, self.variant_info, path)
         check_same_network(data["spec"], self.net.spec(), f"checkpoint {str(path)!r}")
@@ -923,6 +934,7 @@ class Trainer:
 
     # ------------------------------------------------------------ the loop
     def log(self, scalars: dict, step: int) -> None:
+        """Write ``scalars`` to TensorBoard at ``step`` (None and NaN values skipped)."""
         if self.writer is not None:
             for key, value in scalars.items():
                 if value is not None and not (isinstance(value, float) and math.isnan(value)):
@@ -961,6 +973,8 @@ class Trainer:
         return last_eval, best
 
     def run(self, stop_after: int | None = None, verbose: bool = True) -> dict:
+        """Train until the schedule ends (or ``stop_after`` updates of this call), evaluating and
+        saving on the way; the last update's statistics."""
         from torch.utils.tensorboard import SummaryWriter
 
         cfg = self.cfg

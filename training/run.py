@@ -109,6 +109,16 @@ def _write_config(cfg: TrainConfig, run_dir: Path) -> None:
     tmp.replace(run_dir / "config.yaml")
 
 
+def hint_note(cfg: TrainConfig) -> str:
+    """What the run's first line adds when the network plays with a hint
+    (``network.hint``): the heuristic it starts near, whose play its evaluations include
+    (the tiny and default configs' discard_table beats greedy on its own); "" without."""
+    hint = cfg.network.hint
+    if hint is None:
+        return ""
+    return f"; hinted by {hint} (the policy starts near its play: the evals include it)"
+
+
 def train(
     config: str | Path | dict | TrainConfig | None = None,
     overrides: list[str] | None = None,
@@ -283,7 +293,7 @@ def _run_trainer(
     if verbose:
         print(
             f"run {run_dir}{where}: {num_parameters(trainer.net):,} parameters, "
-            f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps",
+            f"{cfg.num_updates} updates of {cfg.rollout_steps:,} env steps{hint_note(cfg)}",
             flush=True,
         )
     trainer.saved_update = trainer.update if resume else None

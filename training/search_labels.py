@@ -91,9 +91,12 @@ class SearchLabels:
         return self.pick != self.baseline
 
     def legal_ids(self, i: int) -> np.ndarray:
+        """The legal action ids of decision ``i``."""
         return self.flat[self.offsets[i] : self.offsets[i + 1]].astype(np.int64)
 
     def summary(self) -> str:
+        """The labels in one line: decisions, hands, how many searched and how many overruled the
+        baseline."""
         n = len(self)
         searched = int(self.searched.sum())
         changed = int((self.changed & self.searched).sum())

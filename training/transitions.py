@@ -67,6 +67,8 @@ class Transitions:
         self.n = 0
 
     def add(self, obs, ids, counts, pick, logp, value, hint=None, oracle=None) -> np.ndarray:
+        """Append ``len(counts)`` transitions (observations, legal lists, choices,
+        log-probabilities, values, hints); their row indices."""
         k = len(counts)
         idx = np.arange(self.n, self.n + k)
         if self.n + k > self.capacity:
@@ -92,6 +94,7 @@ class Transitions:
         return idx
 
     def lists(self, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        """The padded legal lists of ``rows`` and their validity mask, as tensors."""
         return csr_lists(self.flat, self.offsets, rows)
 
     def keep_only(self, rows: np.ndarray, into: Transitions | None = None) -> None:
@@ -114,6 +117,7 @@ class Transitions:
         out.n = k
 
     def state_dict(self) -> dict:
+        """The stored transitions for a checkpoint (the pending ones of an overlapped rollout)."""
         n = self.n
         end = int(self.offsets[n])
         out = {
@@ -127,6 +131,7 @@ class Transitions:
         return out
 
     def load_state_dict(self, state: dict) -> None:
+        """Restore the transitions :meth:`state_dict` saved."""
         n = int(state["n"])
         self.obs[:n] = state["obs"].numpy()
         for name in self.FIELDS:

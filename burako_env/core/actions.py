@@ -43,6 +43,7 @@ def wild_card_of_kind(kind: int) -> int:
 
 
 def position_card(suit: int, pos: int) -> int:
+    """The card type of rank position ``pos`` (1 to 14, 14 the ace above the king) in ``suit``."""
     return suit * NUM_RANKS + (0 if pos == 14 else pos - 1)
 
 
@@ -145,12 +146,15 @@ def describe_action(a: int) -> str:
 
 
 def add_action(card: int, slot: int) -> int:
+    """The action that adds card type ``card`` to the meld in ``slot``; ValueError for a slot
+    outside the table."""
     if not 0 <= slot < MAX_MELDS:
         raise ValueError(f"meld slot {slot} is outside 0..{MAX_MELDS - 1}")
     return ADD_BASE + slot * NUM_CARD_TYPES + int(card)
 
 
 def discard_action(card: int) -> int:
+    """The action that discards card type ``card``."""
     return DISCARD_BASE + int(card)
 
 

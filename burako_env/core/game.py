@@ -133,6 +133,7 @@ def check_buffer(name: str, out, shape: tuple[int, ...], dtype) -> np.ndarray:
 
 
 def check_seed(seed) -> int:
+    """``seed`` as an int if it is a whole number in 0..MAX_SEED; ValueError naming it otherwise."""
     if not _is_whole(seed) or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"seed must be a non-negative whole number up to {MAX_SEED}, got {seed!r}")
     return int(seed)
@@ -425,6 +426,7 @@ class Game:
         return GameView.of(self.state.scalars[self._game_index(b)])
 
     def is_over(self, b: int = 0) -> bool:
+        """Whether game ``b`` has ended (its hand, or its match in match mode)."""
         b = self._game_index(b)
         return bool(self.state.scalars[b, S_PHASE] == PHASE_OVER)
 
@@ -452,6 +454,8 @@ class Game:
         return check_index("b", b, self.batch_size, f"a batch of {self.batch_size} games")
 
     def snapshot(self) -> GameState:
+        """A copy of every game's state arrays (a :class:`GameState`), independent of the game that
+        goes on."""
         return copy_state(self.state)
 
     # ------------------------------------------------------------ copies and re-deals

@@ -72,7 +72,7 @@ def sorted_legal(st, b, params, legal):
 
     It does not store the count itself, so that no kernel relies on a write through an
     attribute of the state from a ``prange`` body, which numba may lose (issues 5872,
-    7135 and 10338; see ``burako_env.agents.tournament_kernel.play_kernel``).
+    7135 and 10338; see ``burako_env.table.kernel.play_kernel``).
     """
     n = legal_actions(st, b, params, st.legal[b])
     for i in range(n):

@@ -196,7 +196,7 @@ from burako_env.core.kernels import (
 )
 from burako_env.envs.global_state import StateLayout
 from burako_env.envs.rewards import check_reward, team_rewards
-from burako_env.variants import Variant
+from burako_env.variants import Variant, check_env_keywords
 
 __all__ = ["IllegalMoveError", "env", "raw_env"]
 
@@ -458,6 +458,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
             **overrides,
         )
         super().__init__()
+        check_env_keywords(overrides, raw_env.__init__, "burako_v1 (PettingZoo)")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "

@@ -11,6 +11,7 @@ SCORE_SCALE = 1000.0
 
 
 def check_reward(reward: str) -> str:
+    """``reward`` if it is one of :data:`REWARDS`; ValueError listing them otherwise."""
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
     return reward

@@ -67,7 +67,7 @@ from burako_env.core.constants import (
 from burako_env.core.game import Game, IllegalActionError, check_actions
 from burako_env.core.state import allocate_state, state_fields
 from burako_env.envs.rewards import check_reward, team_rewards
-from burako_env.variants import Variant
+from burako_env.variants import Variant, check_env_keywords
 
 
 class VectorEnv:
@@ -83,6 +83,7 @@ class VectorEnv:
         reward: str = "score",
         **overrides,
     ) -> None:
+        check_env_keywords(overrides, VectorEnv.__init__, "VectorEnv")
         self.reward = check_reward(reward)
         self.game = Game(
             variant, num_players, batch_size=num_envs, episode=episode, seed=seed, **overrides

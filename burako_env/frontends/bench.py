@@ -57,6 +57,7 @@ from burako_env.core.game import Game, game_seeds
 
 
 def machine() -> str:
+    """The machine in one line: architecture, cores, Python and numba versions."""
     return (
         f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_implementation()} "
         f"{platform.python_version()}, numba {numba.__version__}"
@@ -145,6 +146,7 @@ def compile_seconds() -> float:
 
 
 def format_compile_rows(rows: list[dict]) -> str:
+    """The cold-compile rows as a Markdown table (CPU and wall seconds per job)."""
     lines = ["| cold compile of | CPU s | wall s |", "|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['job']} | {r['cpu_s']:.1f} | {r['wall_s']:.1f} |")
@@ -154,6 +156,7 @@ def format_compile_rows(rows: list[dict]) -> str:
 def core_table(
     variant="argentine", num_players=None, batches=(1, 64, 1024), threads=(1, 2), min_games=2000
 ) -> list[dict]:
+    """:func:`bench_core` at every batch size and thread count: one row each."""
     rows = []
     for t in threads:
         for b in batches:
@@ -162,6 +165,7 @@ def core_table(
 
 
 def format_rows(rows: list[dict]) -> str:
+    """The core benchmark's rows as a Markdown table."""
     lines = [
         "| variant | players | batch | threads | games/s | steps/s | steps/game |",
         "|---|---|---|---|---|---|---|",
@@ -453,6 +457,7 @@ def bench_gym_async(
 
 
 def format_env_rows(rows: list[dict]) -> str:
+    """The environment benchmark's rows as a Markdown table."""
     lines = [
         "| api | variant | players | batch | threads | picker | steps/s | episodes/s "
         "| steps/CPU-s |",

@@ -103,6 +103,7 @@ for command in COMMANDS:
 
 
 def main() -> None:
+    """The ``burako`` command (the console script's entry point)."""
     app()
 
 

@@ -28,6 +28,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Level:
+    """A bot level of the terminal and web tables: its id, its name, the agent that plays it and how
+    it plays."""
+
     id: str  # what a client sends: easy, normal, hard, expert
     name: str  # what a person reads
     agent: str  # the agent that plays it (burako_env.agents.make_agent)

@@ -168,6 +168,8 @@ class Narration:
 
 
 def snapshot(game, b: int = 0) -> Before:
+    """What the narration needs of game ``b`` before a move: the player to act, the hands, melds and
+    pile it compares with after."""
     st = game.state
     v = game.view(b)
     p = v.player

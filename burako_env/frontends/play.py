@@ -240,6 +240,7 @@ def typed_form(a: int) -> str:
 
 
 def legal_text(game: Game, seat: int, b: int = 0) -> str:
+    """The legal moves of game ``b`` as the terminal prints them: id, typed form and words."""
     lines = ["Legal moves (type the move, or its id):"]
     for a in game.legal_actions(b):
         lines.append(f"  {int(a):5d}  {typed_form(int(a)):<20} {action_words(int(a))}")
@@ -255,6 +256,9 @@ def score_text(game: Game, b: int = 0) -> str:
 
 @dataclass
 class PlayResult:
+    """How a terminal game ended: the actions played, the team scores, the winner and why it
+    stopped."""
+
     finished: bool
     actions: list[int] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)  # team 0, team 1

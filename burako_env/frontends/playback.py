@@ -110,6 +110,7 @@ def _check(record: GameRecord) -> str | None:
 
 def header(record: GameRecord) -> str:
     # every text of a record is printed through printable(): a name could hold an escape
+    """A record's first line in a replay: its seats, variant and result."""
     seats = ", ".join(f"P{p} {printable(name)}" for p, name in enumerate(record.seats))
     result = "a tie" if record.winner < 0 else f"team {record.winner} wins"
     rules = record.variant

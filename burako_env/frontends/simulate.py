@@ -30,6 +30,9 @@ from burako_env.variants import Variant, load_variant
 
 @dataclass
 class SimulationSummary:
+    """What ``burako simulate`` reports: the games played, their endings and lengths,
+    and the rate."""
+
     variant: str
     players: int
     games: int

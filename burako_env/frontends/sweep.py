@@ -42,6 +42,9 @@ class SweepResult:
 
 @dataclass
 class SweepReport:
+    """What ``burako sweep`` reports: the variant, the seed, the meld bias and a result per player
+    count."""
+
     variant: str
     seed: int
     meld_bias: float
@@ -84,6 +87,7 @@ class SweepReport:
 
 
 def player_counts(variant: str, players: int | None) -> list[int]:
+    """The player counts a sweep plays: ``players`` alone, or every count the variant allows."""
     v = load_variant(variant, num_players=players)
     return [players] if players is not None else list(v.players)
 

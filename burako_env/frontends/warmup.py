@@ -94,6 +94,15 @@ def _network_kernels() -> tuple:
     )
 
 
+def _policy_network_kernels() -> tuple:
+    """The network's kernels (:func:`_network_kernels`) and the legal lists an agent's
+    ``act`` builds from the masks (``burako play``, the web table, distill's teacher):
+    ``burako warmup``'s network job compiles both."""
+    from burako_env.agents.policies import legal_lists_kernel
+
+    return (*_network_kernels(), legal_lists_kernel)
+
+
 def _simulate_kernels() -> tuple:
     from burako_env.core import kernels
 
@@ -209,13 +218,14 @@ def _job_network() -> None:
         return
     import numpy as np
 
-    from burako_env.agents.network import BurakoNet, padded
+    from burako_env.agents.network import BurakoNet, legal_lists, padded
     from burako_env.agents.network_kernels import env_legal_lists
     from burako_env.envs.vector import VectorEnv
 
     env = VectorEnv("argentine", 4, num_envs=2, seed=0)
-    obs, _, info = env.reset()
+    obs, mask, info = env.reset()
     net = BurakoNet(4, env.variant.total_cards, 16, 16, 8, True, None, card_context=True)
+    legal_lists(mask)  # an agent's act (burako play, the web table): lists from the masks
     legal, valid = padded(*env_legal_lists(info["legal"], info["num_legal"], np.arange(2)))
     logits, value = net(torch.from_numpy(obs), legal, valid)
     (logits.clamp(min=-50).sum() + value.sum()).backward()
@@ -243,12 +253,14 @@ WARMUP_JOBS: tuple[tuple[str, Callable[[], tuple], Callable[[], None]], ...] = (
     ("heuristic tournament", _tournament_kernels, _job_tournament),
     ("reliability sweep", _sweep_kernels, _job_sweep),
     ("pimc search", _pimc_kernels, _job_pimc),
-    ("policy network (ppo, train)", _network_kernels, _job_network),
+    ("policy network (ppo, train)", _policy_network_kernels, _job_network),
 )
 
 
 @dataclass
 class WarmupStep:
+    """A ``burako warmup`` job's outcome: its name, the kernels it compiled and its time."""
+
     name: str
     compiled: int  # kernels that were cold before the job
     seconds: float

@@ -29,8 +29,11 @@ With sb3-contrib: ``MaskablePPO("MlpPolicy", BurakoGymEnv())`` finds ``action_ma
   reward -1 and ``info["illegal_action"]`` naming it (the observation is the one it was
   refused at); ``"raise"`` raises
   :class:`~burako_env.core.game.IllegalActionError` instead. The game is untouched.
-* ``info``: ``seat`` (the learner seat to act), and after a hand ends ``hand_scores``,
-  ``match_scores``, ``hands_ended`` (and ``winner`` at the end), teams in table order.
+* ``info``: ``seat`` (the learner seat to act), ``action_mask`` (bool [NUM_ACTIONS], a
+  copy of ``action_masks()``: the legal actions of the returned observation, at reset and
+  every step; all False once the episode is over, as the vector env's), and after a hand
+  ends ``hand_scores``, ``match_scores``, ``hands_ended`` (and ``winner`` at the end),
+  teams in table order.
 * Episodes end (terminated) with the hand or the match; they are never truncated. At
   the terminal step the returned observation is the learner seat's view of the final
   table and ``action_masks()`` is all False (no action is legal until ``reset``; after an
@@ -84,7 +87,7 @@ from burako_env.table.seating import (
     seat_opponents,
 )
 from burako_env.table.table import decision_of
-from burako_env.variants import Variant
+from burako_env.variants import Variant, check_env_keywords
 
 
 class BurakoGymEnv(gymnasium.Env):
@@ -119,6 +122,7 @@ class BurakoGymEnv(gymnasium.Env):
         normalize_obs: bool = False,
         **overrides,
     ) -> None:
+        check_env_keywords(overrides, BurakoGymEnv.__init__, "Burako-v1 (BurakoGymEnv)")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
@@ -219,7 +223,8 @@ class BurakoGymEnv(gymnasium.Env):
             # ever does, deal again rather than hand back a finished game
         if self.render_mode == "human":
             self.render()
-        return self._observation(), {"seat": int(self._scalars[S_PLAYER])}
+        info = {"seat": int(self._scalars[S_PLAYER]), "action_mask": self.action_masks()}
+        return self._observation(), info
 
     def step(self, action):
         if self._over:
@@ -233,6 +238,7 @@ class BurakoGymEnv(gymnasium.Env):
             self._over = True
             self._mask[:] = 0  # the episode is over: no action is legal
             info = {"seat": int(self._scalars[S_PLAYER]), "illegal_action": str(exc)}
+            info["action_mask"] = self.action_masks()
             return self._observation(), -1.0, True, False, info
         info = {}
         reward = self._after_action(info)
@@ -242,6 +248,7 @@ class BurakoGymEnv(gymnasium.Env):
             self._decisions.observe(self.seat, self._obs)
             self._mask[:] = 0
         info["seat"] = int(self._scalars[S_PLAYER]) if not self._over else self.seat
+        info["action_mask"] = self.action_masks()
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, self._over, False, info

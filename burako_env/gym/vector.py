@@ -113,7 +113,7 @@ from burako_env.envs.rewards import check_reward, team_rewards
 from burako_env.envs.vector import VectorEnv
 from burako_env.table import OpponentSeating, Seating, Table
 from burako_env.table.seating import check_settings
-from burako_env.variants import Variant
+from burako_env.variants import Variant, check_env_keywords
 
 
 class BurakoVectorEnv(gymnasium.vector.VectorEnv):
@@ -139,6 +139,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         render_mode: str | None = None,
         **overrides,
     ) -> None:
+        check_env_keywords(overrides, BurakoVectorEnv.__init__, "Burako-v1 vector env")
         if render_mode is not None:
             raise ValueError(
                 f"the vector env does not render: render_mode must be None, got {render_mode!r}"

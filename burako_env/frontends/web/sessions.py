@@ -523,7 +523,8 @@ class SessionStore:
     def get(self, game_id: str, client: str | None = None) -> PlaySession:
         """The game ``game_id``, now the most recently used; ``client``: the browser
         asking (its cookie, None without one), which takes over a game its cookie-less
-        first request started (its own oldest game makes room past ``per_client``)."""
+        first request started (its own oldest game makes room past ``per_client``); a
+        SessionError (404) when there is none."""
         found = self._games.get(game_id)
         if found is None:
             raise SessionError(
@@ -568,6 +569,8 @@ class RecordLibrary:
         return out
 
     def path(self, name) -> Path:
+        """The path of the record file ``name`` as the listing gives it; a SessionError when it
+        names none."""
         if not isinstance(name, str) or not name:
             raise SessionError("name a record file: 'file' as the list of records gives it")
         path = self.files().get(name)
@@ -580,6 +583,7 @@ class RecordLibrary:
         return path
 
     def listing(self) -> list[dict]:
+        """The record files of the records folder with their sizes: ``[{"file", "bytes"}]``."""
         return [{"file": name, "bytes": p.stat().st_size} for name, p in self.files().items()]
 
     def games(self, name: str) -> list[dict]:
