@@ -158,6 +158,12 @@ class BurakoMultiAgentEnv(MultiAgentEnv):
         agent = self.aec.agent_selection
         if agent not in action_dict:
             raise KeyError(f"{agent} is to act, but the actions are for {sorted(action_dict)}")
+        if len(action_dict) > 1:  # one player acts a step: another's action would be lost
+            others = sorted(str(a) for a in action_dict if a != agent)
+            raise ValueError(
+                f"only {agent} is to act, but actions came for {others} too: send the action "
+                "of the agent in the last observations alone"
+            )
         action = action_dict[agent]
         if isinstance(action, np.ndarray):  # RLlib's 0-d arrays
             action = action.item()

@@ -545,7 +545,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
             self.render()
 
     def step(self, action) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # set by reset(): no hand is dealt yet
+            raise RuntimeError("call reset() before step(): no hand is dealt yet") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return

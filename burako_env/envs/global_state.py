@@ -282,8 +282,14 @@ class StateLayout(BlockLayout):
             raise ValueError(
                 f"a state vector of {self!r} has shape ({self.size},), got {list(vec.shape)}"
             )
-        if not (np.issubdtype(vec.dtype, np.integer) or vec.dtype == np.bool_):
-            raise ValueError(f"a state vector holds whole numbers (int32), got {vec.dtype}")
+        # signed integers, or unsigned ones that int64 holds: uint64's values past 2**63
+        # wrapped silently to negative ones (2**64 - 1 read as -1, a valid "empty")
+        if vec.dtype.kind != "i" and not (vec.dtype.kind == "u" and vec.dtype.itemsize < 8):
+            raise ValueError(
+                f"a state vector holds whole numbers (int32, as state() gives), got "
+                f"{vec.dtype}: convert it to int32 (a bool, float or uint64 vector is refused, "
+                "uint64 because its values past 2**63 would wrap)"
+            )
         vec = vec.astype(np.int64)
         bad = (vec < self.low) | (vec > self.high)
         if bad.any():
