@@ -95,6 +95,9 @@ class BurakoMultiAgentEnv(MultiAgentEnv):
       (RLlib's env runner then stops with it), for runs that must prove every action
       legal.
 
+    ``step`` takes the action of the agent to act alone: an action for any other agent
+    is a ``ValueError`` (it would be lost), before anything moves.
+
     Rewards are the AEC environment's (partners share them, the opponents get the
     negative): at the end of a hand, for every seat, whether it is to act or not; RLlib
     keeps a seat's reward until its next observation. Infos: the AEC environment's

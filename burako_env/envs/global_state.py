@@ -274,9 +274,11 @@ class StateLayout(BlockLayout):
     def decode(self, vector) -> GameState:
         """The vector as a state of one game (its legal-action cache computed from the
         position, which the vector leaves out). Raises ValueError for a vector of another
-        size, values that are not whole numbers, or values outside the bounds (naming the
-        block and the entry), and :class:`~burako_env.checks.InvalidStateError` (a ValueError) for
-        arrays no game can hold (cards not conserved, a meld that is none)."""
+        size, of a dtype that is not whole numbers int64 holds (bool, float and uint64 are
+        refused: uint64's values past 2**63 would wrap), or values outside the bounds
+        (naming the block and the entry), and
+        :class:`~burako_env.checks.InvalidStateError` (a ValueError) for arrays no game can
+        hold (cards not conserved, a meld that is none)."""
         vec = np.asarray(vector)
         if vec.shape != (self.size,):
             raise ValueError(
