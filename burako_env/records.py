@@ -33,6 +33,7 @@ from burako_env.limits import (
     MAX_SEED,
     check_whole,
     load_json,
+    printable_name,
 )
 from burako_env.variants import (
     MAX_PLAYERS,
@@ -100,7 +101,7 @@ def _check_fields(data: dict) -> None:
     if isinstance(variant, str):
         if variant not in VARIANT_NAMES:
             raise ValueError(
-                f"unknown variant {variant!r}: a record names one of "
+                f"unknown variant '{printable_name(variant)}': a record names one of "
                 f"{', '.join(VARIANT_NAMES)} or carries other rules inline (a mapping of "
                 "every parameter); it never names a file to read"
             )

@@ -133,3 +133,12 @@ def test_rules_of_a_house_file_print_its_name_escaped(tmp_path):
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert "evil\\x1b]0;pwned\\x07: 4 players" in result.output
     assert "variant evil\\x1b]0;pwned\\x07 (4 players)" in result.output
+
+
+def test_an_unknown_variant_name_is_quoted_escaped_and_cut():
+    data = {**vars(played_record()), "variant": EVIL + "z" * 1_000_000}
+    with pytest.raises(ValueError) as info:
+        parse_record(json.dumps(data))
+    message = str(info.value)
+    assert message.startswith(f"unknown variant '{printable(EVIL)}zzz")
+    assert f"…[{len(EVIL) + 1_000_000:,} characters, cut]'" in message and len(message) < 500
