@@ -31,6 +31,10 @@ MAX_BASE_CHAIN = 16
 #: the longest line of a game-record file (one JSON record): a long match is well under
 #: 1 MiB; a file with no newline (/dev/zero) stops here instead of filling memory
 MAX_RECORD_LINE_BYTES = 16 * 2**20
+#: the most characters of a name from outside (a variant's, a seat's) that a terminal
+#: is shown; the rest is cut with an ellipsis that says so (a 5 MB name in a record
+#: printed 680 MB in ``burako replay``, once in every table)
+MAX_PRINTED_NAME = 80
 #: the largest ``index`` of a record's deal (game ``index`` of a batch): a batch past
 #: this would need over 100 GB; tournaments number their games per chunk, far below
 MAX_RECORD_INDEX = 2**24 - 1
@@ -169,6 +173,10 @@ def read_yaml_file(path: str | Path, what: str, error: type[Exception]) -> Any:
     return load_yaml(read_bounded_text(path, what, error), str(path), error)
 
 
+#: the scalar types JSON and YAML give, which hold nothing nested
+_JSON_SCALARS = frozenset({int, float, str, bool, type(None)})
+
+
 def nesting_depth(value: Any) -> int:
     """How deep lists and dicts nest in ``value`` (a scalar: 0), without recursion."""
     depth, stack = 0, [(value, 1)]
@@ -178,7 +186,10 @@ def nesting_depth(value: Any) -> int:
             item = list(item.values())
         if isinstance(item, list):
             depth = max(depth, level)
-            stack.extend((x, level + 1) for x in item)
+            # only containers go on the stack; a list of plain scalars (a record's million
+            # action ids) is seen as one in a C loop over its types
+            if not _JSON_SCALARS.issuperset(map(type, item)):
+                stack.extend((x, level + 1) for x in item if isinstance(x, (dict, list)))
     return depth
 
 
@@ -209,11 +220,28 @@ def check_whole(name: str, value: Any, low: int, high: int, error: type[Exceptio
     return int(value)
 
 
-def printable(text: Any) -> str:
+def printable(text: Any, limit: int | None = None) -> str:
     """``text`` safe to print on a terminal: every control character (ESC, BEL, CR, the
     C1 range...) written as a ``\\xNN`` escape, so a name read from a record cannot move
-    the cursor, retitle the window or send an OSC sequence (an escape injection)."""
-    return "".join(
-        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
-        for ch in str(text)
+    the cursor, retitle the window or send an OSC sequence (an escape injection).
+
+    With ``limit``, a text of more characters is cut to its first ``limit`` and an
+    ellipsis says how long it was (``…[5,000,000 characters, cut]``): a name that is
+    printed on every line of a replay prints a few lines, not gigabytes."""
+    text = str(text)
+    cut = ""
+    if limit is not None and len(text) > limit:
+        text, cut = text[:limit], f"…[{len(text):,} characters, cut]"
+    return (
+        "".join(
+            ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+            for ch in text
+        )
+        + cut
     )
+
+
+def printable_name(name: Any) -> str:
+    """A name from outside (a variant's, a seat's) as a terminal prints it:
+    :func:`printable`, at most :data:`MAX_PRINTED_NAME` characters of it."""
+    return printable(name, MAX_PRINTED_NAME)

@@ -29,6 +29,14 @@ probabilities):
   (0..52) at a draw and deal indices at the deal; player action ids are the engine's
   action ids (:data:`~burako_env.core.constants.NUM_ACTIONS`).
 
+Refusals: an illegal player action raises the engine's
+:class:`~burako_env.core.game.IllegalActionError` (its message ends with
+:meth:`Game.why_illegal <burako_env.core.game.Game.why_illegal>`'s reason), a deal outcome
+outside ``0..deal_seeds-1`` or a draw outcome that is no card type left in the stock a
+``ValueError`` naming the outcomes; each is raised before the state or its history
+changes (no chance node opens for an illegal draw, the stock is not reordered, a deal that
+fails leaves the state not dealt), so the state plays on.
+
 Observations: the observation tensor of a player is the engine's observation
 (:meth:`Game.observe_one <burako_env.core.game.Game.observe_one>`, int16) as float32, of
 the size of the table's observation layout. The information state is the same tensor: the
@@ -59,7 +67,7 @@ from burako_env.core.constants import (
     S_HAND_SCORE0,
     S_PLAYER,
 )
-from burako_env.core.game import Game
+from burako_env.core.game import Game, IllegalActionError
 from burako_env.extras import require
 
 pyspiel = require("pyspiel", "burako_env.openspiel")
@@ -179,23 +187,48 @@ class BurakoState(pyspiel.State):
         return [(int(c), counts[c] / n) for c in np.flatnonzero(counts)]
 
     def _apply_action(self, action):
+        # every action and outcome is checked before the state changes: OpenSpiel appends
+        # it to the history only after this returns, so a refusal leaves both as they were
         action = int(action)
         if self.engine is None:  # the deal
-            self.engine = self._bgame.template.clone()
-            self.engine.reset(seed=self._bgame.first_seed + action)
+            deals = self._bgame.deal_seeds
+            if not 0 <= action < deals:
+                raise ValueError(
+                    f"python_burako: the deal's outcome {action} is not a deal: the deal "
+                    f"node's outcomes are 0..{deals - 1} (chance_outcomes())"
+                )
+            engine = self._bgame.template.clone()
+            engine.reset(seed=self._bgame.first_seed + action)
+            self.engine = engine  # only a whole deal: a refused one leaves no half-dealt game
             return
+        st = self.engine.state
+        n = int(st.stock_len[0])
         if self.pending >= 0:  # a draw: the drawn card type goes to the top of the stock
-            st = self.engine.state
-            n = int(st.stock_len[0])
-            i = int(np.flatnonzero(st.stock[0, :n] == action)[0])
+            found = np.flatnonzero(st.stock[0, :n] == action) if 0 <= action else ()
+            if len(found) == 0:
+                left = np.unique(st.stock[0, :n]).tolist()
+                raise ValueError(
+                    f"python_burako: the draw's outcome {action} is no card type left in the "
+                    f"stock: the outcomes are {left} (chance_outcomes())"
+                )
+            # the player's action was checked when it made this chance node: it moves now
+            i = int(found[0])
             st.stock[0, i], st.stock[0, n - 1] = st.stock[0, n - 1], st.stock[0, i]
             move, self.pending = self.pending, -1
             self.engine.step_one(move)
             return
-        if action in DRAW_ACTIONS and self.engine.state.stock_len[0] > 0:
+        self._check_legal(action)
+        if action in DRAW_ACTIONS and n > 0:
             self.pending = action
             return
         self.engine.step_one(action)
+
+    def _check_legal(self, action: int) -> None:
+        """IllegalActionError, in the engine's words, unless the player to act may play
+        ``action`` (a draw's chance node only opens for a legal draw)."""
+        st = self.engine.state
+        if not (st.legal[0, : st.num_legal[0]] == action).any():
+            raise IllegalActionError(action, self.engine.action_error(action), 0)
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:

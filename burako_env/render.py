@@ -228,7 +228,7 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
     player = int(s[S_PLAYER])
     lines = []
     episode = getattr(game, "episode", "hand")
-    head = f"Burako · {v.name} · {n} players · hand {int(s[S_HAND_INDEX]) + 1}"
+    head = f"Burako · {v.label} · {n} players · hand {int(s[S_HAND_INDEX]) + 1}"
     if episode == "match":
         head += f" of a match to {v.target}"
     head += f" · turn {int(s[S_TURN]) + 1}"

@@ -95,6 +95,9 @@ class BurakoMultiAgentEnv(MultiAgentEnv):
       (RLlib's env runner then stops with it), for runs that must prove every action
       legal.
 
+    ``step`` takes the action of the agent to act alone: an action for any other agent
+    is a ``ValueError`` (it would be lost), before anything moves.
+
     Rewards are the AEC environment's (partners share them, the opponents get the
     negative): at the end of a hand, for every seat, whether it is to act or not; RLlib
     keeps a seat's reward until its next observation. Infos: the AEC environment's
@@ -158,6 +161,12 @@ class BurakoMultiAgentEnv(MultiAgentEnv):
         agent = self.aec.agent_selection
         if agent not in action_dict:
             raise KeyError(f"{agent} is to act, but the actions are for {sorted(action_dict)}")
+        if len(action_dict) > 1:  # one player acts a step: another's action would be lost
+            others = sorted(str(a) for a in action_dict if a != agent)
+            raise ValueError(
+                f"only {agent} is to act, but actions came for {others} too: send the action "
+                "of the agent in the last observations alone"
+            )
         action = action_dict[agent]
         if isinstance(action, np.ndarray):  # RLlib's 0-d arrays
             action = action.item()

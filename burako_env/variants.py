@@ -34,6 +34,7 @@ from burako_env.limits import (
     MAX_MATCH_POINTS,
     MAX_RULE_POINTS,
     MAX_TURNS,
+    printable_name,
     read_yaml_file,
 )
 
@@ -184,9 +185,16 @@ class Variant:
     def total_cards(self) -> int:
         return self.decks * (52 + self.jokers_per_deck)
 
+    @property
+    def label(self) -> str:
+        """The name as a terminal shows it: control characters escaped, a long one cut
+        (:func:`~burako_env.limits.printable_name`; a house-rule file or a record's inline
+        rules may name their variant anything)."""
+        return printable_name(self.name)
+
     def replace(self, **overrides: Any) -> Variant:
         """A copy with some parameters changed (validated like a loaded variant)."""
-        return _build({**self.to_dict(), **overrides}, source=f"variant {self.name!r}")
+        return _build({**self.to_dict(), **overrides}, source=f"variant '{self.label}'")
 
     def to_dict(self) -> dict[str, Any]:
         """The variant's parameters as plain data (``players`` a list): what a record or a YAML file
@@ -197,7 +205,7 @@ class Variant:
 
     def describe(self) -> str:
         """A table of every parameter, its value and what it means."""
-        rows = [f"variant {self.name} ({self.num_players} players)"]
+        rows = [f"variant {self.label} ({self.num_players} players)"]
         for f in fields(self):
             if f.name == "name":
                 continue
@@ -268,7 +276,7 @@ def _check_type(name: str, value: Any, source: str) -> Any:
 
 
 def _validate(v: Variant) -> None:
-    src = f"variant {v.name!r}"
+    src = f"variant '{v.label}'"
     for name in PARAMETERS:
         _check_type(name, getattr(v, name), src)
 
@@ -458,7 +466,7 @@ def load_variant(
             # a named variant moved to another player count takes that count's values
             named = _read_mapping(variant_path(variant.name))
             by_players = named.get("by_players") or {}
-        source = f"variant {variant.name!r}"
+        source = f"variant '{variant.label}'"
         n = num_players if num_players is not None else data.get("num_players", 4)
         if isinstance(n, bool) or not isinstance(n, int):
             raise VariantError(f"{source}: num_players must be a whole number, got {n!r}")

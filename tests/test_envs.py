@@ -573,6 +573,57 @@ def test_vector_env_steps_without_reset():
     env.step(actions)
 
 
+# ------------------------------------------------------------------ hostile input (issue 59)
+def test_raw_env_step_before_reset_says_to_reset():
+    """It was an AttributeError ('agent_selection')."""
+    env = raw_env(num_players=2)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+        env.step(DRAW_STOCK)
+    env.reset(seed=0)
+    env.step(int(env.legal_actions()[0]))
+
+
+@pytest.mark.parametrize("dtype", [np.uint64, np.float64, np.bool_])
+def test_a_state_vector_of_another_dtype_than_whole_numbers_is_refused(dtype):
+    """A uint64 vector was read through int64: 2**64 - 1 came back as -1, silently."""
+    env = raw_env(num_players=2)
+    env.reset(seed=0)
+    vector = env.state()
+    assert (vector == -1).any()  # the empty entries: 2**64 - 1 in a uint64 vector
+    game = Game(num_players=2, seed=5)
+    before = copy_state(game.state)
+    with pytest.raises(ValueError, match=f"got {np.dtype(dtype)}: convert it to int32"):
+        env.state_layout.restore(game, vector.astype(dtype))
+    assert states_equal(game.state, before)
+    for ok in (np.int32, np.int64):  # whole numbers, as state() gives them
+        env.state_layout.restore(game, vector.astype(ok))
+    assert np.array_equal(env.state_layout.encode(game.state), vector)
+
+
+def test_make_vec_bounds_num_envs_as_training_does():
+    """make_vec(num_envs=10**6) asked for 6.3 GiB before any check (the bound's next
+    value here: it costs the code before the fix 440 MB, not the machine's memory)."""
+    from burako_env.limits import MAX_TRAIN_ENVS
+
+    for bad in (MAX_TRAIN_ENVS + 1, 0):
+        words = f"must lie in 1..65536, got {bad}"
+        with pytest.raises(ValueError, match=f"num_envs {words}"):
+            gymnasium.make_vec("Burako-v1", num_envs=bad)
+    with pytest.raises(ValueError, match="num_envs must be a whole number"):
+        gymnasium.make_vec("Burako-v1", num_envs=2.5)
+    assert MAX_TRAIN_ENVS == 2**16
+    assert gymnasium.make_vec("Burako-v1", num_envs=2).num_envs == 2
+
+
+def test_a_game_too_big_for_memory_says_what_to_lower_in_a_line():
+    """numpy's MemoryError spelt out the whole record dtype (787 characters)."""
+    with pytest.raises(MemoryError) as info:
+        Game(num_players=4, batch_size=10**12)
+    message = str(info.value)
+    assert message.startswith("1,000,000,000,000 games of 4 players need ")
+    assert message.endswith("lower batch_size (num_envs)") and len(message) < 200
+
+
 # ------------------------------------------------------------------ benchmarks
 def load_bench():
     path = Path(__file__).resolve().parent.parent / "scripts" / "bench_envs.py"

@@ -20,8 +20,8 @@ import pytest
 import burako_env  # noqa: F401  (registers Burako-v1)
 from burako_env import burako_v1
 from burako_env.core.constants import NUM_ACTIONS
-from burako_env.gym.single import BurakoGymEnv
 from burako_env.envs.vector import VectorEnv
+from burako_env.gym.single import BurakoGymEnv
 from burako_env.variants import (
     PARAMETERS,
     UnknownKeywordError,

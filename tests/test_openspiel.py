@@ -22,6 +22,7 @@ import burako_env.openspiel as bo  # noqa: E402  (after the skip: it needs pyspi
 from burako_env.agents import make_agent  # noqa: E402
 from burako_env.core.constants import DRAW_STOCK, NUM_ACTIONS, NUM_CARD_TYPES  # noqa: E402
 from burako_env.core.game import Game  # noqa: E402
+from burako_env.core.state import states_equal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,6 +114,84 @@ def test_a_resampled_state_keeps_the_players_information_state():
         assert np.array_equal(again.sum(axis=1), hands.sum(axis=1))  # every hand's size
         moved += not np.array_equal(again, hands)  # the hidden hands are dealt again
     assert moved > 0
+
+
+# ------------------------------------------------------------------ refusals (issue 59)
+def dealt_state_at_a_draw(seed: int = 3):
+    """A state dealt by outcome ``seed`` and played at random up to a legal DRAW_STOCK."""
+    game = pyspiel.load_game("python_burako(deal_seeds=7)")
+    state = game.new_initial_state()
+    state.apply_action(seed)
+    rng = np.random.default_rng(0)
+    while DRAW_STOCK not in state.legal_actions():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+def snapshot(state):
+    """What a refusal must leave as it was: the history, the node, the engine's arrays."""
+    return state.history(), state.current_player(), state.pending, state.engine.state.copy()
+
+
+def assert_untouched(state, before) -> None:
+    history, player, pending, games = before
+    assert state.history() == history
+    assert state.current_player() == player and state.pending == pending
+    assert states_equal(state.engine.state, games)
+
+
+def test_an_illegal_player_action_is_refused_in_the_engines_words_before_the_history():
+    """A second DRAW_STOCK became a chance node (the history grew) and failed only at its
+    outcome, after the stock had been reordered."""
+    state = dealt_state_at_a_draw()
+    state.apply_action(DRAW_STOCK)
+    state.apply_action(int(state.chance_outcomes()[0][0]))  # the draw's card
+    assert DRAW_STOCK not in state.legal_actions()
+    for illegal in (DRAW_STOCK, NUM_ACTIONS + 5):
+        before = snapshot(state)
+        why = state.engine.why_illegal(illegal)
+        with pytest.raises(ValueError) as info:
+            state.apply_action(illegal)
+        assert str(info.value).startswith(f"illegal action {illegal} (")
+        assert str(info.value).endswith(why)
+        assert_untouched(state, before)
+    state.apply_action(state.legal_actions()[0])  # the state plays on
+
+
+def test_a_draw_outcome_not_in_the_stock_is_refused_before_the_history():
+    """It was numpy's IndexError, with the outcome already in the history."""
+    state = dealt_state_at_a_draw()
+    state.apply_action(DRAW_STOCK)
+    left = [a for a, _ in state.chance_outcomes()]
+    missing = next(c for c in range(NUM_CARD_TYPES) if c not in left)
+    for outcome in (missing, NUM_CARD_TYPES + 100):
+        before = snapshot(state)
+        with pytest.raises(ValueError, match=f"outcome {outcome} is no card type left"):
+            state.apply_action(outcome)
+        assert_untouched(state, before)
+    state.apply_action(left[0])
+    assert not state.is_chance_node()
+
+
+def test_a_deal_outcome_outside_the_deals_is_refused(monkeypatch):
+    game = pyspiel.load_game("python_burako(deal_seeds=7)")
+    state = game.new_initial_state()
+    for outcome in (7, 1000):
+        with pytest.raises(ValueError, match=r"outcome \d+ is not a deal: .* 0..6"):
+            state.apply_action(outcome)
+        assert state.history() == [] and state.engine is None and state.is_chance_node()
+
+    def fail(self, seed=None):
+        raise RuntimeError("the deal failed")
+
+    # a deal that fails half way (here: the engine's reset) leaves the state not dealt
+    monkeypatch.setattr(Game, "reset", fail)
+    with pytest.raises(RuntimeError, match="the deal failed"):
+        state.apply_action(3)
+    assert state.engine is None and state.history() == [] and str(state) == "(not dealt)"
+    monkeypatch.undo()
+    state.apply_action(3)
+    assert state.current_player() in (0, 1)
 
 
 def test_the_ismcts_agent_plays_legal_moves_in_a_tournament():

@@ -159,6 +159,20 @@ def test_illegal_raise_leaves_the_game_as_it_was():
         BurakoMultiAgentEnv({"illegal": "ignore"})
 
 
+def test_actions_for_agents_not_to_act_are_refused():
+    """An extra agent's action was silently dropped (issue 59)."""
+    env = BurakoMultiAgentEnv({"num_players": 2})
+    obs, _ = env.reset(seed=0)
+    ((agent, o),) = obs.items()
+    legal = int(np.flatnonzero(o["action_mask"])[0])
+    other = next(a for a in env.possible_agents if a != agent)
+    with pytest.raises(ValueError, match=rf"only {agent} is to act.*\['{other}'\]"):
+        env.step({agent: legal, other: 0})
+    assert env.agent_to_act == agent  # nothing moved
+    np.testing.assert_array_equal(env.observe(agent)["action_mask"], o["action_mask"])
+    env.step({agent: legal})  # the agent's own action alone plays on
+
+
 # ------------------------------------------------------------------ the masking module
 def test_the_module_gives_illegal_actions_probability_zero():
     env = BurakoMultiAgentEnv({"num_players": 2})

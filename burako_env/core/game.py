@@ -42,7 +42,7 @@ from burako_env.core.constants import (
 )
 from burako_env.core.nb import run_sliced
 from burako_env.core.params import variant_params
-from burako_env.core.state import GameState, allocate_state, copy_state
+from burako_env.core.state import GameState, allocate_state, copy_state, state_dtype
 from burako_env.core.view import GameView
 from burako_env.limits import MAX_SEED
 from burako_env.variants import Variant, load_variant
@@ -216,7 +216,15 @@ class Game:
         #: the observation layout as the kernels take it (a tuple of block offsets): what
         #: a caller passes to a kernel that observes (the table's play kernel, pimc's)
         self.kernel_layout = tuple(self.layout)
-        self.state: GameState = allocate_state(self.batch_size, self.num_players)
+        try:
+            self.state: GameState = allocate_state(self.batch_size, self.num_players)
+        except MemoryError:  # numpy's message spells out the whole record dtype
+            size = state_dtype(self.num_players).itemsize
+            raise MemoryError(
+                f"{self.batch_size:,} games of {self.num_players} players need "
+                f"{self.batch_size * size / 2**30:,.1f} GiB ({size:,} bytes a game), more "
+                "than can be allocated: lower batch_size (num_envs)"
+            ) from None
         self._errors = np.zeros(self.batch_size, dtype=np.int32)
         if deal:
             self.reset(seed)

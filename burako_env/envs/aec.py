@@ -110,7 +110,8 @@ names any id.
 
 ``raw_env.step`` with an illegal action raises :class:`IllegalMoveError` (a
 ``ValueError``) naming the player, the action and why it is illegal, and leaves the game
-untouched. ``env()`` wraps the raw environment as PettingZoo classic does: an illegal move
+untouched; ``raw_env.step`` before the first ``reset`` a ``RuntimeError`` saying to call
+``reset()`` first. ``env()`` wraps the raw environment as PettingZoo classic does: an illegal move
 warns (naming the move and the reason) and ends the game with -1 for the offender and 0
 for everyone else; an action outside the space fails an assertion; calls out of order
 raise.
@@ -535,7 +536,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
             self.render()
 
     def step(self, action) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # set by reset(): no hand is dealt yet
+            raise RuntimeError("call reset() before step(): no hand is dealt yet") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return

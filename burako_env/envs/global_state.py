@@ -274,16 +274,24 @@ class StateLayout(BlockLayout):
     def decode(self, vector) -> GameState:
         """The vector as a state of one game (its legal-action cache computed from the
         position, which the vector leaves out). Raises ValueError for a vector of another
-        size, values that are not whole numbers, or values outside the bounds (naming the
-        block and the entry), and :class:`~burako_env.checks.InvalidStateError` (a ValueError) for
-        arrays no game can hold (cards not conserved, a meld that is none)."""
+        size, of a dtype that is not whole numbers int64 holds (bool, float and uint64 are
+        refused: uint64's values past 2**63 would wrap), or values outside the bounds
+        (naming the block and the entry), and
+        :class:`~burako_env.checks.InvalidStateError` (a ValueError) for arrays no game can
+        hold (cards not conserved, a meld that is none)."""
         vec = np.asarray(vector)
         if vec.shape != (self.size,):
             raise ValueError(
                 f"a state vector of {self!r} has shape ({self.size},), got {list(vec.shape)}"
             )
-        if not (np.issubdtype(vec.dtype, np.integer) or vec.dtype == np.bool_):
-            raise ValueError(f"a state vector holds whole numbers (int32), got {vec.dtype}")
+        # signed integers, or unsigned ones that int64 holds: uint64's values past 2**63
+        # wrapped silently to negative ones (2**64 - 1 read as -1, a valid "empty")
+        if vec.dtype.kind != "i" and not (vec.dtype.kind == "u" and vec.dtype.itemsize < 8):
+            raise ValueError(
+                f"a state vector holds whole numbers (int32, as state() gives), got "
+                f"{vec.dtype}: convert it to int32 (a bool, float or uint64 vector is refused, "
+                "uint64 because its values past 2**63 would wrap)"
+            )
         vec = vec.astype(np.int64)
         bad = (vec < self.low) | (vec > self.high)
         if bad.any():

@@ -462,7 +462,7 @@ def refusal_words(game, action: int, b: int = 0) -> str | None:
     if code == ERR_NOT_ONLY_WILDS:
         return "the muerto may be taken early only by a hand of just 1 or 2 wild cards"
     if code == ERR_VARIANT_OFF:
-        return f"{v.name} rules do not have that move"
+        return f"{v.label} rules do not have that move"
     if code == ERR_MUST_MELD_WILDS:
         return "a hand of only wild cards must be melded while a meld takes them"
     if code == ERR_POT_EMPTY:

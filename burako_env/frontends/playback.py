@@ -25,7 +25,7 @@ from burako_env.core.constants import NUM_ACTIONS
 from burako_env.core.game import Game
 from burako_env.frontends.levels import agent_for, bot_label
 from burako_env.frontends.narrate import play_and_describe
-from burako_env.limits import printable
+from burako_env.limits import printable_name
 from burako_env.records import (
     GameRecord,
     deal_game,
@@ -109,12 +109,13 @@ def _check(record: GameRecord) -> str | None:
 
 
 def header(record: GameRecord) -> str:
-    # every text of a record is printed through printable(): a name could hold an escape
     """A record's first line in a replay: its seats, variant and result."""
-    seats = ", ".join(f"P{p} {printable(name)}" for p, name in enumerate(record.seats))
+    # every text of a record is printed through printable_name(): a name could hold an
+    # escape, or be megabytes long
+    seats = ", ".join(f"P{p} {printable_name(name)}" for p, name in enumerate(record.seats))
     result = "a tie" if record.winner < 0 else f"team {record.winner} wins"
     rules = record.variant
-    variant = printable(rules.get("name", "custom") if isinstance(rules, dict) else rules)
+    variant = printable_name(rules.get("name", "custom") if isinstance(rules, dict) else rules)
     return (
         f"{variant}, {record.num_players} players, {record.episode}, deal "
         f"{record.seed}/{record.index}; seats: {seats}; {len(record.actions)} moves; "
@@ -144,7 +145,7 @@ def replay_frames(record: GameRecord, viewer: int | None = None) -> Iterator[tup
         if why is not None:
             raise ValueError(f"move {k}: action {a} is illegal: {why}")
         told = play_and_describe(game, int(a))
-        name = printable(seat_label(record.seats[p])) if p < len(record.seats) else "?"
+        name = printable_name(seat_label(record.seats[p])) if p < len(record.seats) else "?"
         line = "\n".join([f"move {k}/{n}: P{p} ({name}): {told.text}", *told.events])
         yield line, render_table(game, viewer=viewer)
     got = _final(game, record)

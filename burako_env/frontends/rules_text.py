@@ -48,7 +48,7 @@ def rules_summary(v: Variant) -> str:
         "none": "they like (without a canasta the table scores negative)",
     }[v.close_requires]
     paragraphs = [
-        f"{v.name}: {n} players in {teams}; player p is on team p % 2 and partners share "
+        f"{v.label}: {n} players in {teams}; player p is on team p % 2 and partners share "
         f"melds and points. {v.decks} decks of 52 with {jokers} ({v.total_cards} cards). "
         "Jokers and 2s are wild, except a 2 at its natural place in a run of its suit.",
         "Melds (3 or more cards, at most one wild): a group of "

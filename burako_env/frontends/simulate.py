@@ -24,7 +24,13 @@ from burako_env.core.constants import (
 from burako_env.core.game import Game
 from burako_env.core.nb import timed_without_compile
 from burako_env.distributed import game_seeds_range, slices
-from burako_env.limits import MAX_SEED, MAX_SIMULATE_GAMES, SIMULATE_BATCH_GAMES, check_whole
+from burako_env.limits import (
+    MAX_SEED,
+    MAX_SIMULATE_GAMES,
+    SIMULATE_BATCH_GAMES,
+    check_whole,
+    printable_name,
+)
 from burako_env.variants import Variant, load_variant
 
 
@@ -62,7 +68,7 @@ class SimulationSummary:
             compiled += f"; includes the Ray tasks' {self.ray_compile_seconds:.1f} s of compiling"
         return "\n".join(
             [
-                f"{self.games} random {self.players}-player {self.variant} hands "
+                f"{self.games} random {self.players}-player {printable_name(self.variant)} hands "
                 f"in {self.seconds:.2f} s: {self.games_per_s:,.0f} games/s "
                 f"({self.mean_steps * self.games_per_s:,.0f} steps/s{compiled})",
                 f"  hands ended by going out: {self.went_out / g:6.1%}",

@@ -140,6 +140,10 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         **overrides,
     ) -> None:
         check_env_keywords(overrides, BurakoVectorEnv.__init__, "Burako-v1 vector env")
+        from burako_env.limits import MAX_TRAIN_ENVS, check_whole
+
+        # training's env.num_envs bound: 10**6 games asked for 6.3 GiB before any check
+        check_whole("num_envs", num_envs, 1, MAX_TRAIN_ENVS, ValueError)
         if render_mode is not None:
             raise ValueError(
                 f"the vector env does not render: render_mode must be None, got {render_mode!r}"

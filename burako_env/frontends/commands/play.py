@@ -94,7 +94,7 @@ def play(
 
     seats = ", ".join(f"P{p} {'you' if p == seat else bot_label(labels[p])}" for p in range(n))
     typer.echo(
-        f"Burako, {game.variant.name}, {n} players ({seats}); you are team {seat % 2}. "
+        f"Burako, {game.variant.label}, {n} players ({seats}); you are team {seat % 2}. "
         "Type 'help' for the moves."
     )
 
