@@ -29,12 +29,15 @@ from burako_env.core.constants import (
     DRAW_STOCK,
     END_WENT_OUT,
     ERR_CANNOT_GO_OUT,
+    ERR_CLOSE_WITH_WILD,
     ERR_GO_OUT_BY_DISCARD,
     ERR_MELD_CLOSED,
     ERR_NO_MUERTO,
     ERR_NOT_ONLY_WILDS,
+    ERR_OK,
     ERR_TURN_UNFINISHABLE,
     ERR_VARIANT_OFF,
+    ERR_WILD_DISCARD,
     HOW_DIRECT,
     HOW_INDIRECT,
     HOW_KEPT_WILDS,
@@ -262,6 +265,63 @@ def test_a_wild_canasta_is_not_clean(table, allowed):
         assert sc(game, S_END_REASON) == END_WENT_OUT
     else:
         refused(game, discard_action(card("Kh")), ERR_CANNOT_GO_OUT)
+
+
+# the going-out conditions with each wild, where the variants differ (RULES.md 2.3, 4, 5):
+# the last card laid on the team's only canasta (slot 0, clean), or on its group (slot 1),
+# or discarded. A 2 of the run's suit that comes home at position 2 is natural, not wild.
+LOW_CLEAN = "3s 4s 5s 6s 7s 8s 9s"
+CANNOT, BY_DISCARD = ERR_CANNOT_GO_OUT, ERR_GO_OUT_BY_DISCARD
+
+
+@pytest.mark.parametrize(
+    ("variant", "last", "how", "expected"),
+    [
+        # brazilian: a wild on the only clean canasta makes it dirty, so it cannot go out
+        ("brazilian", "2c", "canasta", CANNOT),
+        ("brazilian", "*", "canasta", CANNOT),
+        ("brazilian", "Ts", "canasta", ERR_OK),  # a natural card keeps it clean
+        ("brazilian", "2s", "canasta", ERR_OK),  # the 2 of spades comes home: natural
+        ("brazilian", "2c", "group", ERR_OK),  # the canasta stays clean
+        ("brazilian", "2c", "discard", ERR_OK),
+        ("brazilian", "*", "discard", ERR_OK),
+        # argentine: any canasta, dirty or clean, lets the team go out
+        ("argentine", "2c", "canasta", ERR_OK),
+        ("argentine", "*", "canasta", ERR_OK),
+        ("argentine", "2c", "discard", ERR_OK),
+        ("argentine", "*", "discard", ERR_OK),
+        # italian: only by a discard, and that discard is no wild
+        ("italian", "2c", "canasta", BY_DISCARD),
+        ("italian", "*", "canasta", BY_DISCARD),
+        ("italian", "2c", "discard", ERR_CLOSE_WITH_WILD),
+        ("italian", "*", "discard", ERR_CLOSE_WITH_WILD),
+        ("italian", "Ts", "discard", ERR_OK),
+        # colombian: no canasta needed (its canasta is closed at 7: the group takes the
+        # wild), and a wild is never discarded while a meld can take it
+        ("colombian", "2c", "group", ERR_OK),
+        ("colombian", "*", "group", ERR_OK),
+        ("colombian", "2c", "discard", ERR_WILD_DISCARD),
+        ("colombian", "*", "discard", ERR_WILD_DISCARD),
+    ],
+)
+def test_going_out_with_each_wild(variant, last, how, expected):
+    game = build_game(
+        variant,
+        hands={0: last, 1: "Jd"},
+        melds={0: [LOW_CLEAN, "Qs Qd Qh"]},
+        muertos_taken={0: 1},
+    )
+    action = {
+        "canasta": add_action(card(last), 0),
+        "group": add_action(card(last), 1),
+        "discard": discard_action(card(last)),
+    }[how]
+    if expected == ERR_OK:
+        do(game, action)
+        assert sc(game, S_PHASE) == PHASE_OVER and sc(game, S_END_REASON) == END_WENT_OUT
+        assert sc(game, S_WENT_OUT) == 0
+    else:
+        refused(game, action, expected)
 
 
 @pytest.mark.parametrize("variant", ["argentine", "brazilian"])

@@ -263,6 +263,34 @@ def test_min_first_meld_threshold(match, extra, meld_texts, adds, stays):
         assert sc(game, S_OPENED0) == 0 and sc(game, S_MIN_EXTRA0) == extra + 15
 
 
+@pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.parametrize(("own", "other", "stays"), [(1499, 1500, True), (1500, 1499, False)])
+def test_min_first_meld_reads_the_teams_own_match_score(seat, own, other, stays):
+    """Each team's minimum (50, or 75 from 1500 match points) follows its **own** match
+    score: a 50-point first meld stays for the team just below 1500 and goes back for the
+    team at 1500, whichever team plays and whatever the other team holds."""
+    team = seat % 2
+    scores = (own, other) if team == 0 else (other, own)
+    game = build_game(
+        "brazilian",
+        hands={seat: "4h 5h 6h 7h Kc Kd Ks Jd 9s"},
+        melds={1 - team: ["Qh Qs Qd"]},
+        player=seat,
+        match_scores=scores,
+    )
+    do_open(game, "4h 5h 6h")
+    do_open(game, "Kc Kd Ks")
+    do_add(game, "7h", 0)  # 20 + 30 = 50 points
+    do_discard(game, "9s")
+    if stays:
+        assert len(melds(game, team)) == 2 and hand(game, seat) == cards("Jd")
+        assert sc(game, S_OPENED0 + team) == 1 and sc(game, S_MIN_EXTRA0 + team) == 0
+    else:
+        assert melds(game, team) == [] and hand(game, seat) == cards("4h 5h 6h 7h Kc Kd Ks Jd")
+        assert sc(game, S_OPENED0 + team) == 0 and sc(game, S_MIN_EXTRA0 + team) == 15
+    assert sc(game, S_MIN_EXTRA0 + 1 - team) == 0  # the other team's minimum is untouched
+
+
 def test_min_first_meld_once_opened_the_partner_melds_freely():
     game = brazilian({0: "3h 4h 5h Kd Qs"}, opened=(1, 0))
     do_open(game, "3h 4h 5h")
@@ -376,6 +404,13 @@ def test_close_discard_not_wild(variant, overrides, rule):
             assert legal(game) == sorted([add_action(JOKER, 0), add_action(JOKER, 1)])
             do(game, add_action(JOKER, 1))
             assert game.done[0] and sc(game, S_WENT_OUT) == 0
+    # a 2 is as wild as a joker when it is discarded (it stands in no run there)
+    game = game_with("2c", muertos_taken={0: 1})
+    if rule:
+        refused(game, discard_action(card("2c")), ERR_CLOSE_WITH_WILD)
+    else:
+        do_discard(game, "2c")
+        assert game.done[0] and sc(game, S_WENT_OUT) == 0
     # a wild discard that does not go out, or that takes the muerto, is fine
     game = game_with("* Kd", muertos_taken={0: 1})
     do(game, discard_action(JOKER))

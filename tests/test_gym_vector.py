@@ -293,6 +293,37 @@ def test_match_rewards_come_at_every_hand_end():
     assert hand_ends > 0
 
 
+@pytest.mark.parametrize("episode", ["hand", "match"])
+@pytest.mark.parametrize(("players", "seat"), [(2, 1), (4, 3), (2, "random"), (4, "random")])
+def test_rewards_follow_the_learners_team_in_every_seat(episode, players, seat):
+    """A learner on team 1 gets the negation of team 0's reward: at every hand end (a
+    match going on: ``info["seat"]``) and episode end (``final_info["seat"]``, the ended
+    episode's learner, before ``seat="random"`` draws the next one's seat)."""
+    envs = make_vec(6, num_players=players, seat=seat, reward="raw", episode=episode, target=300)
+    obs, info = envs.reset(seed=11)
+    rng = np.random.default_rng(11)
+    teams_rewarded: dict[int, int] = {0: 0, 1: 0}  # team -> nonzero rewards checked
+    for _ in range(700):
+        obs, reward, terminated, _, info = envs.step(random_actions(info["action_mask"], rng))
+        checks = []  # (game, learner seat of the rewarded episode, hand scores)
+        for g in np.flatnonzero(info.get("_hand_scores", np.zeros(6, bool))):
+            checks.append((g, int(info["seat"][g]), info["hand_scores"][g]))
+        for g in np.flatnonzero(terminated):
+            final = info["final_info"]
+            checks.append((g, int(final["seat"][g]), final["hand_scores"][g]))
+        for g, learner, scores in checks:
+            if seat != "random":
+                assert learner == seat
+            team = learner % 2
+            team0 = float(scores[0] - scores[1])
+            assert reward[g] == (team0 if team == 0 else -team0), (g, learner, scores)
+            teams_rewarded[team] += int(team0 != 0)
+    if seat == "random":
+        assert teams_rewarded[0] > 0 and teams_rewarded[1] > 0
+    else:
+        assert teams_rewarded[seat % 2] > 0
+
+
 def test_illegal_actions_terminate_or_raise():
     envs = make_vec(4, num_players=2)
     obs, info = envs.reset(seed=0)

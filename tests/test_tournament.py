@@ -14,7 +14,14 @@ import pytest
 from burako_env.agents import make_agent
 from burako_env.agents.base import Agent
 from burako_env.agents.tournament import run_tournament
-from burako_env.agents.tournament_results import Z95, TournamentResult, bradley_terry, wilson
+from burako_env.agents.tournament_results import (
+    ELO_SCALE,
+    PRIOR_DRAWS,
+    Z95,
+    TournamentResult,
+    bradley_terry,
+    wilson,
+)
 from burako_env.records import GameRecord, deal_game, read_records, replay, write_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -358,3 +365,45 @@ def test_a_clean_sweep_gets_a_finite_rating_with_a_wide_interval():
     # 10 wins and the prior's half win each way: odds of 10.5 to 0.5
     assert gap == pytest.approx(400 * np.log10(21.0))
     assert ratings["a"]["se"] > 50
+
+
+def test_ties_count_half_in_the_win_rate_the_interval_and_the_ratings(tmp_path):
+    """A hand cut at its first turn (``max_turns=1``) sometimes ends level: its record's
+    winner is -1, and the pairing counts it half a win each way in the win rate, the Wilson
+    interval and the Bradley-Terry ratings."""
+    path = tmp_path / "games.jsonl"
+    result = run_tournament(
+        ["random", "random"],  # "random" and "random#2", the second seeded apart
+        "argentine",
+        num_players=2,
+        hands_per_pairing=200,
+        seed=4,
+        progress=False,
+        max_turns=1,
+        save_games=path,
+    )
+    (p,) = result.pairings
+    records = read_records(path)
+    assert len(records) == p.hands == 200
+    for r in records:  # a record's winner is -1 exactly when the teams scored the same
+        tied = r.scores[0] == r.scores[1]
+        assert (r.winner == -1) == tied
+        assert r.winner in ((-1,) if tied else (int(r.scores[1] > r.scores[0]),))
+    wins = sum(r.winner >= 0 and r.seats[r.winner] == "random" for r in records)
+    losses = sum(r.winner >= 0 and r.seats[r.winner] == "random#2" for r in records)
+    ties = sum(r.winner == -1 for r in records)
+    # ties with each agent in seat 0: the seats-swapped half books them as ties too
+    assert {r.seats[0] for r in records if r.winner == -1} == {"random", "random#2"}
+    assert ties > 0 and (p.wins, p.losses, p.ties) == (wins, losses, ties)
+    assert p.win_rate == pytest.approx((wins + 0.5 * ties) / 200)
+    assert (p.ci_low, p.ci_high) == pytest.approx(wilson(wins + 0.5 * ties, 200))
+    assert (p.ci_low, p.ci_high) != pytest.approx(wilson(wins, 200))  # the ties do count
+    flipped = result.pairing("random#2", "random")
+    assert flipped.ties == ties and flipped.win_rate == pytest.approx(1 - p.win_rate)
+    # two agents: the fit has a closed form, each side's wins plus half of the ties (and
+    # half of the prior's one drawn game) over the other's
+    half = 0.5 * (ties + PRIOR_DRAWS)
+    gap = ELO_SCALE * math.log10((wins + half) / (losses + half))
+    elo = {name: r["elo"] for name, r in result.ratings.items()}
+    assert elo["random"] - elo["random#2"] == pytest.approx(gap, abs=1e-6)
+    assert f" {wins}-{losses}-{ties} " in result.table()  # W-L-T

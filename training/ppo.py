@@ -124,6 +124,22 @@ def compute_gae(value, reward, done, nxt, gamma, lam, adv, trainable):
             trainable[i] = False
 
 
+def clipped_policy_loss(
+    logp_new: torch.Tensor, logp_old: torch.Tensor, adv: torch.Tensor, clip: float
+) -> torch.Tensor:
+    """PPO's clipped surrogate policy loss (Schulman et al. 2017, eq. 7), to minimise.
+
+    With ``ratio = exp(logp_new - logp_old)``, each row's loss is
+    ``max(-adv * ratio, -adv * clamp(ratio, 1 - clip, 1 + clip))``: the pessimistic of the
+    two, so a ratio already past the clip range in the advantage's direction gains nothing
+    more (and passes no gradient), while one past it the other way is not clipped. Returns
+    the mean over the rows."""
+    ratio = (logp_new - logp_old).exp()
+    unclipped = -adv * ratio
+    clipped = -adv * torch.clamp(ratio, 1 - clip, 1 + clip)
+    return torch.max(unclipped, clipped).mean()
+
+
 def resolve_device(name: str) -> torch.device:
     """The torch device of the config's ``device`` (``auto``: CUDA when torch sees a GPU,
     else the CPU); a ConfigError when a GPU is asked for and torch sees none."""
@@ -657,10 +673,7 @@ class Trainer:
                 mb_adv = tensor(adv[mb])
                 if p.norm_adv and len(mb) > 1:
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                # clipped policy objective
-                pg_loss1 = -mb_adv * ratio
-                pg_loss2 = -mb_adv * torch.clamp(ratio, 1 - p.clip_coef, 1 + p.clip_coef)
-                pg_loss = torch.max(pg_loss1, pg_loss2).mean()
+                pg_loss = clipped_policy_loss(newlogp, tensor(store.logp[mb]), mb_adv, p.clip_coef)
                 # value loss (clipped around the rollout's value, as in PPO2)
                 mb_ret = tensor(returns[mb])
                 mb_val = tensor(store.value[mb])
