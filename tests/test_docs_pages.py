@@ -27,7 +27,7 @@ DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
 #: links to a record carry its date in the file name
 RECORD_LINK = re.compile(r"experiments/20\d\d-\d\d-\d\d-[a-z0-9-]+\.md(#[a-z0-9_-]*)?")
 #: the internal names the runs were given while they were measured
-CODENAME = re.compile(r"\b(runs? [A-Z][a-z]?\d?|G\d|I\d|Co\d|Br\d)\b")
+CODENAME = re.compile(r"\b(runs? (?![NKM]\b)[A-Z][a-z]?\d?|G\d|I\d|Co\d|Br\d)\b")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 
@@ -111,4 +111,5 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
     assert 3 in lines and 6 not in lines  # fenced code is not prose
     assert DATE.search(lines[3]) and CODENAME.search(lines[3])
     assert not DATE.search(RECORD_LINK.sub("", lines[8]))
+    assert not CODENAME.search("it runs N clients") and CODENAME.search("run Br2 and runs G")
     assert anchors(page) == {"title"}
