@@ -124,6 +124,23 @@ def test_attributes_methods_and_refusals():
     np.testing.assert_array_equal(env.vector_env.table.obs, before)
 
 
+def test_an_illegal_action_ends_that_game_and_says_why():
+    """illegal_action="terminate": the game's episode ends with -1, its info says why,
+    and the next observation is its next episode's; the other games go on."""
+    env = BurakoSB3VecEnv(3, num_players=2)
+    env.seed(2)
+    env.reset()
+    masks = env.action_masks()
+    actions = random_legal(masks, np.random.default_rng(0))
+    actions[1] = np.flatnonzero(~masks[1])[0]
+    _, rewards, dones, infos = env.step(actions)
+    assert dones[1] and rewards[1] == -1.0
+    assert "illegal" in infos[1]["illegal_action"]
+    assert "terminal_observation" in infos[1] and "winner" not in infos[1]
+    assert "illegal_action" not in infos[0] and "illegal_action" not in infos[2]
+    assert env.action_masks()[1].any()  # its next episode's first decision
+
+
 def test_maskable_ppo_trains_and_never_takes_an_illegal_action():
     """Two rollouts of 16 games; with illegal_action="raise" any illegal sampled action
     would stop training with IllegalActionError."""
