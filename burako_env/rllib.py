@@ -31,7 +31,7 @@ local instance of 2 CPUs, a 256 MiB object store and no dashboard (:data:`SMALL_
 where ``ray.init()``'s defaults size the object store at 30% of the memory Ray sees and
 map it in ``/dev/shm`` (a tmpfs: its pages count against a container's memory cap, and
 Docker's is 64 MB), start the dashboard's processes and one worker slot per core: under
-a 6 GB cap the raylet dies, or Ray refuses to start, with an error about ``/dev/shm``.
+a 6 GB cap the raylet can die, or Ray refuse to start, with an error about ``/dev/shm``.
 ``ppo_config(ray_init={...})`` changes those settings; a ``ray.init(...)`` of your own
 before ``build_algo()`` (a cluster's ``address``) is used as it is.
 
