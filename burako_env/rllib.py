@@ -4,7 +4,7 @@
     import burako_env
     from burako_env.rllib import policy_function, ppo_config
 
-    algo = ppo_config(num_players=2).build_algo()
+    algo = ppo_config(num_players=2).build_algo()   # starts a small local Ray instance
     for _ in range(10):
         algo.train()
     player = policy_function(algo.get_module("shared"))
@@ -25,6 +25,16 @@ pushed to ``-3.4e38`` (probability 0) outside the mask, so it only ever samples 
 actions. Its defaults are tiny (one local env runner, a 64-unit network, small batches):
 a smoke run, to be scaled up with RLlib's own methods on the returned config.
 
+**Ray on a small machine.** ``build_algo()`` of the config :func:`ppo_config` returns
+(a :class:`BurakoPPOConfig`) starts Ray with :func:`init_ray` when it is not running: a
+local instance of 2 CPUs, a 256 MiB object store and no dashboard (:data:`SMALL_RAY`),
+where ``ray.init()``'s defaults size the object store at 30% of the memory Ray sees and
+map it in ``/dev/shm`` (a tmpfs: its pages count against a container's memory cap, and
+Docker's is 64 MB), start the dashboard's processes and one worker slot per core: under
+a 6 GB cap the raylet can die, or Ray refuse to start, with an error about ``/dev/shm``.
+``ppo_config(ray_init={...})`` changes those settings; a ``ray.init(...)`` of your own
+before ``build_algo()`` (a cluster's ``address``) is used as it is.
+
 Importing this module imports Ray's RLlib; without it, the import raises
 :class:`~burako_env.extras.MissingExtra` naming the ``rllib`` extra. Nothing else in
 the package imports it.
@@ -37,6 +47,7 @@ from typing import Any
 import numpy as np
 
 try:
+    import ray
     import torch
     from gymnasium import spaces
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -60,8 +71,11 @@ from burako_env.envs.aec import IllegalMoveError, raw_env
 
 __all__ = [
     "SHARED_POLICY",
+    "SMALL_RAY",
     "BurakoMultiAgentEnv",
+    "BurakoPPOConfig",
     "MaskedPPOTorchRLModule",
+    "init_ray",
     "policy_function",
     "ppo_config",
     "shared_policy",
@@ -75,6 +89,14 @@ MASKED_LOGIT = -3.4e38
 #: ``squash``'s bound: sign(x) * log1p(|x|) of int16's range
 SQUASH_BOUND = float(np.log1p(2.0**15))
 ILLEGAL = ("terminate", "raise")
+#: :func:`init_ray`'s defaults: a local Ray instance that fits a small machine (2 cores,
+#: a few GB of memory): a fixed 256 MiB object store (ray.init's default is 30% of the
+#: memory it sees, in /dev/shm) and no dashboard (its processes take hundreds of MB)
+SMALL_RAY: dict[str, Any] = {
+    "num_cpus": 2,
+    "object_store_memory": 256 * 1024 * 1024,
+    "include_dashboard": False,
+}
 
 
 class BurakoMultiAgentEnv(MultiAgentEnv):
@@ -307,6 +329,44 @@ def policy_function(module: Any, *, squash: bool = True, greedy: bool = True):
     return act
 
 
+def init_ray(**settings: Any) -> bool:
+    """Start a local Ray instance for a small machine, unless Ray is running already (then
+    it is left as it is, and False returned): ``ray.init(address="local", **SMALL_RAY,
+    **settings)``, Ray's logs kept out of the driver's output. ``settings`` are
+    ``ray.init``'s keywords, e.g. ``num_cpus``, ``object_store_memory`` (bytes; at
+    least 75 MiB, and at most what ``/dev/shm`` holds, or Ray moves it to the slower
+    ``_temp_dir``), ``_temp_dir`` (Ray's session folder, default ``/tmp/ray``).
+
+    The recipe by hand::
+
+        ray.init(num_cpus=2, object_store_memory=256 * 1024**2, include_dashboard=False,
+                 _temp_dir="/tmp/ray")
+    """
+    if ray.is_initialized():
+        return False
+    options = {"logging_level": "ERROR", "log_to_driver": False, **SMALL_RAY, **settings}
+    ray.init(address="local", **options)
+    return True
+
+
+class BurakoPPOConfig(PPOConfig):
+    """RLlib's ``PPOConfig`` (what :func:`ppo_config` returns) whose ``build_algo()``
+    first starts Ray with :func:`init_ray` and :attr:`ray_init` where it is not running
+    (RLlib would start it with ``ray.init()``'s defaults, which do not fit a small
+    machine: see the module doc)."""
+
+    def __init__(self, algo_class: Any = None) -> None:
+        super().__init__(algo_class=algo_class)
+        #: :func:`init_ray`'s settings (``ray.init`` keywords) for ``build_algo()``
+        self.ray_init: dict[str, Any] = {}
+
+    def build_algo(self, *args: Any, **kwargs: Any):
+        """Start Ray (:func:`init_ray` with :attr:`ray_init`) unless it is running,
+        then RLlib's ``build_algo``."""
+        init_ray(**self.ray_init)
+        return super().build_algo(*args, **kwargs)
+
+
 def shared_policy(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
     """RLlib's ``policy_mapping_fn``: every seat plays :data:`SHARED_POLICY`."""
     return SHARED_POLICY
@@ -324,7 +384,8 @@ def ppo_config(
     lr: float = 3e-4,
     num_env_runners: int = 0,
     seed: int | None = None,
-) -> PPOConfig:
+    ray_init: dict[str, Any] | None = None,
+) -> BurakoPPOConfig:
     """An RLlib ``PPOConfig`` (new API stack, torch) for self-play on
     :class:`BurakoMultiAgentEnv`: one policy, :data:`SHARED_POLICY`, for every seat (so
     a team's two partners, and the opponents, are the same network), built as
@@ -337,7 +398,9 @@ def ppo_config(
     is turned off. ``num_env_runners=0`` samples in the driver process; more starts
     that many Ray actors. The defaults are a smoke run's: change anything further on
     the returned config with RLlib's methods (``.training(...)``,
-    ``.env_runners(...)``, ``.learners(...)``), then ``.build_algo()``.
+    ``.env_runners(...)``, ``.learners(...)``), then ``.build_algo()``, which starts a
+    small local Ray instance unless one is running (:class:`BurakoPPOConfig`;
+    ``ray_init``: :func:`init_ray`'s settings, e.g. ``{"num_cpus": 4}``).
     """
     env_config = {"variant": variant, "num_players": num_players, **(env_config or {})}
     module = RLModuleSpec(
@@ -350,7 +413,7 @@ def ppo_config(
         },
     )
     config = (
-        PPOConfig()
+        BurakoPPOConfig()
         .framework("torch")
         .environment(
             BurakoMultiAgentEnv,
@@ -374,4 +437,5 @@ def ppo_config(
     )
     if seed is not None:
         config = config.debugging(seed=seed)
+    config.ray_init = dict(ray_init or {})
     return config

@@ -209,23 +209,18 @@ def test_the_module_gives_illegal_actions_probability_zero():
 # ------------------------------------------------------------------ PPO
 @pytest.fixture
 def local_ray():
+    """One torch thread; Ray is started by build_algo (BurakoPPOConfig), shut down after."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    # "local": a fresh instance, never a running cluster's (test_ray's, under xdist)
-    ray.init(
-        address="local",
-        num_cpus=1,
-        include_dashboard=False,
-        object_store_memory=100 * 1024 * 1024,
-        logging_level="ERROR",
-        log_to_driver=False,
-    )
+    # build_algo must start Ray itself (one left running by another test would be reused)
+    ray.shutdown()
     yield
     ray.shutdown()
     torch.set_num_threads(threads)
 
 
 def test_ppo_with_the_shared_policy_trains_two_iterations(local_ray):
+    small = {"num_cpus": 1, "object_store_memory": 100 * 1024 * 1024}
     config = rllib.ppo_config(
         num_players=2,
         env_config={"illegal": "raise"},  # an illegal sampled action would stop training
@@ -234,10 +229,16 @@ def test_ppo_with_the_shared_policy_trains_two_iterations(local_ray):
         minibatch_size=64,
         num_epochs=1,
         seed=0,
+        ray_init=small,
     )
     assert config.policy_mapping_fn("player_1", None) == rllib.SHARED_POLICY
-    algo = config.build_algo()
+    assert not ray.is_initialized()
+    algo = config.build_algo()  # starts Ray with the small machine's settings, not Ray's
     try:
+        resources = ray.cluster_resources()
+        assert resources["CPU"] == 1
+        assert resources["object_store_memory"] == pytest.approx(small["object_store_memory"])
+        assert rllib.init_ray() is False  # running: left as it is
         sampled = 0
         for i in range(2):
             result = algo.train()
