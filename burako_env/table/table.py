@@ -14,7 +14,7 @@ an agent decides (:meth:`burako_env.agents.base.Agent.decides`):
   at a time;
 * an external seat (agent ``None``, index :data:`~burako_env.table.seating.LEARNER` in
   the envs) is the caller's: the table stops the game there, with that seat's
-  observation in ``obs[b]`` and its legal actions in ``mask[b]``, until :meth:`resume`
+  observation in ``obs[b]`` and its legal actions in ``mask[b]``, until :meth:`Table.resume`
   brings its move.
 
 Every move an agent makes is checked here against the game's legal actions: an illegal
