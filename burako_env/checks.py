@@ -968,8 +968,11 @@ def check_state_values(
     for b in range(len(state)):
         try:
             check_melds(state, b, variant, cache)  # before check_cards reads the rows
-            check_cards(state, b, variant, cache)
-            errors = _muerto_errors(state, b, variant) + _scalar_errors(state, b, variant, bound)
+            # the muertos first: which packets are untaken decides where cards are counted
+            errors = _muerto_errors(state, b, variant)
+            if not errors:
+                check_cards(state, b, variant, cache)
+                errors = _scalar_errors(state, b, variant, bound)
             if not errors and state.scalars[b, S_PHASE] == PHASE_OVER:
                 check_hand_end(state, b, variant)
         except ApiTestError as exc:
