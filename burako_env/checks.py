@@ -741,6 +741,13 @@ def _muerto_errors(state: GameState, b: int, v: Variant) -> list[str]:
                 if st_ == MUERTO_PENDING and (hw != HOW_INDIRECT or (live and tk == s[S_PLAYER])):
                     ok = False
                     rule = "a pending packet was taken by a discard, its taker not yet to play"
+                elif st_ == MUERTO_PENDING and tk >= 0:
+                    # its taker has not played since: the packet is still in their hand
+                    packet = np.bincount(
+                        state.muertos[b, t, m].astype(np.int64), minlength=NUM_CARD_TYPES
+                    )
+                    if (packet > state.hands[b, tk]).any():
+                        ok, rule = False, "a pending packet's cards are in its taker's hand"
             else:
                 ok, rule = False, "ABSENT only past the variant's muertos_per_team"
             if not ok:
@@ -975,7 +982,7 @@ def check_state_values(
                 errors = _scalar_errors(state, b, variant, bound)
             if not errors and state.scalars[b, S_PHASE] == PHASE_OVER:
                 check_hand_end(state, b, variant)
-        except ApiTestError as exc:
+        except (ApiTestError, ValueError) as exc:  # the referee's ValueError: no such table
             raise InvalidStateError(f"game {b}: {exc}") from None
         if errors:
             raise InvalidStateError(

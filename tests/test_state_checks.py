@@ -513,3 +513,22 @@ def test_no_accepted_state_reaches_a_refused_one(variant, players, episode):
             one.state[...] = base
             steps += forward(one, rng, 25)
     assert crafted == 3 * 6 * 4 and steps > 0
+
+
+def test_a_pending_muerto_not_in_its_takers_hand_is_refused():
+    """A packet taken by a discard stays in its taker's hand until their next turn; on a
+    finished hand the referee's scoring raised a bare ValueError for one that is not."""
+    game = game_where(
+        "argentine",
+        4,
+        lambda g, b: bool(g.done[b]) and (g.state.muerto_status[b] == MUERTO_TAKEN).any(),
+        tries=80,
+    )
+    t, m = (int(k) for k in np.argwhere(game.state.muerto_status[0] == MUERTO_TAKEN)[0])
+
+    def pending(st):
+        st.muerto_status[0, t, m] = MUERTO_PENDING
+        st.muerto_how[0, t, m] = HOW_INDIRECT
+
+    refused = edited(game, pending)
+    assert refused and f"team {t} muerto {m}" in refused, refused
