@@ -39,6 +39,13 @@ hands reach canastas, muertos and going out). Checks, at every step of every gam
 
 The report also records the largest number of melds a team ever had (the evidence for
 ``MAX_MELDS``) and the longest hand.
+
+Saved states (:func:`check_state_values`): a state that re-enters the core from outside
+(``VectorEnv.set_state``, a training checkpoint, a global state vector) must be one some
+legal game can hold, checked with the invariants above and those the rules keep between
+the state's fields (meld rows as the engine writes them, muertos per pot, the scalars
+together, counters and scores bounded by what a game reaches), so that no accepted state
+leads by legal moves to a refused one (``tests/test_state_checks.py``).
 """
 
 from __future__ import annotations
