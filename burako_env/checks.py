@@ -39,6 +39,13 @@ hands reach canastas, muertos and going out). Checks, at every step of every gam
 
 The report also records the largest number of melds a team ever had (the evidence for
 ``MAX_MELDS``) and the longest hand.
+
+Saved states (:func:`check_state_values`): a state that re-enters the core from outside
+(``VectorEnv.set_state``, a training checkpoint, a global state vector) must be one some
+legal game can hold, checked with the invariants above and those the rules keep between
+the state's fields (meld rows as the engine writes them, muertos per pot, the scalars
+together, counters and scores bounded by what a game reaches), so that no accepted state
+leads by legal moves to a refused one (``tests/test_state_checks.py``).
 """
 
 from __future__ import annotations
@@ -61,6 +68,8 @@ from burako_env.core.constants import (
     END_WENT_OUT,
     ERR_GAME_OVER,
     ERR_OK,
+    HOW_DIRECT,
+    HOW_INDIRECT,
     HOW_KEPT_WILDS,
     HOW_NONE,
     JOKER,
@@ -75,6 +84,8 @@ from burako_env.core.constants import (
     MF_KEY,
     MF_KIND,
     MF_LO,
+    MF_N0,
+    MF_NJOKER,
     MF_SIZE,
     MF_WILD,
     MUERTO_ABSENT,
@@ -85,8 +96,14 @@ from burako_env.core.constants import (
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     NUM_PHASES,
+    NUM_RANKS,
+    NUM_SUITS,
     PEEK_REJECT,
+    PHASE_DRAW,
     PHASE_OVER,
+    PHASE_PEEK,
+    PHASE_PLAY,
+    RANK_TWO,
     S_DEALER,
     S_DONE,
     S_END_REASON,
@@ -495,20 +512,42 @@ class InvalidStateError(ValueError):
     message names the game, the array and the range it must lie in."""
 
 
+def hand_score_bound(variant: Variant) -> int:
+    """The largest size of a team's score for one hand: every card's value (a card counts
+    once, on the table or in a hand), a canasta bonus for every 7 cards, going out and
+    every muerto of the team. The bound on :data:`S_HAND_SCORE0` and, times the hands
+    ended, on the match points (what :func:`check_state_values` holds them to)."""
+    v = variant
+    values = [abs(v.value_low)] * 5 + [abs(v.value_high)] * 6 + [abs(v.value_ace)]
+    cards = v.decks * (4 * sum(values) + 4 * abs(v.value_two))
+    cards += v.decks * v.jokers_per_deck * abs(v.value_joker)
+    bonuses = (v.clean_canasta, v.dirty_canasta, v.clean_aces_canasta, v.dirty_aces_canasta)
+    bonus = max(abs(x) for x in (*bonuses, v.wild_canasta))
+    muerto = max(abs(v.muerto_taken_bonus), abs(v.muerto_not_taken))
+    return cards + v.total_cards // 7 * bonus + abs(v.going_out_bonus) + v.muertos_per_team * muerto
+
+
 def scalar_ranges(variant: Variant) -> dict[int, tuple[str, int, int]]:
-    """The range of every state scalar a kernel reads as an index or a flag: name, low,
-    high (inclusive). Counters and scores only need to be whole: any int32 is safe."""
+    """The range of every state scalar: name, low, high (inclusive). Seats, flags, cards
+    and statuses by what they index; counters and scores by what a game can reach (turns
+    by ``max_turns``, steps by :func:`max_steps`, hands by ``max_hands``, scores by
+    :func:`hand_score_bound`), so that no counter of an accepted state can overflow.
+    :func:`check_state_values` then checks how they hang together."""
     seat = variant.num_players - 1
     big = np.iinfo(np.int32).max
-    small = np.iinfo(np.int32).min
+    steps = max_steps(variant)
+    hands = variant.max_hands
+    score = hand_score_bound(variant)
+    match = min(score * hands, big)
+    extra = variant.max_turns * variant.min_first_meld_step
     return {
         S_PHASE: ("phase", 0, NUM_PHASES - 1),
         S_PLAYER: ("player", 0, seat),
         S_FIRST_PLAYER: ("first_player", 0, seat),
         S_DEALER: ("dealer", 0, seat),
-        S_HAND_INDEX: ("hand_index", 0, big),
-        S_TURN: ("turn", 0, big),
-        S_STEP: ("step", 0, big),
+        S_HAND_INDEX: ("hand_index", 0, hands),
+        S_TURN: ("turn", 0, variant.max_turns),
+        S_STEP: ("step", 0, steps),
         S_PEEK_CARD: ("peek_card", -1, JOKER),
         S_NO_DISCARD: ("no_discard", -1, JOKER),
         S_PROV_START: ("prov_start", 0, MAX_MELDS),
@@ -516,35 +555,361 @@ def scalar_ranges(variant: Variant) -> dict[int, tuple[str, int, int]]:
         S_END_REASON: ("end_reason", END_NONE, END_MAX_TURNS),
         S_WENT_OUT: ("went_out", -1, 1),
         S_DONE: ("done", 0, 1),
-        S_HANDS_ENDED: ("hands_ended", 0, big),
+        S_HANDS_ENDED: ("hands_ended", 0, hands),
         S_HAND_JUST_ENDED: ("hand_just_ended", 0, 1),
         S_OPENED0: ("opened0", 0, 1),
         S_OPENED1: ("opened1", 0, 1),
-        S_MIN_EXTRA0: ("min_extra0", 0, big),
-        S_MIN_EXTRA1: ("min_extra1", 0, big),
-        S_MATCH0: ("match0", small, big),
-        S_MATCH1: ("match1", small, big),
-        S_HAND_SCORE0: ("hand_score0", small, big),
-        S_HAND_SCORE1: ("hand_score1", small, big),
+        S_MIN_EXTRA0: ("min_extra0", 0, extra),
+        S_MIN_EXTRA1: ("min_extra1", 0, extra),
+        S_MATCH0: ("match0", -match, match),
+        S_MATCH1: ("match1", -match, match),
+        S_HAND_SCORE0: ("hand_score0", -score, score),
+        S_HAND_SCORE1: ("hand_score1", -score, score),
         S_EPISODE_MATCH: ("episode_match", 0, 1),
         S_WINNER: ("winner", -1, 1),
-        S_TOTAL_STEPS: ("total_steps", 0, big),
+        S_TOTAL_STEPS: ("total_steps", 0, min(steps * hands, big)),
         S_MUERTOS_LEFT: ("muertos_left", 0, 2 * MAX_MUERTOS),
     }
 
 
-def _in_range(name: str, values: np.ndarray, low: int, high: int, where=None) -> None:
+def _in_range(name: str, values: np.ndarray, low, high, where=None) -> None:
     """InvalidStateError naming the first game and position where ``values`` (batch axis
-    first) leaves ``low..high``; ``where`` limits the check to the entries in use."""
+    first) leaves ``low..high`` (numbers, or arrays broadcast along the last axes: a bound
+    per card type); ``where`` limits the check to the entries in use."""
     bad = (values < low) | (values > high)
     if where is not None:
         bad &= where
     if bad.any():
         first = tuple(int(i) for i in np.argwhere(bad)[0])
         at = "".join(f"[{i}]" for i in first[1:])
+        lo = np.broadcast_to(low, values.shape)[first]
+        hi = np.broadcast_to(high, values.shape)[first]
         raise InvalidStateError(
-            f"game {first[0]}: {name}{at} is {values[first]}, it must lie in {low}..{high}"
+            f"game {first[0]}: {name}{at} is {values[first]}, it must lie in {lo}..{hi}"
         )
+
+
+def _first_bad_row(bad: np.ndarray) -> tuple[int, int, int] | None:
+    """(game, team, slot) of the first True of a [B, 2, MAX_MELDS] mask, or None."""
+    if not bad.any():
+        return None
+    b, t, i = (int(k) for k in np.argwhere(bad)[0])
+    return b, t, i
+
+
+def check_meld_fields(state: GameState, variant: Variant) -> None:
+    """Every meld row in use holds what the core's meld functions can write
+    (``melds.build_*``, ``add_card``, ``normalize_run``): a kind of the variant, a key in
+    its range, a run's positions within ``1..14`` with the gap between its ends and the
+    suited 2 sent home, counts within the decks, the size the other fields give, and every
+    field the kind does not use zero (``MF_WILD`` -1). A team has at most one wild group
+    still open. Vectorised over the batch; raises :class:`InvalidStateError` naming the
+    game, the row and the rule. Runs before anything reads a row: the referee's reading
+    and the kernels index cards with these fields."""
+    rows = state.melds.astype(np.int64)
+    in_use = np.arange(MAX_MELDS)[None, None, :] < state.num_melds[:, :, None]
+    kind, key = rows[..., MF_KIND], rows[..., MF_KEY]
+    lo, hi, gap = rows[..., MF_LO], rows[..., MF_HI], rows[..., MF_GAP]
+    wild, size = rows[..., MF_WILD], rows[..., MF_SIZE]
+    suits = rows[..., MF_N0 : MF_N0 + NUM_SUITS]
+    jokers = rows[..., MF_NJOKER]
+    naturals = suits.sum(axis=-1)
+    has_wild = wild >= 0
+    group, run, wild_group = kind == MELD_GROUP, kind == MELD_RUN, kind == MELD_WILD_GROUP
+    is_wild = (wild == JOKER) | ((wild >= 0) & (wild < JOKER) & (wild % NUM_RANKS == RANK_TWO))
+    span = hi - lo + 1
+    run_naturals = span - (gap != 0)
+    suited_two = wild == key * NUM_RANKS + RANK_TWO
+    decks = variant.decks
+    rules = [
+        (
+            ~(group | run | (wild_group & bool(variant.wild_group))),
+            "its kind is none of this variant's (1 group, 2 run"
+            + (", 3 wild group)" if variant.wild_group else ")"),
+        ),
+        (~((wild == -1) | is_wild), "its wild must be -1 (none), a joker (52) or a 2"),
+        (wild_group & (wild != -1), "a wild group keeps MF_WILD at -1"),
+        ((suits < 0).any(axis=-1) | (suits > decks).any(axis=-1), f"a count is not in 0..{decks}"),
+        (
+            group & ((key < 0) | (key >= NUM_RANKS) | (key == RANK_TWO)),
+            "a group's rank is A or 3..K",
+        ),
+        (
+            group & ((lo != 0) | (hi != 0) | (gap != 0) | (jokers != 0)),
+            "a group's unused fields are 0",
+        ),
+        (
+            group & ((naturals < 2) | ((naturals < 3) & ~has_wild)),
+            "a group needs 3 naturals, or 2 and a wild",
+        ),
+        (group & (size != naturals + has_wild), "a group's size is its naturals plus its wild"),
+        (run & ((key < 0) | (key >= NUM_SUITS)), f"a run's suit is 0..{NUM_SUITS - 1}"),
+        (run & ((suits != 0).any(axis=-1) | (jokers != 0)), "a run's count fields are 0"),
+        (run & ((lo < 1) | (hi > 14) | (lo >= hi)), "a run's positions lie in 1..14, lo below hi"),
+        (
+            run & (gap != 0) & ((gap <= lo) | (gap >= hi) | ~has_wild),
+            "a run's gap lies between its ends and holds its wild",
+        ),
+        (run & (run_naturals < 2 + ~has_wild), "a run needs 3 naturals, or 2 and a wild"),
+        (
+            run & has_wild & (gap == 0) & (span > 13),
+            "a run with a wild at an end spans at most 13 positions",
+        ),
+        (
+            run & (size != span + (has_wild & (gap == 0))),
+            "a run's size is its span (plus a wild at an end)",
+        ),
+        (
+            run & suited_two & ((gap == 2) | ((gap == 0) & (lo == 3))),
+            "the 2 of the run's suit stands at position 2 as a natural (normalize_run)",
+        ),
+        (
+            wild_group & ((key != 0) | (lo != 0) | (hi != 0) | (gap != 0)),
+            "a wild group's unused fields are 0",
+        ),
+        (
+            wild_group & ((jokers < 0) | (jokers > decks * variant.jokers_per_deck)),
+            "its jokers are not in the decks' range",
+        ),
+        (wild_group & (size != naturals + jokers), "a wild group's size is its 2s plus its jokers"),
+        (size < 3, "a meld holds at least 3 cards"),
+    ]
+    if variant.max_meld_size:
+        rules.append((size > variant.max_meld_size, f"max_meld_size is {variant.max_meld_size}"))
+    for bad, rule in rules:
+        first = _first_bad_row(bad & in_use)
+        if first is not None:
+            b, t, i = first
+            raise InvalidStateError(
+                f"game {b}: team {t} meld {i} {rows[b, t, i].tolist()} is no meld the engine "
+                f"makes: {rule}"
+            )
+    limit = variant.max_meld_size or 7
+    open_wild = (wild_group & (size < limit) & in_use).sum(axis=2)
+    if (open_wild > 1).any():
+        b, t = (int(k) for k in np.argwhere(open_wild > 1)[0])
+        raise InvalidStateError(
+            f"game {b}: team {t} has {open_wild[b, t]} open wild groups; an open wild group "
+            "bars wilds from any new meld, so a team has one at most"
+        )
+
+
+def _team_pot_errors(status, left: int, v: Variant) -> list[str]:
+    """``muerto_pot: team``: each team's packets go in order; the stock takes team 0's
+    before team 1's; the packets left are the untaken ones."""
+    out = []
+    for t in range(2):
+        own = status[t, : v.muertos_per_team].tolist()
+        if MUERTO_UNTAKEN in own and any(x != MUERTO_UNTAKEN for x in own[own.index(0) :]):
+            out.append(f"team {t}'s muertos are taken in order, statuses {own}")
+    if (status[1] == MUERTO_STOCK).any() and (status[0] == MUERTO_UNTAKEN).any():
+        out.append("team 1's muerto became the stock while team 0 had one untaken")
+    untaken = int((status == MUERTO_UNTAKEN).sum())
+    if left != untaken:
+        out.append(f"S_MUERTOS_LEFT is {left} with {untaken} packets untaken")
+    return out
+
+
+def _shared_pot_errors(status, left: int) -> list[str]:
+    """``muerto_pot: shared``: the pot (``S_MUERTOS_LEFT``) holds at most a packet for each
+    team still untaken, and when it empties those teams' statuses become MUERTO_STOCK."""
+    untaken = int((status[:, 0] == MUERTO_UNTAKEN).sum())
+    stock = int((status[:, 0] == MUERTO_STOCK).sum())
+    if left > untaken or (untaken > 0) != (left > 0) or (stock and left):
+        return [
+            f"a shared pot of {left} packets with statuses {status[:, 0].tolist()}: it holds "
+            "one packet at most per team untaken, and none once a status is MUERTO_STOCK"
+        ]
+    return []
+
+
+def _muerto_errors(state: GameState, b: int, v: Variant) -> list[str]:
+    """What the muerto arrays of game ``b`` say against the rules that move them."""
+    s = state.scalars[b]
+    status, how, taker = state.muerto_status[b], state.muerto_how[b], state.muerto_taker[b]
+    out = []
+    live = s[S_PHASE] != PHASE_OVER
+    takes = (HOW_DIRECT, HOW_INDIRECT) + ((HOW_KEPT_WILDS,) if v.muerto_keep_wilds else ())
+    for t in range(2):
+        for m in range(MAX_MUERTOS):
+            st_, hw, tk = int(status[t, m]), int(how[t, m]), int(taker[t, m])
+            where = f"team {t} muerto {m} (status {st_}, how {hw}, taker {tk})"
+            if m >= v.muertos_per_team:
+                ok = st_ == MUERTO_ABSENT and hw == HOW_NONE and tk == -1
+                rule = f"the variant has {v.muertos_per_team} a team: ABSENT, NONE, -1"
+            elif st_ in (MUERTO_UNTAKEN, MUERTO_STOCK):
+                ok = hw == HOW_NONE and tk == -1
+                rule = "a packet nobody took has how NONE and taker -1"
+                if st_ == MUERTO_STOCK and not v.muerto_refills_stock:
+                    ok, rule = False, "only muerto_refills_stock turns a packet into the stock"
+            elif st_ in (MUERTO_TAKEN, MUERTO_PENDING):
+                ok = tk >= 0 and tk % 2 == t and hw in takes
+                rule = f"a taken packet has a taker of team {t} and a way of taking {takes}"
+                if st_ == MUERTO_PENDING and (hw != HOW_INDIRECT or (live and tk == s[S_PLAYER])):
+                    ok = False
+                    rule = "a pending packet was taken by a discard, its taker not yet to play"
+                elif st_ == MUERTO_PENDING and tk >= 0:
+                    # its taker has not played since: the packet is still in their hand
+                    packet = np.bincount(
+                        state.muertos[b, t, m].astype(np.int64), minlength=NUM_CARD_TYPES
+                    )
+                    if (packet > state.hands[b, tk]).any():
+                        ok, rule = False, "a pending packet's cards are in its taker's hand"
+            else:
+                ok, rule = False, "ABSENT only past the variant's muertos_per_team"
+            if not ok:
+                out.append(f"{where}: {rule}")
+    if out:
+        return out
+    left = int(s[S_MUERTOS_LEFT])
+    if v.muerto_pot == "shared":
+        return _shared_pot_errors(status, left)
+    return _team_pot_errors(status, left, v)
+
+
+def _scalar_errors(state: GameState, b: int, v: Variant, bound: int) -> list[str]:
+    """How game ``b``'s counters and flags hang together (rules.py, deal.py)."""
+    s = [int(x) for x in state.scalars[b]]
+    n = v.num_players
+    phase, player, turn, step = s[S_PHASE], s[S_PLAYER], s[S_TURN], s[S_STEP]
+    over = phase == PHASE_OVER
+    match = s[S_EPISODE_MATCH] == 1
+    ended = s[S_HANDS_ENDED]
+    team = player % 2
+    melds = state.num_melds[b]
+    out = []
+
+    def need(ok, text):
+        if not ok:
+            out.append(text)
+
+    # the episode
+    need(s[S_DONE] == over, f"S_DONE is {s[S_DONE]} in phase {phase}: 1 exactly in PHASE_OVER")
+    if match:
+        hand = ended - 1 if over else ended
+        need(s[S_HAND_INDEX] == hand, f"hand {s[S_HAND_INDEX]} after {ended} hands ended")
+        m0, m1 = s[S_MATCH0], s[S_MATCH1]
+        finished = (max(m0, m1) >= v.target and m0 != m1) or ended >= v.max_hands
+        need(finished == over, f"match {m0}-{m1} after {ended} hands but phase {phase}")
+        need(s[S_TOTAL_STEPS] >= step + ended - over, "S_TOTAL_STEPS below the hands' steps")
+        need(s[S_TOTAL_STEPS] <= bound * (ended + (not over)), "S_TOTAL_STEPS past max_steps")
+    else:
+        need(s[S_HAND_INDEX] == 0 and ended == over, "a one-hand episode plays hand 0 only")
+        need(s[S_TOTAL_STEPS] == step, "a one-hand episode's S_TOTAL_STEPS is S_STEP")
+    hand_index = s[S_HAND_INDEX]
+    need(
+        s[S_DEALER] == (hand_index - 1) % n,
+        f"hand {hand_index} is dealt by seat {(hand_index - 1) % n}",
+    )
+    need(s[S_FIRST_PLAYER] == hand_index % n, f"hand {hand_index} opens with seat {hand_index % n}")
+    # the scores
+    items = state.score_items[b].astype(np.int64)
+    if ended == 0:
+        zero = s[S_MATCH0] == s[S_MATCH1] == s[S_HAND_SCORE0] == s[S_HAND_SCORE1] == 0
+        need(zero and not items.any(), "scores before any hand ended")
+    else:
+        sums = items.sum(axis=1).tolist()
+        need(
+            sums == [s[S_HAND_SCORE0], s[S_HAND_SCORE1]],
+            "score_items do not add up to the hand scores",
+        )
+        need(
+            match or s[S_MATCH0 : S_MATCH1 + 1] == s[S_HAND_SCORE0 : S_HAND_SCORE1 + 1],
+            "a one-hand episode's match points are its hand scores",
+        )
+        limit = hand_score_bound(v) * ended
+        need(max(abs(s[S_MATCH0]), abs(s[S_MATCH1])) <= limit, f"match points past {limit}")
+    # the first meld (min_first_meld) and the teams' openings
+    for t in range(2):
+        opened = s[S_OPENED0 + t]
+        need(not opened or melds[t] > 0, f"team {t} opened with no meld")
+        provisional = t == team and s[S_PROV_START] == 0 and phase in (PHASE_PLAY, PHASE_OVER)
+        need(
+            opened or melds[t] == 0 or provisional,
+            f"team {t}'s melds are neither confirmed nor this turn's",
+        )
+    step_ = v.min_first_meld_step
+    extras = [s[S_MIN_EXTRA0], s[S_MIN_EXTRA1]]
+    if v.min_first_meld == 0 or step_ == 0:
+        need(extras == [0, 0], "first-meld extras without a rising min_first_meld")
+    else:
+        fails = [e // step_ for e in extras]
+        need(
+            all(e % step_ == 0 for e in extras) and sum(fails) <= turn,
+            "first-meld extras are one step per failed turn",
+        )
+    if over:
+        totals = (s[S_MATCH0], s[S_MATCH1]) if match else (s[S_HAND_SCORE0], s[S_HAND_SCORE1])
+        winner = -1 if totals[0] == totals[1] else int(totals[1] > totals[0])
+        need(s[S_WINNER] == winner, f"S_WINNER is {s[S_WINNER]} for {totals}: {winner}")
+        need(s[S_HAND_JUST_ENDED] == 1, "a finished episode has S_HAND_JUST_ENDED 1")
+        need(step >= max(1, 2 * turn), f"step {step} after {turn} turns")
+        seats = ((s[S_FIRST_PLAYER] + turn) % n, (s[S_FIRST_PLAYER] + turn - 1) % n)
+        need(player in seats, f"seat {player} ended turn {turn}")
+        need(s[S_PEEK_CARD] == -1, "S_PEEK_CARD outside PHASE_PEEK")
+        return out
+    need(s[S_WINNER] == -1, "a live game has no winner (-1)")
+    need(s[S_END_REASON] == END_NONE and s[S_WENT_OUT] == -1, "a live hand has no end reason")
+    need(
+        s[S_HAND_JUST_ENDED] == (match and step == 0 and ended > 0),
+        "S_HAND_JUST_ENDED is 1 only at the deal after a hand of a match",
+    )
+    need(turn < v.max_turns, f"turn {turn} of a live hand: max_turns is {v.max_turns}")
+    need(player == (s[S_FIRST_PLAYER] + turn) % n, f"seat {player} at turn {turn}")
+    low = 2 * turn + (phase == PHASE_PLAY)
+    need(low <= step <= bound, f"step {step} in phase {phase} after {turn} turns")
+    need(phase != PHASE_DRAW or turn > 0 or step == 0, "a first turn's draw is step 0")
+    need(phase != PHASE_PEEK or step == 0, "the peek is the hand's first action")
+    # the turn
+    need(
+        (phase == PHASE_PEEK) == (s[S_PEEK_CARD] >= 0),
+        "S_PEEK_CARD is a card exactly in PHASE_PEEK",
+    )
+    prov = s[S_PROV_START]
+    need(prov <= melds[team], f"S_PROV_START {prov} above team {team}'s {melds[team]} melds")
+    need(phase == PHASE_PLAY or prov == melds[team], "a turn lays its melds after the draw")
+    rediscard = v.pile_no_rediscard or v.peek_no_rediscard
+    need(
+        s[S_NO_DISCARD] == -1 or (phase == PHASE_PLAY and rediscard),
+        "S_NO_DISCARD set outside the play phase of a rediscard rule",
+    )
+    need(
+        s[S_NO_DISCARD] == -1 or v.pile_no_rediscard or turn == 0,
+        "a kept peeked card is barred in the first turn only",
+    )
+    stock_out = int(state.stock_len[b]) <= v.stock_end
+    need(
+        s[S_LAST_TURN] == stock_out,
+        f"S_LAST_TURN {s[S_LAST_TURN]} with {state.stock_len[b]} cards in the stock "
+        f"(stock_end {v.stock_end})",
+    )
+    need(not s[S_LAST_TURN] or phase == PHASE_PLAY, "the last turn ends at its discard")
+    hand_sizes = state.hands[b].astype(np.int64).sum(axis=1)
+    need((hand_sizes > 0).all(), "a hand of a live game is empty (it takes a muerto or goes out)")
+    if step == 0:
+        upcard = (v.opening_first if hand_index == 0 else v.opening_later) == "upcard"
+        need(
+            phase == (PHASE_DRAW if upcard else PHASE_PEEK),
+            "the hand's opening decides its first phase",
+        )
+        need(int(state.pile_len[b]) == int(upcard), "the pile at the deal holds the upcard only")
+        need((hand_sizes == v.hand_size).all(), f"every hand is dealt {v.hand_size} cards")
+        fresh = (
+            not melds.any()
+            and s[S_OPENED0] == s[S_OPENED1] == s[S_MIN_EXTRA0] == s[S_MIN_EXTRA1] == 0
+        )
+        need(fresh, "the deal leaves no meld, opening or first-meld extra")
+        taken = np.isin(state.muerto_status[b], (MUERTO_UNTAKEN, MUERTO_ABSENT))
+        need(
+            taken.all() and s[S_MUERTOS_LEFT] == 2 * v.muertos_per_team,
+            "the deal leaves every muerto untaken",
+        )
+        cutter = (hand_index - 2) % n
+        known = state.known[b].astype(np.int64)
+        wilds = known[cutter, RANK_TWO:JOKER:NUM_RANKS].sum() + known[cutter, JOKER]
+        kept_ok = v.cutter_keeps_wilds and known.sum() == wilds <= 2
+        need(not known.any() or kept_ok, "at the deal only the cutter's kept wilds are known")
+    return out
 
 
 def check_state_values(
@@ -556,22 +921,38 @@ def check_state_values(
     """Every value of ``state`` is one a game of ``variant`` can hold, before any kernel
     reads it: the kernels index arrays with lengths, counts, cards and seats unchecked
     (a check in their loops costs too much), so a saved state that re-enters the core
-    (``VectorEnv.set_state``, a training checkpoint) passes here first.
+    (``VectorEnv.set_state``, a training checkpoint, a global state vector) passes here
+    first. The aim: no accepted state leads, by legal moves, to one refused here
+    (``tests/test_state_checks.py`` plays accepted states forward to show it).
 
-    Checked: every length, count, card, seat, status and scalar in its range (the ranges
-    of :func:`scalar_ranges`), each game's generator (32-bit words, not all zero), the
-    legal-action cache, the melds as the referee reads them (check (d)) and the cards
-    conserved (check (a), what ``burako sweep`` counts). Raises InvalidStateError (a
-    ValueError) naming the game and the value; shapes and dtypes are the caller's check.
+    Checked, in this order (the first failure raises :class:`InvalidStateError`, a
+    ValueError naming the game and the value; shapes and dtypes are the caller's check):
+
+    * every length, count (by the copies of its card type), card, seat, status and
+      scalar in its range (:func:`scalar_ranges`: counters and scores bounded by what a
+      game reaches), each game's generator (32-bit words, not all zero);
+    * the meld rows in use as the engine writes them (:func:`check_meld_fields`), then as
+      the referee reads them (check (d)), and every card conserved across hands, stock,
+      pile, melds, untaken muertos and the peeked card (check (a));
+    * the muertos' status, way of taking and taker as the rules move them, per
+      ``muerto_pot`` (a team's packets in order, the shared pot's size);
+    * the scalars together: done exactly in PHASE_OVER, the seat to act, dealer and first
+      player from the hand and the turn, the step from the turns and the phase, a peeked
+      card exactly in PHASE_PEEK, the last turn from the stock, the opened teams and
+      first-meld extras, the hand and match counters and scores, the state a deal
+      leaves; a finished hand's scores are the referee's (check (e));
+    * the legal-action cache, which follows from the rest: recomputed on a copy, it must
+      be the saved one, and a live game must have a legal action.
+
     ``fill_legal``: a state saved without its legal-action cache (the global state
     vector's) gets it computed, once every other value has passed, instead of checked.
     """
-    copies = max(variant.decks, variant.decks * variant.jokers_per_deck)
+    counts = deck_counts(variant)
     positions = np.arange(MAX_CARDS)
-    _in_range("hands", state.hands, 0, copies)
-    _in_range("known", state.known, 0, copies)
-    _in_range("stock_len", state.stock_len, 0, MAX_CARDS)
-    _in_range("pile_len", state.pile_len, 0, MAX_CARDS)
+    _in_range("hands", state.hands, 0, counts, None)
+    _in_range("known", state.known, 0, counts, None)
+    _in_range("stock_len", state.stock_len, 0, variant.total_cards)
+    _in_range("pile_len", state.pile_len, 0, variant.total_cards)
     _in_range("stock", state.stock, 0, JOKER, positions < state.stock_len[:, None])
     _in_range("pile", state.pile, 0, JOKER, positions < state.pile_len[:, None])
     _in_range("muertos", state.muertos, 0, JOKER)
@@ -580,8 +961,11 @@ def check_state_values(
     _in_range("muerto_taker", state.muerto_taker, -1, variant.num_players - 1)
     _in_range("num_melds", state.num_melds, 0, MAX_MELDS)
     _in_range("scratch", state.scratch, -1, JOKER)
-    for s, (name, low, high) in scalar_ranges(variant).items():
+    ranges = scalar_ranges(variant)
+    for s, (name, low, high) in ranges.items():
         _in_range(f"scalars[S_{name.upper()}]", state.scalars[:, s], low, high)
+    score = ranges[S_HAND_SCORE0][2]
+    _in_range("score_items", state.score_items, -score, score)
     if episode_match is not None:  # the env's episode kind, not the file's
         episode = state.scalars[:, S_EPISODE_MATCH]
         _in_range("scalars[S_EPISODE_MATCH]", episode, episode_match, episode_match)
@@ -592,18 +976,38 @@ def check_state_values(
     _in_range("num_legal", state.num_legal, 0, NUM_ACTIONS)
     listed = np.arange(NUM_ACTIONS) < state.num_legal[:, None]
     _in_range("legal", state.legal, 0, NUM_ACTIONS - 1, listed)
+    check_meld_fields(state, variant)
     cache = _MeldCache(variant)
+    bound = max_steps(variant)
     for b in range(len(state)):
         try:
             check_melds(state, b, variant, cache)  # before check_cards reads the rows
-            check_cards(state, b, variant, cache)
-        except (ApiTestError, IndexError) as exc:
+            # the muertos first: which packets are untaken decides where cards are counted
+            errors = _muerto_errors(state, b, variant)
+            if not errors:
+                check_cards(state, b, variant, cache)
+                errors = _scalar_errors(state, b, variant, bound)
+            if not errors and state.scalars[b, S_PHASE] == PHASE_OVER:
+                check_hand_end(state, b, variant)
+        except (ApiTestError, ValueError) as exc:  # the referee's ValueError: no such table
             raise InvalidStateError(f"game {b}: {exc}") from None
+        if errors:
+            raise InvalidStateError(
+                f"game {b}: a state no game reaches: {errors[0]}"
+                + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
+            )
     # the legal-action cache follows from the position (every value above is safe for the
     # kernels now): recomputed on a copy it must be the saved one, else a live game with
     # no legal action, or an illegal one listed, would be stuck or stepped
     fresh = state.copy()
     refresh_legal_games(fresh, variant_params(variant))
+    live = state.scalars[:, S_PHASE] != PHASE_OVER
+    none = live & (fresh.num_legal == 0)
+    if none.any():
+        raise InvalidStateError(
+            f"game {int(np.argmax(none))}: a live game with no legal action (the rules "
+            "always leave the player one): the state was edited or corrupted"
+        )
     if fill_legal:
         state.legal[...] = fresh.legal
         state.num_legal[...] = fresh.num_legal

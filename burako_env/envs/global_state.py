@@ -44,8 +44,8 @@ recomputes it, and :meth:`StateLayout.restore` does) and the kernels' scratch ro
 The bounds (``low``, ``high``, int32, inclusive) are those
 :func:`burako_env.checks.check_state_values` holds every state to, narrowed where the
 variant says more (card counts by the copies of each type, lengths by the deck, the turn
-by ``max_turns``, hand counters by ``max_hands``); counters and scores without a bound
-take int32's range.
+by ``max_turns``, hand counters by ``max_hands``; steps and scores by what a game
+reaches).
 """
 
 from __future__ import annotations
