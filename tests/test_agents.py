@@ -407,3 +407,37 @@ def test_finished_games_get_minus_one():
 def test_action_kinds_are_in_range():
     # the policies decode actions with the constants' ranges
     assert OPEN_GROUP_BASE < OPEN_RUN_BASE < OPEN_WILD_GROUP_BASE < ADD_BASE < DISCARD_BASE
+
+
+class _ModeModel:
+    """A Stable-Baselines3-like model: the lowest legal action when ``deterministic``, the
+    highest (standing for a sample) when not; it notes the mode it was asked for."""
+
+    def __init__(self) -> None:
+        self.modes: list[bool] = []
+
+    def predict(self, obs, action_masks=None, deterministic=False):
+        self.modes.append(deterministic)
+        ids = np.arange(action_masks.shape[1])
+        legal = np.where(action_masks, ids, -1 if not deterministic else ids.size)
+        return (legal.min(axis=1) if deterministic else legal.max(axis=1)), None
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_predict_agent_passes_its_mode_to_the_model(deterministic):
+    """``PredictAgent(deterministic=False)`` asks the model to sample (the default plays
+    the most likely action)."""
+    from burako_env.agents.adapters import PredictAgent
+
+    mask = np.zeros((2, 10), bool)
+    mask[0, [2, 5, 7]] = True
+    mask[1, [1, 4]] = True
+    obs = np.zeros((2, 3), np.int16)
+    model = _ModeModel()
+    agent = PredictAgent(model, deterministic=deterministic)
+    actions = agent.act(obs, mask)
+    assert model.modes == [deterministic]
+    assert actions.tolist() == ([2, 1] if deterministic else [7, 4])
+    model = _ModeModel()
+    PredictAgent(model).act(obs, mask)
+    assert model.modes == [True]  # the default

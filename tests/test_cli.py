@@ -257,6 +257,18 @@ def test_replay_check_fails_loudly_on_tampered_files(saved, tmp_path):
     res = run("replay", str(bad_score), "--check")
     assert res.exit_code == 1 and "the record says" in res.output
 
+    # the winner changed, scores untouched: to the other team, and to a tie
+    winner = first["winner"]
+    for claimed in sorted({1 - winner if winner >= 0 else 0, -1} - {winner}):
+        bad_winner = tmp_path / f"winner{claimed}.jsonl"
+        bad_winner.write_text("\n".join(tamper(lines, 2, winner=claimed)) + "\n")
+        said = f"the replayed winner is team {winner}, the record says team {claimed}"
+        res = run("replay", str(bad_winner), "--check")
+        assert res.exit_code == 1 and "1 of 12 game(s)" in res.output
+        assert f"game 2 (line 3): {said}" in res.output
+        res = run("replay", str(bad_winner), "--game", "2")  # shown: refused, the same words
+        assert res.exit_code == 1 and said in res.output
+
     # moves cut off, and a broken JSON line
     cut = tmp_path / "cut.jsonl"
     broken = tamper(lines, 0, actions=json.loads(lines[0])["actions"][:-3])
