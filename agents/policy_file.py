@@ -209,7 +209,7 @@ def check_weights(
         if tensor.layout != torch.strided or tensor.is_meta:
             raise CheckpointError(
                 f"{bad} {str(name)!r:.80} is a {str(tensor.layout).replace('torch.', '')}"
-                f"{' meta' if tensor.is_meta else ''} tensor without values, not a dense one"
+                f"{' meta' if tensor.is_meta else ''} tensor, not a dense one holding its values"
             )
         if tensor.dtype not in WEIGHT_DTYPES:
             raise CheckpointError(

@@ -61,7 +61,7 @@ from burako_env.agents.policy_file import (
     load_network,
     variant_info,
 )
-from burako_env.limits import MAX_TRAIN_STEPS, MAX_TRAIN_UPDATES
+from burako_env.limits import MAX_TRAIN_STEPS, MAX_TRAIN_UPDATES, MAX_WEIGHT
 
 if TYPE_CHECKING:
     from burako_env.envs.vector import VectorEnv
@@ -171,17 +171,22 @@ def checked_section(data, key: str, where: str = "") -> dict:
     return data[key]
 
 
+#: the largest optimiser hyperparameter (lr, eps, weight_decay; the configs' are below 1)
+MAX_HYPERPARAMETER = 1000.0
 #: the largest optimiser step count (Adam's ``step``: one per minibatch) a checkpoint may
 #: hold: 2**53 is where float32 and float64 stop counting whole numbers exactly
 MAX_OPTIMIZER_STEPS = 2**53
 
 
-def check_optimizer_state(state, optimizer: torch.optim.Optimizer, where: str = "optimizer"):
+def check_optimizer_state(
+    state, optimizer: torch.optim.Optimizer, where: str = "optimizer"
+) -> None:
     """CheckpointError unless ``state`` (a checkpoint's ``optimizer`` section) is a state
     of ``optimizer``: its parameter groups with the same parameters and finite, non-negative
-    hyperparameters (``lr``, ``eps``, ``betas`` in 0..1, ...), and per parameter a finite
-    step count and finite moments of that parameter's shape (NaN there turned every weight
-    NaN at the first step)."""
+    hyperparameters up to MAX_HYPERPARAMETER (``lr``, ``eps``, ``betas`` in 0..1, ...),
+    its flags (``amsgrad``, ``foreach``...) as this run's, and per parameter a finite
+    step count and finite moments of that parameter's shape, within MAX_WEIGHT (squares:
+    0..MAX_WEIGHT**2; NaN there turned every weight NaN at the first step)."""
     if not isinstance(state, dict):
         raise CheckpointError(f"{where} is {type(state).__name__}, not a table")
     ours = optimizer.state_dict()
@@ -202,21 +207,27 @@ def check_optimizer_state(state, optimizer: torch.optim.Optimizer, where: str = 
             )
         for key, value in group.items():
             model = own.get(key)
+            name = f"{at}.{key}"
             if key == "params":
                 continue
-            if isinstance(model, (bool, type(None))) or key not in own:
-                # flags (amsgrad, foreach...), or a key of another torch version
+            if key in own and isinstance(model, (bool, type(None))):
+                # a flag (amsgrad, foreach, fused...) is the run's: amsgrad turned on
+                # wants moments the state lacks, a KeyError at the first step
+                if type(value) is not type(model) or value != model:
+                    raise CheckpointError(f"{name} is {_shown(value)}, this run's is {model!r}")
+            elif key not in own:  # a key of another torch version: a plain setting
                 if not (value is None or isinstance(value, (bool, str))):
-                    checked_number(value, f"{at}.{key}", 0.0)
+                    checked_number(value, name, 0.0, MAX_HYPERPARAMETER)
             elif isinstance(model, (tuple, list)):  # betas
                 if not isinstance(value, (tuple, list)) or len(value) != len(model):
                     raise CheckpointError(
-                        f"{at}.{key} is {_shown(value)}, expected {len(model)} numbers"
+                        f"{name} is {_shown(value)}, expected {len(model)} numbers"
                     )
                 for i, item in enumerate(value):
-                    checked_number(item, f"{at}.{key}[{i}]", 0.0, 1.0)
+                    checked_number(item, f"{name}[{i}]", 0.0, 1.0)
             else:  # lr, eps (a divisor: above 0), weight_decay...
-                checked_number(value, f"{at}.{key}", 1e-30 if key == "eps" else 0.0)
+                low = 1e-30 if key == "eps" else 0.0
+                checked_number(value, name, low, MAX_HYPERPARAMETER)
     params = [p for group in optimizer.param_groups for p in group["params"]]
     per_param = state.get("state")
     if not isinstance(per_param, dict):
@@ -227,13 +238,24 @@ def check_optimizer_state(state, optimizer: torch.optim.Optimizer, where: str = 
         if not isinstance(entry, dict):
             raise CheckpointError(f"{at} is {type(entry).__name__}, not a table")
         shape = tuple(params[index].shape)
+        if isinstance(optimizer, torch.optim.Adam) and entry:  # Adam reads them all
+            amsgrad = optimizer.param_groups[0].get("amsgrad")
+            need = {"step", "exp_avg", "exp_avg_sq"} | ({"max_exp_avg_sq"} if amsgrad else set())
+            if need - set(entry):
+                raise CheckpointError(f"{at} lacks {sorted(need - set(entry))}")
         for key, value in entry.items():
             name = f"{at}.{key}"
-            if key == "step":  # a number, or a scalar tensor (torch 1.12 on)
+            if key == "step":  # a number, or a scalar float tensor (torch 1.12 on)
                 if isinstance(value, torch.Tensor):
-                    if value.numel() != 1 or value.is_meta or value.is_complex():
+                    if (
+                        value.shape != ()
+                        or value.is_meta
+                        or value.layout != torch.strided
+                        or value.dtype not in (torch.float32, torch.float64)
+                    ):
                         raise CheckpointError(
-                            f"{name} is a tensor of shape {list(value.shape)}, not a step count"
+                            f"{name} is a {str(value.dtype).replace('torch.', '')} tensor of "
+                            f"shape {list(value.shape)}, expected a float scalar (a step count)"
                         )
                     value = value.item()
                 checked_number(value, name, 0.0, MAX_OPTIMIZER_STEPS)
@@ -250,10 +272,14 @@ def check_optimizer_state(state, optimizer: torch.optim.Optimizer, where: str = 
                 raise CheckpointError(
                     f"{name} has shape {list(value.shape)}, its parameter's is {list(shape)}"
                 )
-            if not torch.isfinite(value).all():
-                raise CheckpointError(f"{name} holds NaN or infinite values")
-            if key.endswith("_sq") and value.numel() and value.min().item() < 0:
-                raise CheckpointError(f"{name} holds negative values (a sum of squares)")
+            # the moments of clipped gradients stay far below these (a 1e30 moved the
+            # weights past any trained size at the first step)
+            low, high = (0.0, MAX_WEIGHT**2) if key.endswith("_sq") else (-MAX_WEIGHT, MAX_WEIGHT)
+            if value.numel() and not bool(((value >= low) & (value <= high)).all()):
+                raise CheckpointError(
+                    f"{name} holds NaN, infinite or out of range values (expected "
+                    f"{low:g}..{high:g})"
+                )
 
 
 def check_progress(progress, league_changes: int, where: str = "progress") -> None:
@@ -406,6 +432,7 @@ def policy_dict(net, variant, obs_size: int, meta: dict | None = None) -> dict:
 __all__ = [
     "FORMAT",
     "VERSION",
+    "MAX_HYPERPARAMETER",
     "MAX_OPTIMIZER_STEPS",
     "CheckpointError",
     "check_compatible",

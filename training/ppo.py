@@ -916,6 +916,8 @@ class Trainer:
                 f"checkpoint {str(path)!r} is corrupted or does not fit this run: {exc}"
             ) from None
         try:
+            # the games first: their arrays are checked as they load, before any is set
+            self.load_rollout_state(data, path)
             self.net.load_state_dict(data["model"])
             self.optimizer.load_state_dict(data["optimizer"])
             # the league as it was when saved: its config's changes applied so far
@@ -926,7 +928,6 @@ class Trainer:
                 )
             self.league.load_state_dict(data["league"])
             load_rng_state(data["rng"], self.rng, self.generator)
-            self.load_rollout_state(data, path)
         except (KeyError, RuntimeError, ValueError) as exc:
             if isinstance(exc, CheckpointError):
                 raise

@@ -29,6 +29,11 @@ from burako_env.core.constants import NUM_ACTIONS
 from burako_env.limits import MAX_TRAIN_STEPS
 from burako_env.training.checkpoint import checked_int, checked_tensor
 
+#: the largest log-probability, value or reward (in size) a checkpoint's store may hold:
+#: rewards are margins / 1000 (clipped) and values their estimates, log-probabilities of
+#: sampled actions a few dozen at most; 1e30 passed as finite and turned the update NaN
+MAX_STORED_NUMBER = 1e6
+
 
 @njit(cache=True)
 def gather_lists(flat, offsets, rows, out, counts):
@@ -141,8 +146,8 @@ class Transitions:
         at most ``capacity`` transitions; every array of its dtype and shape; ``offsets``
         from 0, each legal list of 1 to NUM_ACTIONS ids, ending at ``flat``'s length;
         ``flat`` action ids; ``pick`` and ``hint`` positions in their lists (``hint`` -1:
-        none); ``logp``, ``value`` and ``reward`` finite; ``next`` -1 or a later
-        transition. Nothing is changed."""
+        none); ``logp``, ``value`` and ``reward`` finite, within MAX_STORED_NUMBER;
+        ``next`` -1 or a later transition. Nothing is changed."""
         if not isinstance(state, dict):
             raise CheckpointError(f"{where} is {type(state).__name__}, not a table")
         for key in ("n", "obs", "offsets", "flat", *self.FIELDS):
@@ -191,10 +196,13 @@ class Transitions:
                         f"{counts[i] - 1} (a position in the transition's legal list)"
                     )
         for name in ("logp", "value", "reward"):
-            bad = np.flatnonzero(~np.isfinite(arrays[name]))
+            bad = np.flatnonzero(~(np.abs(arrays[name]) <= MAX_STORED_NUMBER))  # NaN too
             if bad.size:
                 i = int(bad[0])
-                raise CheckpointError(f"{where}.{name}[{i}] is {arrays[name][i]}, not finite")
+                raise CheckpointError(
+                    f"{where}.{name}[{i}] is {arrays[name][i]}, expected a finite number "
+                    f"within +-{MAX_STORED_NUMBER:g}"
+                )
         nxt = arrays["next"]
         bad = np.flatnonzero((nxt != -1) & ((nxt <= np.arange(n)) | (nxt >= n)))
         if bad.size:
