@@ -60,6 +60,7 @@ def trainer(tiny_run):
 def node_at(data, path: str):
     """``(parent, key)`` of ``path`` in a checkpoint (``trainer/store/next``,
     ``optimizer/param_groups/0/lr``: list indices as numbers; weights' names hold dots)."""
+
     def key_of(node, part: str):  # an index of a list, or a table's key (optimizer: ints)
         return part if isinstance(node, dict) and part in node else int(part)
 
@@ -108,6 +109,7 @@ def set_item(index, value):
         # compute_gae read past the store and trained on it, exit 0
         ("trainer/store/next", set_item(0, 10**6), "trainer.store.next[0] is 1000000"),
     ],
+    ids=["next 2**40", "offsets 2**40", "next 10**6"],
 )
 def test_a_store_index_out_of_range_is_refused_by_train_resume(
     tiny_run, tmp_path, path, change, words
@@ -235,11 +237,12 @@ def test_weights_of_any_floating_dtype_still_load(tmp_path, dtype):
 # ------------------------------------------------------------------ the fuzz over every field
 def leaves(node, path: str, out: list) -> list:
     """``(path, value)`` of the containers and leaves under ``node`` (a few entries of
-    large tables: four weights of a network, three words of a generator)."""
+    large tables: four weights of a network or of the games' arrays, three words of a
+    generator; every key of the others)."""
     out.append((path, node))
     if isinstance(node, dict):
         keys = list(node)
-        if len(keys) > 8:
+        if len(keys) > 16:
             keys = [keys[0], keys[1], keys[len(keys) // 2], keys[-1]]
         for key in keys:
             leaves(node[key], f"{path}/{key}", out)
@@ -266,12 +269,12 @@ def mutations(value) -> list[tuple[str, object]]:
         ]
         if flat.numel():
             for kind, number in (("nan", math.nan), ("huge", None), ("negative", -7)):
-                if kind == "nan" and not t.is_floating_point():
+                if t.dtype == torch.bool or (kind == "nan" and not t.is_floating_point()):
+                    continue
+                if t.dtype == torch.uint8 and kind == "negative":
                     continue
                 if number is None:
                     number = 1e30 if t.is_floating_point() else torch.iinfo(t.dtype).max
-                if t.dtype == torch.bool or (t.dtype == torch.uint8 and number == -7):
-                    continue
                 changed = t.clone()
                 changed.reshape(-1)[-1] = number
                 out.append((kind, changed))
@@ -308,6 +311,7 @@ def fuzz_checkpoint_fields(run_dir: str) -> dict:
     checker = Trainer(cfg, run / "checker")
     player = Trainer(cfg, run / "player")
     counts = {"fields": 0, "cases": 0, "refused": 0, "trained": 0, "refused_at_save": 0}
+    accepted = []  # the cases trained on, for the report
     for section in SECTIONS:
         for path, value in leaves(base[section], section, []):
             counts["fields"] += 1
@@ -346,7 +350,8 @@ def fuzz_checkpoint_fields(run_dir: str) -> dict:
                     counts["refused_at_save"] += 1
                     continue
                 counts["trained"] += 1
-    return counts
+                accepted.append(where)
+    return {**counts, "accepted": accepted, "updates": player.update}
 
 
 def test_fuzz_checkpoint_fields(tiny_run, tmp_path):
@@ -361,9 +366,9 @@ def test_fuzz_checkpoint_fields(tiny_run, tmp_path):
         print("counts", json.dumps(test_checkpoint.fuzz_checkpoint_fields({str(run)!r})))
     """
     done = run_python(code, timeout=900, cap=True)
+    signal = f" (killed by signal {-done.returncode})" if done.returncode < 0 else ""
     assert done.returncode == 0, (
-        f"exit {done.returncode} (negative: killed by signal {-done.returncode})\n"
-        f"{done.stdout[-3000:]}\n{done.stderr[-8000:]}"
+        f"exit {done.returncode}{signal}\n{done.stdout[-3000:]}\n{done.stderr[-8000:]}"
     )
     line = next(ln for ln in done.stdout.splitlines() if ln.startswith("counts "))
     counts = json.loads(line.split(" ", 1)[1])
