@@ -374,3 +374,17 @@ def test_fuzz_checkpoint_fields(tiny_run, tmp_path):
     counts = json.loads(line.split(" ", 1)[1])
     print(counts, file=sys.stderr)
     assert counts["fields"] >= 80 and counts["refused"] >= 0.8 * counts["cases"], counts
+
+
+def test_the_checks_leave_every_generator_alone(tiny_run, trainer):
+    """The checks run at every save: a draw from the run's generators there (a network
+    built to learn its shapes drew torch's) made a resumed run differ from an
+    uninterrupted one."""
+    import random
+
+    data = load_file(tiny_run / "checkpoints" / "last.pt")
+    before = (torch.get_rng_state(), random.getstate(), trainer.rng.bit_generator.state)
+    trainer.check_checkpoint(data)
+    trainer.league.check_state_dict(data["league"])
+    after = (torch.get_rng_state(), random.getstate(), trainer.rng.bit_generator.state)
+    assert torch.equal(before[0], after[0]) and before[1:] == after[1:]

@@ -199,7 +199,9 @@ class League:
             "tally": {k: list(v) for k, v in self.tally.items()},
         }
 
-    def check_state_dict(self, state, where: str = "league") -> None:
+    def check_state_dict(
+        self, state, where: str = "league", shapes: dict[str, tuple[int, ...]] | None = None
+    ) -> None:
         """CheckpointError naming the key (``where``.key) unless ``state`` (a
         :meth:`state_dict`) fits this league's games and network: distinct member names,
         the snapshots' weights those of this network (finite, :func:`check_weights`),
@@ -207,7 +209,8 @@ class League:
         game's opponent -1 (self) or a member of the saved league, its learner team 0 or
         1, its heuristics' generator state (four words, 0 <= word < 2**62, as drawn and
         kept by the generator) not all zero (a fixed point of xoshiro), tallies of scores
-        in 0..1. Nothing is changed."""
+        in 0..1. ``shapes``: the network's weights' shapes (name -> shape), when the caller
+        has them. Nothing is changed (the torch generator neither)."""
         if not isinstance(state, dict):
             raise CheckpointError(f"{where} is {type(state).__name__}, not a table")
         for key in ("agent_names", "snapshots", "ratings", "opponent", "learner_team"):
@@ -219,7 +222,10 @@ class League:
         snapshots = state["snapshots"]
         if not isinstance(snapshots, (list, tuple)):
             raise CheckpointError(f"{where}.snapshots is {type(snapshots).__name__}, not a list")
-        shapes = {k: tuple(v.shape) for k, v in BurakoNet.from_spec(self.spec).state_dict().items()}
+        if shapes is None:  # a network of this spec, built without touching the run's
+            with torch.random.fork_rng(devices=[]):  # generator (a resume stays exact)
+                net = BurakoNet.from_spec(self.spec)
+            shapes = {name: tuple(t.shape) for name, t in net.state_dict().items()}
         for i, entry in enumerate(snapshots):
             if not (
                 isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[0], str)

@@ -900,7 +900,7 @@ class Trainer:
         check_weights(data.get("model"), None, shapes, "model weight")
         check_optimizer_state(data.get("optimizer"), self.optimizer)
         check_progress(data.get("progress"), len(self.cfg.league.changes))
-        self.league.check_state_dict(data.get("league"))
+        self.league.check_state_dict(data.get("league"), shapes=shapes)
         check_rng_state(data.get("rng"))
         if "env" in data:  # a run on one machine (on Ray the workers check their own)
             check_rollout_section(data.get("trainer"), self.store, *self.last.shape)
