@@ -173,24 +173,63 @@ def _plain(value, depth: int = 0) -> bool:
     return False
 
 
-def check_weights(model, path: str | Path) -> None:
-    """CheckpointError unless every weight is a finite number of sane size: a NaN, an
-    infinity or a bit-flipped exponent (1e25) loaded and played before, as a corrupted
-    file should not (MAX_WEIGHT: trained weights stay far below it)."""
+#: the dtypes a weight may have: a network's parameters are real floating point numbers
+#: (an integer, bool or complex tensor was cast into them silently: 2**62 or a NaN hidden
+#: in an imaginary part played)
+WEIGHT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+def check_weights(
+    model,
+    path: str | Path | None,
+    shapes: dict[str, tuple[int, ...]] | None = None,
+    what: str = "weight",
+) -> None:
+    """CheckpointError unless every weight is a dense tensor of real floating point numbers
+    (:data:`WEIGHT_DTYPES`), finite and of sane size: a NaN, an infinity or a bit-flipped
+    exponent (1e25) loaded and played before, as a corrupted file should not (MAX_WEIGHT:
+    trained weights stay far below it); so did complex, integer and bool tensors (cast
+    into the network), and a meta or sparse tensor was a traceback. With ``shapes`` (name
+    -> shape, the network's) the names and shapes must be those; ``what`` names the
+    table in the message (``weight``, ``snapshot 'snapshot@4' weight``); with ``path``
+    None the message names no file (a check of one section of a checkpoint)."""
+    bad = what if path is None else f"checkpoint {str(path)!r} is corrupted: {what}"
     if not isinstance(model, dict):
-        raise CheckpointError(f"checkpoint {str(path)!r}: its model is not a table of weights")
+        raise CheckpointError(f"{bad}s are {type(model).__name__}, not a table of weights")
+    if shapes is not None and set(model) != set(shapes):
+        missing = sorted(set(shapes) - set(model), key=str)
+        extra = sorted(set(model) - set(shapes), key=str)
+        raise CheckpointError(
+            f"{bad}s do not fit the network (missing {missing[:5]!r:.200}, unexpected "
+            f"{extra[:5]!r:.200})"
+        )
     for name, tensor in model.items():
-        if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
-            continue
-        if not torch.isfinite(tensor).all():
+        if not isinstance(tensor, torch.Tensor):
             raise CheckpointError(
-                f"checkpoint {str(path)!r} is corrupted: weight {name!r} holds NaN or "
-                "infinite values"
+                f"{bad} {str(name)!r:.80} is {type(tensor).__name__}, not a tensor"
             )
+        if tensor.layout != torch.strided or tensor.is_meta:
+            raise CheckpointError(
+                f"{bad} {str(name)!r:.80} is a {str(tensor.layout).replace('torch.', '')}"
+                f"{' meta' if tensor.is_meta else ''} tensor, not a dense one holding its values"
+            )
+        if tensor.dtype not in WEIGHT_DTYPES:
+            raise CheckpointError(
+                f"{bad} {str(name)!r:.80} holds {str(tensor.dtype).replace('torch.', '')} "
+                "values; weights are floating point numbers (float16, bfloat16, float32 "
+                "or float64)"
+            )
+        if shapes is not None and tuple(tensor.shape) != tuple(shapes[name]):
+            raise CheckpointError(
+                f"{bad} {str(name)!r:.80} has shape {list(tensor.shape)}, the network's is "
+                f"{list(shapes[name])}"
+            )
+        if not torch.isfinite(tensor).all():
+            raise CheckpointError(f"{bad} {name!r:.80} holds NaN or infinite values")
         if tensor.numel() and tensor.abs().max().item() > MAX_WEIGHT:
             raise CheckpointError(
-                f"checkpoint {str(path)!r} is corrupted: weight {name!r} reaches "
-                f"{tensor.abs().max().item():.3g}, beyond any trained weight ({MAX_WEIGHT:g})"
+                f"{bad} {name!r:.80} reaches {tensor.abs().max().item():.3g}, beyond any "
+                f"trained weight ({MAX_WEIGHT:g})"
             )
 
 

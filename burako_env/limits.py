@@ -90,6 +90,13 @@ MAX_TRAIN_ENVS = 2**16
 #: the largest weight a policy file may hold (trained weights stay below about 100; a
 #: flipped exponent bit gives 1e25 and up)
 MAX_WEIGHT = 1e6
+#: a training checkpoint's progress counters (issue 59): updates and env steps a run may
+#: have made (a run of 2**31 updates is decades of CPU), and the league's Elo ratings
+#: (they stay within a few thousand of 1000; past about 1e5 the expected score's
+#: 10 ** (difference / 400) overflows)
+MAX_TRAIN_UPDATES = 2**31 - 1
+MAX_TRAIN_STEPS = 2**62
+MAX_ELO_RATING = 50_000.0
 
 
 class _BoundedSafeLoader(yaml.SafeLoader):

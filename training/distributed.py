@@ -49,7 +49,7 @@ from burako_env.training.checkpoint import CheckpointError, env_state, load_env_
 from burako_env.training.config import TrainConfig, load_config
 from burako_env.training.league import League
 from burako_env.training.ppo import Trainer
-from burako_env.training.transitions import Transitions
+from burako_env.training.transitions import Transitions, check_rollout_section
 
 #: times the learner replaces a dead rollout actor for one call before giving up
 ACTOR_RETRIES = 3
@@ -172,6 +172,7 @@ class RolloutWorker(Trainer):
                 f"rollout worker {self.index} plays {len(self.last)} games, its saved state "
                 f"{int(state['games'])} (another env.num_envs or distributed.workers?)"
             )
+        check_rollout_section(state, self.store, *self.last.shape, f"workers[{self.index}]")
         self.take_step(*load_env_state(self.env, state["env"]))
         self.last[...] = state["last"].numpy()
         self.ep_len[...] = state["ep_len"].numpy()

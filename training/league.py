@@ -14,6 +14,10 @@ Every game draws, when its episode begins, a learner team (uniform) and an oppon
 those kept; while there is none this weight goes to ``self``) or an agent with its weight
 in ``heuristics``. Ratings are Elo, updated after every finished game against a league
 member (self-play games leave them alone); a snapshot enters with the learner's rating.
+
+A checkpoint's league is checked whole before it is used (:meth:`League.check_state_dict`):
+opponent ids within the league it saved, learner teams 0 or 1, the heuristics' generator
+states, finite ratings for every member, the snapshots' weights (issue 59).
 """
 
 from __future__ import annotations
@@ -33,7 +37,10 @@ from burako_env.agents import make_agent
 from burako_env.agents.network import BurakoNet, padded
 from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.policies import act_batch
+from burako_env.agents.policy_file import CheckpointError, check_weights
+from burako_env.limits import MAX_ELO_RATING
 from burako_env.table import kernel_policy
+from burako_env.training.checkpoint import checked_number, checked_tensor
 from burako_env.training.config import LeagueConfig
 
 SELF = -1  # opponent id of a self-play game
@@ -206,11 +213,99 @@ class League:
             "tally": {k: list(v) for k, v in self.tally.items()},
         }
 
+    def check_state_dict(
+        self, state, where: str = "league", shapes: dict[str, tuple[int, ...]] | None = None
+    ) -> None:
+        """CheckpointError naming the key (``where``.key) unless ``state`` (a
+        :meth:`state_dict`) fits this league's games and network: distinct member names,
+        the snapshots' weights those of this network (finite, :func:`check_weights`),
+        a finite rating (within MAX_ELO_RATING) for the learner and every member, each
+        game's opponent -1 (self) or a member of the saved league, its learner team 0 or
+        1, its heuristics' generator state (four words, 0 <= word < 2**62, as drawn and
+        kept by the generator) not all zero (a fixed point of xoshiro), tallies of scores
+        in 0..1. ``shapes``: the network's weights' shapes (name -> shape), when the caller
+        has them. Nothing is changed (the torch generator neither)."""
+        if not isinstance(state, dict):
+            raise CheckpointError(f"{where} is {type(state).__name__}, not a table")
+        for key in ("agent_names", "snapshots", "ratings", "opponent", "learner_team"):
+            if key not in state:
+                raise CheckpointError(f"{where}.{key} is missing")
+        names = state["agent_names"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise CheckpointError(f"{where}.agent_names is {names!r:.80}, not a list of names")
+        snapshots = state["snapshots"]
+        if not isinstance(snapshots, (list, tuple)):
+            raise CheckpointError(f"{where}.snapshots is {type(snapshots).__name__}, not a list")
+        if shapes is None:  # a network of this spec, built without touching the run's
+            with torch.random.fork_rng(devices=[]):  # generator (a resume stays exact)
+                net = BurakoNet.from_spec(self.spec)
+            shapes = {name: tuple(t.shape) for name, t in net.state_dict().items()}
+        for i, entry in enumerate(snapshots):
+            if not (
+                isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[0], str)
+            ):
+                raise CheckpointError(
+                    f"{where}.snapshots[{i}] is {entry!r:.80}, not a (name, weights) pair"
+                )
+            check_weights(
+                entry[1], None, shapes, f"{where}.snapshots[{i}] ({entry[0]!r:.80}) weight"
+            )
+        members = names + [entry[0] for entry in snapshots]
+        if len(set(members)) != len(members) or "learner" in members:
+            raise CheckpointError(f"{where}: two members named alike in {members!r:.200}")
+        ratings = state["ratings"]
+        if not isinstance(ratings, dict):
+            raise CheckpointError(f"{where}.ratings is {type(ratings).__name__}, not a table")
+        for name in ["learner", *members]:
+            if name not in ratings:
+                raise CheckpointError(f"{where}.ratings lacks the rating of {name!r:.80}")
+        for name, rating in ratings.items():
+            if not isinstance(name, str):
+                raise CheckpointError(f"{where}.ratings names {name!r:.80}, not a name")
+            key = f"{where}.ratings[{name!r:.80}]"
+            checked_number(rating, key, -MAX_ELO_RATING, MAX_ELO_RATING)
+        games = len(self.opponent)
+        opponent = checked_tensor(state["opponent"], f"{where}.opponent", torch.int64, (games,))
+        bad = np.flatnonzero((opponent < SELF) | (opponent >= len(members)))
+        if bad.size:
+            i = int(bad[0])
+            raise CheckpointError(
+                f"{where}.opponent[{i}] is {opponent[i]}, expected -1 (self) or a member of "
+                f"the league (0..{len(members) - 1})"
+            )
+        team = checked_tensor(state["learner_team"], f"{where}.learner_team", torch.int64, (games,))
+        bad = np.flatnonzero((team != 0) & (team != 1))
+        if bad.size:
+            i = int(bad[0])
+            raise CheckpointError(f"{where}.learner_team[{i}] is {team[i]}, expected 0 or 1")
+        if "agent_rng" in state:
+            words = checked_tensor(
+                state["agent_rng"], f"{where}.agent_rng", torch.int64, (games, 4)
+            )
+            bad = np.flatnonzero(((words < 0) | (words >= 2**62)).any(1) | ~words.any(1))
+            if bad.size:
+                i = int(bad[0])
+                raise CheckpointError(
+                    f"{where}.agent_rng[{i}] is {words[i].tolist()}, expected four words in "
+                    "0..2**62-1, not all zero (a generator state)"
+                )
+        tally = state.get("tally", {})
+        if not isinstance(tally, dict):
+            raise CheckpointError(f"{where}.tally is {type(tally).__name__}, not a table")
+        for name, scores in tally.items():
+            if not isinstance(name, str) or not isinstance(scores, list):
+                raise CheckpointError(f"{where}.tally[{name!r:.80}] is not a list of scores")
+            for k, score in enumerate(scores):
+                checked_number(score, f"{where}.tally[{name!r:.80}][{k}]", 0.0, 1.0)
+
     def load_state_dict(self, state: dict) -> None:
         """Restore a checkpoint's league. Agents are matched by name, so a resume may
         change ``league.heuristics`` (``--set league.heuristics.random=0.05``): an agent
         new to the league enters at rating 1000, and games in flight against an agent the
-        config no longer weights turn into self-play games, as when a snapshot leaves."""
+        config no longer weights turn into self-play games, as when a snapshot leaves.
+        The state is checked whole first (:meth:`check_state_dict`): a CheckpointError
+        leaves the league as it was."""
+        self.check_state_dict(state)
         saved_names = list(state["agent_names"])
         self.snapshots = []
         for name, sd in state["snapshots"]:

@@ -89,7 +89,11 @@ from burako_env.training.checkpoint import (
     VERSION,
     CheckpointError,
     check_compatible,
+    check_optimizer_state,
     check_policy_table,
+    check_progress,
+    check_rng_state,
+    check_weights,
     copy_file,
     env_state,
     load_env_state,
@@ -103,7 +107,7 @@ from burako_env.training.config import ConfigError, TrainConfig, league_after
 from burako_env.training.imitation import behaviour_clone, collect_demonstrations
 from burako_env.training.league import League
 from burako_env.training.search_labels import TrainingLabels, label_terms
-from burako_env.training.transitions import Transitions
+from burako_env.training.transitions import Transitions, check_rollout_section
 
 
 # ---------------------------------------------------------------- compiled helpers
@@ -868,10 +872,10 @@ class Trainer:
                 f"checkpoint {str(path)!r} is of a run on Ray "
                 f"({len(data.get('workers', []))} rollout workers): resume it with --ray"
             )
-        self.take_step(*load_env_state(self.env, data["env"]))
         tr = data["trainer"]
-        if tuple(tr["last"].shape) != self.last.shape:
-            raise CheckpointError(f"checkpoint {str(path)!r}: another number of games")
+        games, players = self.last.shape
+        check_rollout_section(tr, self.store, games, players)  # before the games change
+        self.take_step(*load_env_state(self.env, data["env"]))
         self.last[...] = tr["last"].numpy()
         self.ep_len[...] = tr["ep_len"].numpy()
         self.store.load_state_dict(tr["store"])
@@ -882,6 +886,13 @@ class Trainer:
         ``keep_checkpoints`` removed) and the policy file; ``best`` also as ``best_policy.pt``."""
         ck = self.run_dir / "checkpoints"
         data = self.checkpoint_dict()
+        try:  # never a checkpoint that a resume would refuse (a run gone NaN, say)
+            self.check_checkpoint(data)
+        except CheckpointError as exc:
+            raise CheckpointError(
+                f"update {self.update}: the run's own state is invalid ({exc}), so no "
+                f"checkpoint is written; the last one written stays in {str(ck)!r}"
+            ) from None
         save_file(data, ck / "last.pt")
         # never half a numbered checkpoint, the resume's fallback
         copy_file(ck / "last.pt", ck / f"update_{self.update:06d}.pt")
@@ -900,13 +911,37 @@ class Trainer:
             )
         self.saved_update = self.update
 
+    def check_checkpoint(self, data: dict) -> None:
+        """CheckpointError naming the section and key unless every section of training
+        checkpoint ``data`` holds what this run's code relies on (the weights, the
+        optimiser, the progress counters, the league, the generators and the rollout:
+        :mod:`burako_env.training.checkpoint`, "Checked before use"); nothing is used or
+        changed. The games' arrays are checked as they load (:func:`load_env_state`:
+        before any is set)."""
+        shapes = {name: tuple(t.shape) for name, t in self.net.state_dict().items()}
+        check_weights(data.get("model"), None, shapes, "model weight")
+        check_optimizer_state(data.get("optimizer"), self.optimizer)
+        check_progress(data.get("progress"), len(self.cfg.league.changes))
+        self.league.check_state_dict(data.get("league"), shapes=shapes)
+        check_rng_state(data.get("rng"))
+        if "env" in data:  # a run on one machine (on Ray the workers check their own)
+            check_rollout_section(data.get("trainer"), self.store, *self.last.shape)
+
     def load(self, path: Path) -> None:
         """Resume from the checkpoint at ``path``: refused (naming why) when its table or network is
         not this run's."""
         data = load_file(path, kind="train")
         check_compatible(data, self.variant_info, path)
         check_same_network(data["spec"], self.net.spec(), f"checkpoint {str(path)!r}")
+        try:  # every section checked before any is used
+            self.check_checkpoint(data)
+        except CheckpointError as exc:
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} is corrupted or does not fit this run: {exc}"
+            ) from None
         try:
+            # the games first: their arrays are checked as they load, before any is set
+            self.load_rollout_state(data, path)
             self.net.load_state_dict(data["model"])
             self.optimizer.load_state_dict(data["optimizer"])
             # the league as it was when saved: its config's changes applied so far
@@ -917,7 +952,6 @@ class Trainer:
                 )
             self.league.load_state_dict(data["league"])
             load_rng_state(data["rng"], self.rng, self.generator)
-            self.load_rollout_state(data, path)
         except (KeyError, RuntimeError, ValueError) as exc:
             if isinstance(exc, CheckpointError):
                 raise
