@@ -56,7 +56,9 @@ class Compiled:
     ``weights`` (float64 ``[NUM_WEIGHTS]``). The table plays its seats inside the play
     kernel, drawing its ties from a generator state per game and seat."""
 
+    #: the policy's ``POLICY_*`` number
     kind: int
+    #: its weights, float64 ``[NUM_WEIGHTS]``
     weights: np.ndarray
 
 
@@ -65,6 +67,7 @@ class Batched:
     """Decides in Python for a batch of games at once: ``act_lists(obs, mask, ids,
     counts)`` (see :meth:`Agent.act_lists`) returns one action per row."""
 
+    #: ``(obs, mask, ids, counts) -> actions``, one per row
     act_lists: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], Any]
 
 
@@ -73,6 +76,7 @@ class PerGame:
     """Decides from the game itself, one game at a time: ``act_game(game, b)`` (a search
     agent such as ``pimc``, which looks at hidden cards only through determinizations)."""
 
+    #: ``(game, b) -> action`` for the player to act in game ``b``
     act_game: Callable[[Any, int], int]
 
 
@@ -86,7 +90,9 @@ class Thinks(Protocol):
     the decision :meth:`Agent.act_game` would take (the same action, the same random
     draws) and returns a report of it (the web table's "how the bot thinks")."""
 
-    def think(self, game, b: int = 0) -> Any: ...
+    def think(self, game, b: int = 0) -> Any:
+        """The decision of the player to act in game ``b``, with its reasons."""
+        ...
 
 
 class Agent(ABC):
