@@ -286,7 +286,9 @@ def test_cli_until_decided():
     for args, message in (
         (["--until-decided", "0.55,0.5"], "P0 < P1"),
         (["--until-decided", "half"], "two win rates P0,P1"),
-        (["--until-decided", "0.5,0.55", "--alpha", "0"], "alpha must lie"),
+        (["--until-decided", "0.5,0.55", "--alpha", "0"], "--alpha must lie"),
+        (["--until-decided", "0.5,0.55", "--beta", "nan"], "--beta must lie"),
+        (["--until-decided", "0.5,0.55", "--alpha", "0.6", "--beta", "0.5"], "below 1"),
         (["--alpha", "0.1"], "give it too"),
     ):
         bad = runner.invoke(app, ["tournament", "greedy", "random", "--no-progress", *args])

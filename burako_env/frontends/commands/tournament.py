@@ -131,6 +131,9 @@ def tournament(
 
         alpha = DEFAULT_ALPHA if alpha is None else alpha
         beta = DEFAULT_BETA if beta is None else beta
+        for option, rate in (("--alpha", alpha), ("--beta", beta)):
+            if not 0.0 < rate < 1.0:  # nan too
+                fail(f"{option} must lie strictly between 0 and 1, got {rate}")
         try:
             p_scores = check_test(*parse_scores(until_decided), alpha, beta)
         except ValueError as exc:
