@@ -57,6 +57,7 @@ from burako_env.agents.tournament_results import (
 from burako_env.core.game import EPISODES
 from burako_env.core.nb import seconds_compiling
 from burako_env.records import GameRecord, variant_fields, write_records
+from burako_env.sequential import DEFAULT_ALPHA, DEFAULT_BETA, Verdict, check_test, pair_counts
 from burako_env.table import Seating
 from burako_env.variants import load_variant
 
@@ -68,6 +69,10 @@ RECORD_STEPS_HAND = 8192
 RECORD_BYTES = 32 << 20
 #: which pairings a tournament plays: every one, or the first agent's (run_tournament)
 PAIRINGS = ("all", "first")
+#: deals seeded and played together (a chunk), and with ``until_decided`` the deals
+#: between two looks of the sequential test: a look every 128 hands
+CHUNK_DEALS = 1024
+SEQUENTIAL_CHUNK_DEALS = 64
 
 
 def _labels(agents: list[Agent]) -> list[str]:
@@ -101,12 +106,15 @@ def run_tournament(
     save_games: str | Path | None = None,
     progress: bool = True,
     episode: str = "hand",
-    chunk_deals: int = 1024,
+    chunk_deals: int | None = None,
     compiled: bool | None = None,
     ray: bool = False,
     ray_address: str | None = None,
     task_deals: int | None = None,
     pairings: str = "all",
+    until_decided: tuple[float, float] | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
     **overrides,
 ) -> TournamentResult:
     """Play every pairing of ``agents`` (names for :func:`burako_env.agents.make_agent`, or Agent
@@ -130,6 +138,18 @@ def run_tournament(
     CPUs); pairings with a Python agent play in this process, in the order of the local
     run, as its generator carries from batch to batch. The result is the local run's,
     bit for bit, whatever the cluster (docs/SCALING.md).
+
+    ``until_decided=(p0, p1)`` stops each pairing on its own once a sequential test
+    (:mod:`burako_env.sequential`, docs/EVALUATION.md) decides between H0 "the first
+    agent's score per hand is at most ``p0``" and H1 "at least ``p1``", with error rates
+    ``alpha`` and ``beta``; ``hands_per_pairing`` is then the most a pairing plays. It
+    looks after each whole chunk of deals (``chunk_deals``, default
+    :data:`SEQUENTIAL_CHUNK_DEALS` then, else :data:`CHUNK_DEALS`), so a pairing that
+    stopped after ``c`` chunks has the result of the fixed run of ``2 c chunk_deals``
+    hands with the same ``chunk_deals``, bit for bit, and one the cap stopped that of
+    the fixed run; its :attr:`~burako_env.agents.tournament_results.PairingResult.sequential`
+    holds the :class:`~burako_env.sequential.Verdict`. On Ray the tasks of a decided
+    pairing are cancelled; the result is the local run's.
     """
     from tqdm.auto import tqdm
 
@@ -144,6 +164,14 @@ def run_tournament(
         raise ValueError(f"task_deals must be at least 1, got {task_deals}")
     if pairings not in PAIRINGS:
         raise ValueError(f"pairings must be one of {PAIRINGS}, got {pairings!r}")
+    if until_decided is not None:
+        if isinstance(until_decided, (str, bytes)) or len(until_decided) != 2:
+            raise ValueError(f"until_decided must be (p0, p1), got {until_decided!r}")
+        check_test(*until_decided, alpha, beta)
+    if chunk_deals is None:
+        chunk_deals = CHUNK_DEALS if until_decided is None else SEQUENTIAL_CHUNK_DEALS
+    if isinstance(chunk_deals, bool) or not isinstance(chunk_deals, int) or chunk_deals < 1:
+        raise ValueError(f"chunk_deals must be a whole number of at least 1, got {chunk_deals!r}")
     names = _labels(objs)
     if episode not in EPISODES:
         raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
@@ -165,6 +193,17 @@ def run_tournament(
     if pairings == "first":
         pairs = pairs[: len(objs) - 1]
     results = {pq: _Pairing(objs[pq[0]], objs[pq[1]]) for pq in pairs}
+    # each pairing's sequential test, looked at after each of its chunks
+    tests = (
+        None
+        if until_decided is None
+        else [Verdict(names[i], names[j], *until_decided, alpha, beta) for i, j in pairs]
+    )
+
+    def wanted(key) -> bool:
+        """Whether a chunk is still to play: its pairing's test has not decided."""
+        return tests is None or not tests[key[3]].decided
+
     max_steps = MAX_STEPS_HAND * (50 if episode == "match" else 1)
     if save_games is not None:
         max_steps = RECORD_STEPS_HAND * (16 if episode == "match" else 1)
@@ -208,6 +247,8 @@ def run_tournament(
         side_win[d:] = np.where(winner[d:] < 0, -1, 1 - winner[d:])
         res.scores.append(side_scores)
         res.winner_side.append(side_win)
+        if tests is not None:
+            tests[pi].add(pair_counts(side_win, d))
         res.seconds += games.seconds
         res.compiled = games.compiled
         chunk_compile.append(games.compile_seconds)
@@ -261,9 +302,11 @@ def run_tournament(
         bar.set_postfix_str(f"{bar.n / max(elapsed, 1e-9):,.0f} hands/s")
 
     meta: dict = {"workers": workers, "overrides": dict(overrides)}
+    if until_decided is not None:
+        meta["chunk_deals"] = chunk_deals  # the looks of the sequential tests
     try:
         if not ray:
-            for key in keys:
+            for key in filter(wanted, keys):
                 _, _, d, pi = key
                 i, j = pairs[pi]
                 take(key, play_chunk(task_of(key, 0, d), (objs[i], objs[j])))
@@ -282,6 +325,7 @@ def run_tournament(
                     task_deals or chunk_deals,
                     ray_address,
                     workers,
+                    None if tests is None else wanted,
                 )
             )
     finally:
@@ -296,7 +340,7 @@ def run_tournament(
     if ray:  # the tasks' compiles, in other processes: inside the rate (TournamentResult)
         meta["ray_compile_seconds"] = max(0.0, sum(chunk_compile) - compiled_here)
     pairing_results = []
-    for i, j in pairs:
+    for pi, (i, j) in enumerate(pairs):
         res = results[i, j]
         scores = np.concatenate(res.scores)
         win = np.concatenate(res.winner_side)
@@ -321,6 +365,7 @@ def run_tournament(
                 margin_se=float(margin.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
                 seconds=res.seconds,
                 compiled=res.compiled,
+                sequential=None if tests is None else tests[pi],
             )
         )
     ratings = bradley_terry(
@@ -328,7 +373,7 @@ def run_tournament(
         pairs,
         *(np.array([getattr(p, f) for p in pairing_results]) for f in ("wins", "losses", "ties")),
     )
-    total = hands * len(pairs)
+    total = sum(p.hands for p in pairing_results)  # fewer than the cap once a test decided
     return TournamentResult(
         agents=names,
         variant=vname,

@@ -1,8 +1,12 @@
 """A tournament's chunks as Ray tasks (``run_tournament(..., ray=True)``, docs/SCALING.md):
 the compiled pairings' slices on the cluster, the pairings with a Python agent in this
-process, booked in the local run's order so the result is the local run's, bit for bit."""
+process, booked in the local run's order so the result is the local run's, bit for bit.
+With a sequential test (``until_decided``) the chunks of a decided pairing are cancelled
+and never booked, as the local run never plays them."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from burako_env.agents.tournament_chunks import (
     ChunkGames,
@@ -15,10 +19,27 @@ from burako_env.table.table import kernel_policy
 
 
 def run_on_ray(
-    keys, pairs, objs, names, task_of, take, advance, compiled, task_deals, address, workers
+    keys,
+    pairs,
+    objs,
+    names,
+    task_of,
+    take,
+    advance,
+    compiled,
+    task_deals,
+    address,
+    workers,
+    wanted: Callable[[tuple], bool] | None = None,
 ) -> dict:
     """The tournament's chunks as Ray tasks (compiled pairings) and in this process
-    (pairings with a Python agent); ``take`` books them in the local run's order."""
+    (pairings with a Python agent); ``take`` books them in the local run's order.
+
+    ``wanted(key)``, with a sequential test: whether a chunk is still to play, given the
+    chunks booked before it (False once its pairing decided). Unwanted chunks are
+    cancelled and skipped; a chunk played here waits until every chunk before it is
+    booked, so that it plays only where the local run does (a Python agent's generator
+    carries from chunk to chunk)."""
     from burako_env.distributed import (
         TASK_CPUS,
         TASK_RETRIES,
@@ -81,14 +102,37 @@ def run_on_ray(
                     finished[key] = merge_slices(parts.pop(key))
 
         def flush() -> None:
-            nonlocal next_key
-            while next_key < len(keys) and keys[next_key] in finished:
-                take(keys[next_key], finished.pop(keys[next_key]))
+            nonlocal next_key, pending
+            while next_key < len(keys):
+                key = keys[next_key]
+                if wanted is not None and not wanted(key):
+                    finished.pop(key, None)  # its pairing decided: the local run skips it
+                elif key in finished:
+                    take(key, finished.pop(key))
+                else:
+                    break
                 next_key += 1
+            if wanted is None:
+                return
+            for ref, (key, _) in list(owner.items()):  # a decision never changes back
+                if not wanted(key):
+                    owner.pop(ref)
+                    parts.pop(key, None)
+                    pending.remove(ref)
+                    try:
+                        ray.cancel(ref)
+                    except Exception:  # already finished or gone: nothing to stop
+                        pass
 
         try:
-            for key in keys:
+            for index, key in enumerate(keys):
                 if key in parts:
+                    continue
+                while wanted is not None and next_key < index:
+                    flush()  # whether it is to play depends on every chunk before it
+                    if next_key < index:
+                        collect(0.25)
+                if wanted is not None and not wanted(key):
                     continue
                 _, _, d, pi = key
                 finished[key] = play_chunk(task_of(key, 0, d), tuple(objs[x] for x in pairs[pi]))

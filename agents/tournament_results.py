@@ -1,7 +1,8 @@
 """A tournament's results: the pairings' tables (:class:`PairingResult`,
 :class:`TournamentResult`: text, CSV, JSON and a heatmap), the Wilson interval of a win
 rate (:func:`wilson`) and the agents' ratings on the Elo scale, the Bradley-Terry fit of
-every pairing's counts (:func:`bradley_terry`)."""
+every pairing's counts (:func:`bradley_terry`). A pairing stopped by a sequential test
+carries its :class:`~burako_env.sequential.Verdict` (``PairingResult.sequential``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from burako_env.sequential import Verdict
 
 Z95 = 1.959963984540054
 
@@ -59,6 +64,10 @@ class PairingResult:
     compiled: bool = True
     """Whether every game played inside the compiled kernel (both agents compiled
     policies), not stepped from Python."""
+    sequential: Verdict | None = None
+    """With ``until_decided``: the sequential test's verdict on ``a``'s score against
+    ``b`` as played (the round robin's order; :meth:`TournamentResult.pairing` keeps it
+    when it flips a pairing: its ``agent`` names whose score it tests)."""
 
 
 @dataclass
@@ -126,6 +135,7 @@ class TournamentResult:
                     p.margin_se,
                     p.seconds,
                     p.compiled,
+                    p.sequential,
                 )
         raise KeyError(f"no pairing {a} vs {b}")
 
@@ -140,12 +150,17 @@ class TournamentResult:
         note = f" ({'; '.join(notes)})" if notes else ""
         return f"{self.hands_per_second:,.0f} hands/s{note}"
 
+    def verdicts(self) -> list[Verdict]:
+        """The sequential tests' verdicts, one per pairing (none without ``until_decided``)."""
+        return [p.sequential for p in self.pairings if p.sequential is not None]
+
     def table(self) -> str:
         """The results as a text table: one line per pairing (hands, wins-losses-ties, win rate with
         its 95% interval, score margin), then the ratings."""
+        upto = "up to " if self.verdicts() else ""
         lines = [
-            f"{self.variant}, {self.num_players} players, {self.hands_per_pairing} hands per "
-            f"pairing (seats swapped), seed {self.seed}: {self.rate_text()}",
+            f"{self.variant}, {self.num_players} players, {upto}{self.hands_per_pairing} hands "
+            f"per pairing (seats swapped), seed {self.seed}: {self.rate_text()}",
             "",
             f"{'pairing':<34} {'hands':>7} {'W-L-T':>17} {'win rate':>9} {'95% CI':>17} "
             f"{'margin':>14}",
@@ -165,6 +180,9 @@ class TournamentResult:
             lines.append(
                 f"{name:<{width}} {r['elo']:>7.1f} {Z95 * r['se']:>7.1f} {r['ordinal']:>8.1f}"
             )
+        if self.verdicts():
+            lines += ["", "sequential test (docs/EVALUATION.md):"]
+            lines += [f"  {v.text()}" for v in self.verdicts()]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -179,7 +197,7 @@ class TournamentResult:
             "hands_per_pairing": self.hands_per_pairing,
             "seed": self.seed,
             "episode": self.episode,
-            "pairings": [asdict(p) for p in self.pairings],
+            "pairings": [_pairing_dict(p) for p in self.pairings],
             "ratings": self.ratings,
             "seconds": self.seconds,
             "hands_per_second": self.hands_per_second,
@@ -192,13 +210,18 @@ class TournamentResult:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
 
     def to_csv(self, path: str | Path) -> None:
-        """One row per pairing (and the ratings in columns of their own)."""
-        cols = list(PairingResult.__dataclass_fields__)
+        """One row per pairing (and the ratings in columns of their own; with a
+        sequential test its decision, log-likelihood ratio and bounds)."""
+        cols = [c for c in PairingResult.__dataclass_fields__ if c != "sequential"]
+        if self.verdicts():
+            cols += [f"sequential_{k}" for k in _VERDICT_COLUMNS]
         with open(path, "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow(["variant", "num_players", "seed", *cols, "a_elo", "a_se", "b_elo", "b_se"])
             for p in self.pairings:
                 d = asdict(p)
+                for k in _VERDICT_COLUMNS:
+                    d[f"sequential_{k}"] = "" if p.sequential is None else d["sequential"][k]
                 ra, rb = self.ratings[p.a], self.ratings[p.b]
                 w.writerow(
                     [
@@ -257,6 +280,18 @@ class TournamentResult:
         fig.tight_layout()
         fig.savefig(path, dpi=110)
         plt.close(fig)
+
+
+#: the fields of a sequential test's verdict in the CSV
+_VERDICT_COLUMNS = ("decision", "llr", "lower", "upper", "p0", "p1", "alpha", "beta")
+
+
+def _pairing_dict(p: PairingResult) -> dict:
+    """A pairing as JSON: without ``sequential`` when no test ran (the fixed run's keys)."""
+    d = asdict(p)
+    if p.sequential is None:
+        del d["sequential"]
+    return d
 
 
 #: the Elo scale of the ratings: a lead of ELO_SCALE points is 10 to 1 odds

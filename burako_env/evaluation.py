@@ -36,6 +36,12 @@ The player may be
 
 What a function or a model returns is checked: another dtype or shape, an id outside
 the action space or an illegal action raises a ValueError naming the action and why.
+
+**Until decided.** ``evaluate(player, ["greedy"], until_decided=(0.50, 0.55))`` plays
+each opponent only until a sequential test decides between "the player scores at most
+0.50 per hand" and "at least 0.55" (:mod:`burako_env.sequential`, docs/EVALUATION.md);
+``hands`` is then the most per opponent (default :data:`EVAL_HANDS_UNTIL_DECIDED`) and
+``res.pairings[k].sequential`` the verdict.
 """
 
 from __future__ import annotations
@@ -55,6 +61,8 @@ EVAL_SEED = 0
 EVAL_OPPONENTS = ("random", "greedy", "discard_table")
 #: hands per opponent by default (each deal played twice, seats swapped)
 EVAL_HANDS = 1000
+#: the most hands per opponent by default with ``until_decided``
+EVAL_HANDS_UNTIL_DECIDED = 4000
 #: the table when neither the call nor the player names one
 DEFAULT_VARIANT = "argentine"
 
@@ -129,7 +137,7 @@ def _recorded_table(agent: Agent) -> tuple[str | None, int | None]:
 def evaluate(
     player: Any,
     opponents: tuple[str | Agent, ...] | list[str | Agent] = EVAL_OPPONENTS,
-    hands: int = EVAL_HANDS,
+    hands: int | None = None,
     seed: int = EVAL_SEED,
     variant: str | Path | Variant | None = None,
     num_players: int | None = None,
@@ -137,23 +145,35 @@ def evaluate(
     episode: str = "hand",
     workers: int = 2,
     progress: bool = False,
+    until_decided: tuple[float, float] | None = None,
+    alpha: float = 0.05,
+    beta: float = 0.05,
 ) -> TournamentResult:
     """``player`` (an Agent, an agent name, an sb3 model, a function: see the module doc)
-    against each of ``opponents`` (names or agents) for ``hands`` hands each, on the
-    deals of ``seed``; the :class:`~burako_env.agents.tournament_results.TournamentResult` of
-    those pairings (``res.pairings[k]`` is the player against ``opponents[k]``, from the
-    player's side; ``res.table()`` prints them).
+    against each of ``opponents`` (names or agents) for ``hands`` hands each (default
+    :data:`EVAL_HANDS`), on the deals of ``seed``; the
+    :class:`~burako_env.agents.tournament_results.TournamentResult` of those pairings
+    (``res.pairings[k]`` is the player against ``opponents[k]``, from the player's side;
+    ``res.table()`` prints them).
 
     ``variant`` / ``num_players``: the table; None plays the one the player's policy
     file records (``ppo:PATH``), else 4-player argentine (the variant's own count).
     ``episode``: ``"hand"`` or ``"match"``; ``workers``: numba's threads (the results do
     not depend on it); ``progress``: a progress bar on stderr. A player that cannot play
     the table (a policy of another) is refused with a ValueError naming both, before any
-    game."""
+    game.
+
+    ``until_decided=(p0, p1)``: each opponent is played until a sequential test decides
+    between H0 "the player's score per hand is at most ``p0``" and H1 "at least ``p1``"
+    (error rates ``alpha`` and ``beta``), ``hands`` at most (default
+    :data:`EVAL_HANDS_UNTIL_DECIDED`); see
+    :func:`~burako_env.agents.tournament.run_tournament`."""
     from burako_env.agents.base import Agent
     from burako_env.agents.tournament import run_tournament
     from burako_env.variants import load_variant
 
+    if hands is None:
+        hands = EVAL_HANDS if until_decided is None else EVAL_HANDS_UNTIL_DECIDED
     if not isinstance(hands, int) or isinstance(hands, bool) or hands < 1:
         raise ValueError(f"hands must be a whole number of at least 1, got {hands!r}")
     if isinstance(opponents, str):
@@ -182,12 +202,16 @@ def evaluate(
         progress=progress,
         episode=episode,
         pairings="first",
+        until_decided=until_decided,
+        alpha=alpha,
+        beta=beta,
     )
 
 
 __all__ = [
     "DEFAULT_VARIANT",
     "EVAL_HANDS",
+    "EVAL_HANDS_UNTIL_DECIDED",
     "EVAL_OPPONENTS",
     "EVAL_SEED",
     "as_agent",

@@ -1412,6 +1412,9 @@ CLI_COMMANDS = {
             "--out": "output",
             "--save-games": "output",
             "--force": "flag",
+            "--until-decided": "win_rates",
+            "--alpha": "fraction",
+            "--beta": "fraction",
         },
     ),
     "play": (
@@ -1476,6 +1479,7 @@ CLI_VALUES = {
     "batch": ["1", "2", "65537", *NUMBERS],
     "threads": ["1", "2", "999", *NUMBERS],
     "fraction": ["0.5", "1", "-0.1", "1.1", "inf", *NUMBERS],
+    "win_rates": ["0.5,0.55", "0.55,0.5", "0.5", "0,1", "nan,0.5", "1e400,2", ",", " 0.5 , 0.6 "],
     "seconds": ["0.01", "604801", "inf", "1e309", *NUMBERS],
     "api": ["core", "vector", "aec", "klondike", ""],
     "episode": ["hand", "match", "Match", ""],

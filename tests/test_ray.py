@@ -90,6 +90,27 @@ def test_tournament_on_the_cluster_equals_the_local_run(cluster, tmp_path):
         assert got.meta["ray"]["tasks"] == 2 * (1 if task_deals is None else 3)
 
 
+def test_a_sequential_tournament_on_the_cluster_equals_the_local_run(cluster, tmp_path):
+    """``until_decided``: the chunks of a decided pairing are cancelled and never booked,
+    and a pairing with a Python agent plays a chunk only where the local run does."""
+    kw = dict(
+        variant="argentine",
+        num_players=4,
+        hands_per_pairing=96,
+        seed=3,
+        progress=False,
+        chunk_deals=8,
+        until_decided=(0.5, 0.55),
+    )
+    names = ["random", "greedy", FirstLegal(), "discard_table"]
+    local = run_tournament(names, save_games=tmp_path / "local.jsonl", **kw)
+    decided = [p.hands < 96 for p in local.pairings]
+    assert any(decided) and not all(decided)  # some stop early, some play to the cap
+    got = run_tournament(names, save_games=tmp_path / "ray.jsonl", ray=True, task_deals=5, **kw)
+    assert _plain(got) == _plain(local)
+    assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+
+
 def test_simulation_on_the_cluster_equals_the_local_run(cluster):
     local = simulate("argentine", 4, games=150, seed=7)
     got = simulate("argentine", 4, games=150, seed=7, ray=True, chunk=40)

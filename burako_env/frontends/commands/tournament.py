@@ -8,7 +8,10 @@ from typing import Annotated
 
 import typer
 
-from burako_env.evaluation import EVAL_SEED  # light: numpy and the agents load when used
+from burako_env.evaluation import (  # light: numpy and the agents load when used
+    EVAL_HANDS_UNTIL_DECIDED,
+    EVAL_SEED,
+)
 from burako_env.frontends.commands.common import (
     announce_compile,
     bound,
@@ -51,8 +54,13 @@ def tournament(
     variant: VariantOpt = "argentine",
     players: PlayersOpt = None,
     hands: Annotated[
-        int, typer.Option(help="hands per pairing (each deal played twice, seats swapped)")
-    ] = 200,
+        int | None,
+        typer.Option(
+            help="hands per pairing (each deal played twice, seats swapped); with "
+            "--until-decided the most per pairing  [default: 200; 4000 with --until-decided]",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[
         int, typer.Option(help="seed of the deals and the agents (burako_env.evaluate's)")
     ] = EVAL_SEED,
@@ -72,6 +80,27 @@ def tournament(
         int | None, typer.Option(help="with --ray: deals per Ray task (default 1024)")
     ] = None,
     greedy: GreedyOpt = None,
+    until_decided: Annotated[
+        str | None,
+        typer.Option(
+            metavar="P0,P1",
+            help="stop each pairing once a sequential test (SPRT on paired hands, "
+            "docs/EVALUATION.md) decides between H0: the first agent's win rate <= P0 and "
+            "H1: >= P1, e.g. 0.50,0.55; --hands is then the most per pairing",
+        ),
+    ] = None,
+    alpha: Annotated[
+        float | None,
+        typer.Option(
+            help="with --until-decided: the chance of accepting H1 at P0  [default: 0.05]"
+        ),
+    ] = None,
+    beta: Annotated[
+        float | None,
+        typer.Option(
+            help="with --until-decided: the chance of accepting H0 at P1  [default: 0.05]"
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="overwrite an existing --save-games file")
     ] = False,
@@ -82,10 +111,35 @@ def tournament(
     score margins and Elo ratings (Bradley-Terry). The first agent's pairings are those
     of burako_env.evaluate(FIRST, [OTHERS...]) with the same --seed and --hands: the
     same defaults (seed 0, learned agents playing their most likely move).
+    --until-decided P0,P1 plays each pairing only until a sequential test decides
+    between win rate <= P0 and >= P1 (--alpha, --beta: its error rates).
     --save-games refuses an existing file unless --force; the files are put in place only
     when the whole run succeeds. With --ray the games are Ray tasks (--workers: the CPUs
     of a local Ray instance); the results are the same (docs/SCALING.md).
     """
+    if until_decided is None:
+        if alpha is not None or beta is not None:
+            fail("--alpha and --beta are the error rates of --until-decided P0,P1: give it too")
+        p_scores = None
+    else:
+        from burako_env.sequential import (
+            DEFAULT_ALPHA,
+            DEFAULT_BETA,
+            check_test,
+            parse_scores,
+        )
+
+        alpha = DEFAULT_ALPHA if alpha is None else alpha
+        beta = DEFAULT_BETA if beta is None else beta
+        for option, rate in (("--alpha", alpha), ("--beta", beta)):
+            if not 0.0 < rate < 1.0:  # nan too
+                fail(f"{option} must lie strictly between 0 and 1, got {rate}")
+        try:
+            p_scores = check_test(*parse_scores(until_decided), alpha, beta)
+        except ValueError as exc:
+            fail(f"--until-decided: {exc}")
+    if hands is None:
+        hands = 200 if until_decided is None else EVAL_HANDS_UNTIL_DECIDED
     if hands < 1:
         fail("--hands must be at least 1")
     bound("--hands", hands, 1, MAX_TOURNAMENT_HANDS)
@@ -152,6 +206,8 @@ def tournament(
                 ray=ray or ray_address is not None,
                 ray_address=ray_address,
                 task_deals=task_deals,
+                until_decided=p_scores,
+                **({} if p_scores is None else {"alpha": alpha, "beta": beta}),
             )
             typer.echo(res.table())
             if out is not None:
@@ -167,7 +223,7 @@ def tournament(
     if out is not None:
         typer.echo(f"\nwrote {Path(out) / 'tournament.csv'}, .json and .png")
     if save_games is not None:
-        typer.echo(f"saved {len(res.pairings) * res.hands_per_pairing} games to {save_games}")
+        typer.echo(f"saved {sum(p.hands for p in res.pairings)} games to {save_games}")
 
 
 __all__ = ["tournament"]
