@@ -89,6 +89,7 @@ class _Pairing:
         self.scores: list[np.ndarray] = []  # [G, 2] a's team, b's team
         self.winner_side: list[np.ndarray] = []  # 0 a won, 1 b won, -1 tie
         self.seconds = 0.0
+        self.decisions = 0  # actions taken, every seat's: the cost per decision's divisor
 
 
 def run_tournament(
@@ -209,6 +210,7 @@ def run_tournament(
         res.scores.append(side_scores)
         res.winner_side.append(side_win)
         res.seconds += games.seconds
+        res.decisions += int(np.maximum(games.n_actions, 0).sum())
         res.compiled = games.compiled
         chunk_compile.append(games.compile_seconds)
         if save_games is not None:
@@ -321,6 +323,7 @@ def run_tournament(
                 margin_se=float(margin.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
                 seconds=res.seconds,
                 compiled=res.compiled,
+                decisions=res.decisions,
             )
         )
     ratings = bradley_terry(

@@ -45,6 +45,7 @@ class PairingResult:
     margin_se: float
     seconds: float = 0.0  # its games' wall time, compiling left out
     compiled: bool = True
+    decisions: int = 0  # the actions its games took, every seat's (both sides')
 
 
 @dataclass
@@ -95,6 +96,7 @@ class TournamentResult:
                     p.margin_se,
                     p.seconds,
                     p.compiled,
+                    p.decisions,
                 )
         raise KeyError(f"no pairing {a} vs {b}")
 

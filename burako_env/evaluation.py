@@ -137,6 +137,8 @@ def evaluate(
     episode: str = "hand",
     workers: int = 2,
     progress: bool = False,
+    ray: bool = False,
+    ray_address: str | None = None,
 ) -> TournamentResult:
     """``player`` (an Agent, an agent name, an sb3 model, a function: see the module doc)
     against each of ``opponents`` (names or agents) for ``hands`` hands each, on the
@@ -149,7 +151,8 @@ def evaluate(
     ``episode``: ``"hand"`` or ``"match"``; ``workers``: numba's threads (the results do
     not depend on it); ``progress``: a progress bar on stderr. A player that cannot play
     the table (a policy of another) is refused with a ValueError naming both, before any
-    game."""
+    game. ``ray`` / ``ray_address``: play on Ray, with the same results
+    (:func:`~burako_env.agents.tournament.run_tournament`'s)."""
     from burako_env.agents.base import Agent
     from burako_env.agents.tournament import run_tournament
     from burako_env.variants import load_variant
@@ -182,6 +185,8 @@ def evaluate(
         progress=progress,
         episode=episode,
         pairings="first",
+        ray=ray,
+        ray_address=ray_address,
     )
 
 
