@@ -100,7 +100,7 @@ BUILTINS: dict[str, str] = {
 #: hands per pairing by default (each deal played twice, seats swapped)
 HANDS = 1000
 #: hands per pairing by default of the agents that search at every decision
-SEARCH_HANDS = 20
+SEARCH_HANDS = 10
 #: the fields that differ from run to run with the same settings: the timings and the date
 TIMING_FIELDS = ("seconds", "cpu_seconds", "cpu_ms_per_decision", "compile_seconds", "created")
 #: hands of an agent's warm-up, against itself, before its first pairing (:func:`warm_up`)
@@ -289,9 +289,10 @@ def _identity(player: Any) -> str:
 
 
 def _searches(agent) -> bool:
-    from burako_env.agents.base import PerGame
+    """A search: it decides from the game itself (the table's own test)."""
+    from burako_env.table import needs_game
 
-    return isinstance(agent.decides(), PerGame)
+    return needs_game(agent)
 
 
 def parse_add(text: str) -> tuple[str, str]:

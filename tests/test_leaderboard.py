@@ -239,3 +239,21 @@ def test_parse_add():
     assert parse_add("c=discard_table:danger_fit=60") == ("c", "discard_table:danger_fit=60")
     with pytest.raises(ValueError, match="NAME=SPEC"):
         parse_add("mine=")
+
+
+def test_a_policy_file_is_known_by_its_contents(tmp_path):
+    from burako_env.leaderboard import _identity
+
+    policy = tmp_path / "policy.pt"
+    policy.write_bytes(b"one")
+    before = _identity(f"ppo:{policy}")
+    policy.write_bytes(b"two")  # retrained in place: its pairings are played again
+    assert before != _identity(f"ppo:{policy}") and before.startswith(f"ppo:{policy}@sha256:")
+    assert _identity(Lowest()).endswith("test_leaderboard.Lowest:lowest")
+
+
+def test_the_command_is_listed_with_its_help():
+    assert "leaderboard" in runner.invoke(app, ["--help"]).output
+    result = runner.invoke(app, ["leaderboard", "--help"])
+    assert result.exit_code == 0 and "--search-hands" in result.output
+    assert "--all-variants" in result.output and "NAME=SPEC" in result.output
