@@ -222,7 +222,7 @@ class Leaderboard:
             lines.append("|" + "|".join([":---"] + ["---:"] * (len(head) - 1)) + "|")
             for row in b.agents:
                 name = f"`{row['name']}`" + (" \\*" if row["search"] else "")
-                cells = [name, f"{row['elo']:.0f} ± {1.96 * row['elo_se']:.0f}"]
+                cells = [name, f"{row['elo']:.0f} ± {row['elo_ci95']:.0f}"]
                 for p in self.pool:
                     cell = row["vs"].get(p)
                     cells.append(
@@ -256,7 +256,7 @@ class Leaderboard:
             out.append(head + f" {'hands':>6} {'CPU ms/dec':>10}")
             for row in b.agents:
                 label = row["name"] + (" *" if row["search"] else "")
-                line = f"{label:<{width}} {row['elo']:>6.0f} {1.96 * row['elo_se']:>5.0f}"
+                line = f"{label:<{width}} {row['elo']:>6.0f} {row['elo_ci95']:>5.0f}"
                 for p in self.pool:
                     cell = row["vs"].get(p)
                     line += f" {'–' if cell is None else format(cell['win_rate'], '.3f'):>16}"
@@ -560,7 +560,7 @@ def _rows(rows: list[Entry], played: list[dict], pool: list[str]) -> list[dict]:
     """Per agent: its rating, its results against each pool agent, its budget and cost."""
     import numpy as np
 
-    from burako_env.agents.tournament_results import bradley_terry
+    from burako_env.agents.tournament_results import Z95, bradley_terry
 
     names = [r.name for r in rows]
     index = {n: k for k, n in enumerate(names)}
@@ -585,6 +585,7 @@ def _rows(rows: list[Entry], played: list[dict], pool: list[str]) -> list[dict]:
                 "added": r.added,
                 "elo": ratings[r.name]["elo"],
                 "elo_se": ratings[r.name]["se"],
+                "elo_ci95": Z95 * ratings[r.name]["se"],  # half the 95% interval's width
                 "hands": max((p["hands"] for p in mine), default=0),
                 "decisions": decisions,
                 "cpu_seconds": cpu,
