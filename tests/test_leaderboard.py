@@ -7,6 +7,7 @@ before anything is written."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -40,12 +41,19 @@ class Lowest(Agent):
         return np.argmax(mask, axis=1)
 
 
-def cli(tmp_path: Path, *args: str):
-    out, md = tmp_path / "lb.json", tmp_path / "LB.md"
-    result = runner.invoke(
-        app, ["leaderboard", *args, "--out", str(out), "--markdown", str(md), "--no-progress"]
-    )
-    return result, out, md
+def cli(folder: Path, *args: str):
+    """``burako leaderboard ARGS`` run in ``folder``, its outputs named relative to it
+    (the command they record names them); the paths of the JSON and the Markdown."""
+    folder.mkdir(parents=True, exist_ok=True)
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        result = runner.invoke(
+            app, ["leaderboard", *args, "--out", "lb.json", "--markdown", "LB.md", "--no-progress"]
+        )
+    finally:
+        os.chdir(here)
+    return result, folder / "lb.json", folder / "LB.md"
 
 
 def without_timings(value):
@@ -106,11 +114,13 @@ def test_cli_end_to_end_is_deterministic(tmp_path):
     )
     assert cautious["vs"]["random"]["hands"] == 4
     assert one["command"] == (
-        "burako leaderboard --hands 4 --search-hands 2 --agent discard_table:cautious"
+        "burako leaderboard --hands 4 --search-hands 2 --agent discard_table:cautious "
+        "--out lb.json --markdown LB.md"
     )
-    text = md1.read_text()
+    text = " ".join(md1.read_text().split())  # the page's paragraphs are wrapped
     assert one["command"] in text and "4 hands per pairing" in text and "seed 0" in text
     assert "CPU ms / decision" in text and "| `discard_table:cautious` |" in text
+    assert "A reduced budget" in text and "--add mine=ppo:PATH" in text
     assert f"{one['machine']['cpus']} CPUs" in text
     assert cache_path(out1).is_file()
 

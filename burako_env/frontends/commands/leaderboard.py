@@ -151,6 +151,8 @@ def leaderboard(
             ("--add", add, None),
             ("--episode", episode, "hand"),
             ("--ray", ray, False),
+            ("--out", out, OUT),
+            ("--markdown", markdown, MARKDOWN),
         ]
     )
     if not (ray or ray_address is not None):
