@@ -18,7 +18,9 @@ from burako_env.frontends.commands.common import (
     fail,
 )
 from burako_env.frontends.commands.options import PlayersOpt, RayAddressOpt, RayOpt
-from burako_env.leaderboard import HANDS, POOL, SEARCH_HANDS  # light: no agent loads
+
+# light: the agents, numpy and numba load when it runs
+from burako_env.leaderboard import HANDS, POOL, SEARCH_HANDS, cache_path, parse_add, run
 from burako_env.limits import MAX_SEED, MAX_TOURNAMENT_HANDS
 
 OUT = "leaderboard.json"
@@ -121,7 +123,6 @@ def leaderboard(
         fail(f"--episode must be hand or match, got {episode!r}")
     if all_variants and variant:
         fail("give --variant or --all-variants, not both")
-    from burako_env.leaderboard import cache_path, parse_add, run
     from burako_env.variants import VARIANT_NAMES
 
     added: dict[str, str] = {}
