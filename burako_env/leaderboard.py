@@ -22,10 +22,13 @@ with a note saying why; an added agent that cannot play is an error, before any 
 **Budgets.** ``hands`` per pairing (default :data:`HANDS`), and ``search_hands``
 (default :data:`SEARCH_HANDS`) for the agents that search the game at every decision
 (they decide :class:`~burako_env.agents.base.PerGame`: ``pimc``, ``ppo_search``,
-``openspiel_ismcts``, or an added agent that does): a search costs tens of milliseconds
-to seconds a decision, a heuristic microseconds. The table says which budget each row
-had. The built-in searches play with ``budget_ms=0`` (no wall-clock bound), so that a
-seed plays the same games on any machine.
+``openspiel_ismcts``, or an added agent that does): a search costs tens to hundreds of
+milliseconds a decision, a heuristic microseconds. The table says which budget each row
+had. The defaults take about twelve minutes of CPU for argentine, as estimated from the
+run of docs/LEADERBOARD.md on the project's 2-core machine: ``openspiel_ismcts``'s 30
+hands are most of it (about 20 CPU-seconds a hand), the nine heuristic pairings take
+seconds, ``ppo``'s three about ten. The built-in searches play with ``budget_ms=0`` (no
+wall-clock bound), so that a seed plays the same games on any machine.
 
 **Results.** Per pairing, the win rate (ties half) with its 95% Wilson interval
 (:func:`~burako_env.agents.tournament_results.wilson`) and the mean score margin; per
