@@ -47,8 +47,10 @@ compiling kernels (numba's compile events: :func:`cpu_without_compile`). Before 
 pairing each agent that does not search plays two hands against itself, neither kept
 nor timed (:func:`warm_up`): its kernels and policy are loaded, so that a second of
 loading is not spread over microsecond decisions. An agent's ``CPU ms / decision`` is
-the sum of its pairings' CPU time over the sum of their decisions. Both sides'
-decisions are in it: it is the cost of a decision in the agent's games. Against the
+the sum of the CPU time of its pairings against the pool over the sum of their
+decisions (a pool agent's games against the other agents are left out: they would bill
+it a search's cost). Both sides' decisions are in it: it is the cost of a decision in
+the agent's games. Against the
 pool's heuristics (microseconds a decision) a costly agent's own decisions, about half
 of the count, take nearly all the time, so its cost per decision of its own is about
 twice the figure. With ``ray=True`` the games play in other processes: the CPU time is
@@ -262,7 +264,12 @@ class Leaderboard:
                 cells.append("–" if cost is None else f"{cost:.3g}")
                 lines.append("| " + " | ".join(cells) + " |")
             if any(row["search"] for row in b.agents):
-                lines += ["", f"\\* search agent: {self.search_hands} hands per pairing."]
+                note = (
+                    f"\\* search agent: {self.search_hands} hands per pairing. Its own "
+                    "decisions, about half of its games', take nearly all their CPU time: "
+                    "its cost per decision of its own is about twice the figure."
+                )
+                lines += ["", _fill(note)]
             for s in b.skipped:
                 lines += ["", f"Skipped: `{s.name}` ({s.why})."]
             specs = [f"`{row['name']}` = `{row['player']}`" for row in b.agents]
@@ -606,9 +613,12 @@ def _rows(rows: list[Entry], played: list[dict], pool: list[str]) -> list[dict]:
         mine = [p for p in played if p["agent"] == r.name] + [
             _flip(p) for p in played if p["opponent"] == r.name
         ]
-        vs = {p["opponent"]: p for p in mine if p["opponent"] in pool}
-        decisions = sum(p["decisions"] for p in mine)
-        cpu = sum(p["cpu_seconds"] for p in mine)
+        # against the pool only: a pool agent's games against a search would bill it the
+        # search's cost
+        against_pool = [p for p in mine if p["opponent"] in pool]
+        vs = {p["opponent"]: p for p in against_pool}
+        decisions = sum(p["decisions"] for p in against_pool)
+        cpu = sum(p["cpu_seconds"] for p in against_pool)
         out.append(
             {
                 "name": r.name,
@@ -618,7 +628,7 @@ def _rows(rows: list[Entry], played: list[dict], pool: list[str]) -> list[dict]:
                 "elo": ratings[r.name]["elo"],
                 "elo_se": ratings[r.name]["se"],
                 "elo_ci95": Z95 * ratings[r.name]["se"],  # half the 95% interval's width
-                "hands": max((p["hands"] for p in mine), default=0),
+                "hands": max((p["hands"] for p in against_pool), default=0),
                 "decisions": decisions,
                 "cpu_seconds": cpu,
                 "cpu_ms_per_decision": 1000 * cpu / decisions if decisions else None,

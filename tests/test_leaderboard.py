@@ -150,6 +150,19 @@ def test_an_added_agent_plays_through_evaluate(tmp_path, spy):
     assert (cell["wins"], cell["losses"], cell["ties"]) == (p.wins, p.losses, p.ties)
     assert cell["mean_margin"] == p.mean_margin
     assert any(isinstance(c[0][0], Lowest) for c in played(spy))
+    # a pool agent's cost is of its games against the pool: not billed the added agents'
+    pool = {"random", "greedy", "discard_table"}
+    among_pool = [
+        p
+        for p in board.boards[0].pairings
+        if "random" in (p["agent"], p["opponent"]) and {p["agent"], p["opponent"]} <= pool
+    ]
+    assert len(among_pool) == 2
+    assert rows["random"]["decisions"] == sum(p["decisions"] for p in among_pool)
+    assert rows["random"]["cpu_seconds"] == sum(p["cpu_seconds"] for p in among_pool)
+    assert rows["mine"]["decisions"] == sum(
+        p["decisions"] for p in board.boards[0].pairings if p["agent"] == "mine"
+    )
 
 
 def test_add_on_the_command_line(tmp_path):
