@@ -94,6 +94,7 @@ class _Pairing:
         self.scores: list[np.ndarray] = []  # [G, 2] a's team, b's team
         self.winner_side: list[np.ndarray] = []  # 0 a won, 1 b won, -1 tie
         self.seconds = 0.0
+        self.decisions = 0  # actions taken, every seat's: the cost per decision's divisor
 
 
 def run_tournament(
@@ -250,6 +251,7 @@ def run_tournament(
         if tests is not None:
             tests[pi].add(pair_counts(side_win, d))
         res.seconds += games.seconds
+        res.decisions += int(np.maximum(games.n_actions, 0).sum())
         res.compiled = games.compiled
         chunk_compile.append(games.compile_seconds)
         if save_games is not None:
@@ -366,6 +368,7 @@ def run_tournament(
                 seconds=res.seconds,
                 compiled=res.compiled,
                 sequential=None if tests is None else tests[pi],
+                decisions=res.decisions,
             )
         )
     ratings = bradley_terry(

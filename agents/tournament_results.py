@@ -68,6 +68,8 @@ class PairingResult:
     """With ``until_decided``: the sequential test's verdict on ``a``'s score against
     ``b`` as played (the round robin's order; :meth:`TournamentResult.pairing` keeps it
     when it flips a pairing: its ``agent`` names whose score it tests)."""
+    decisions: int = 0
+    """The actions its games took, every seat's (both sides')."""
 
 
 @dataclass
@@ -136,6 +138,7 @@ class TournamentResult:
                     p.seconds,
                     p.compiled,
                     p.sequential,
+                    p.decisions,
                 )
         raise KeyError(f"no pairing {a} vs {b}")
 

@@ -12,6 +12,11 @@ One evaluation for any player (an Agent, an agent name, a function, an sb3 model
     from burako_env import evaluate             # burako_env.evaluation
     print(evaluate("ppo:policy.pt").table())    # against random, greedy, discard_table
 
+Baselines to cite, per variant, with your agent among them (burako_env.leaderboard)::
+
+    board = burako_env.leaderboard.run(add={"mine": "ppo:policy.pt"}, hands=200)
+    print(board.markdown())
+
 Importing the package registers ``Burako-v1`` with Gymnasium when Gymnasium is installed.
 """
 
@@ -32,6 +37,7 @@ _LAZY = {
     "BurakoGymEnv": ("burako_env.gym.single", "BurakoGymEnv"),
     "VectorEnv": ("burako_env.envs.vector", "VectorEnv"),
     "evaluate": ("burako_env.evaluation", "evaluate"),
+    "leaderboard": ("burako_env.leaderboard", None),
 }
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "burako_v1",
     "env",
     "evaluate",
+    "leaderboard",
     "raw_env",
 ]
 

@@ -148,6 +148,8 @@ def evaluate(
     until_decided: tuple[float, float] | None = None,
     alpha: float = 0.05,
     beta: float = 0.05,
+    ray: bool = False,
+    ray_address: str | None = None,
 ) -> TournamentResult:
     """``player`` (an Agent, an agent name, an sb3 model, a function: see the module doc)
     against each of ``opponents`` (names or agents) for ``hands`` hands each (default
@@ -167,7 +169,8 @@ def evaluate(
     between H0 "the player's score per hand is at most ``p0``" and H1 "at least ``p1``"
     (error rates ``alpha`` and ``beta``), ``hands`` at most (default
     :data:`EVAL_HANDS_UNTIL_DECIDED`); see
-    :func:`~burako_env.agents.tournament.run_tournament`."""
+    :func:`~burako_env.agents.tournament.run_tournament`. ``ray`` / ``ray_address``:
+    play on Ray, with the same results."""
     from burako_env.agents.base import Agent
     from burako_env.agents.tournament import run_tournament
     from burako_env.variants import load_variant
@@ -205,6 +208,8 @@ def evaluate(
         until_decided=until_decided,
         alpha=alpha,
         beta=beta,
+        ray=ray,
+        ray_address=ray_address,
     )
 
 

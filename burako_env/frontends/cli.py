@@ -5,6 +5,7 @@
     burako bench --api core            # or --api aec, --api vector, --api train
     burako rules colombian --players 6
     burako tournament random greedy discard_table --hands 200 --out results/
+    burako leaderboard --add mine=ppo:runs/x/policy.pt   # baselines to cite, and yours
     burako play --bots greedy --seat 1 --save game.jsonl
     burako replay games.jsonl --check
     burako serve --records games       # the table in a browser: play, watch records
@@ -32,6 +33,7 @@ import typer
 from burako_env.frontends.commands import (
     bench,
     distill,
+    leaderboard,
     play,
     replay,
     rules,
@@ -92,6 +94,7 @@ COMMANDS = (
     bench.bench,
     warmup.warmup,
     tournament.tournament,
+    leaderboard.leaderboard,
     play.play,
     replay.replay,
     serve.serve,
