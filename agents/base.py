@@ -56,7 +56,9 @@ class Compiled:
     ``weights`` (float64 ``[NUM_WEIGHTS]``). The table plays its seats inside the play
     kernel, drawing its ties from a generator state per game and seat."""
 
+    #: the policy, a ``POLICY_*`` number of :mod:`burako_env.agents.policies`
     kind: int
+    #: float64 ``[NUM_WEIGHTS]``: the policy's weights
     weights: np.ndarray
 
 
@@ -65,6 +67,7 @@ class Batched:
     """Decides in Python for a batch of games at once: ``act_lists(obs, mask, ids,
     counts)`` (see :meth:`Agent.act_lists`) returns one action per row."""
 
+    #: ``(obs, mask, ids, counts) -> actions``, one per row
     act_lists: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], Any]
 
 
@@ -73,6 +76,7 @@ class PerGame:
     """Decides from the game itself, one game at a time: ``act_game(game, b)`` (a search
     agent such as ``pimc``, which looks at hidden cards only through determinizations)."""
 
+    #: ``(game, b) -> action`` in game ``b``
     act_game: Callable[[Any, int], int]
 
 
@@ -86,7 +90,8 @@ class Thinks(Protocol):
     the decision :meth:`Agent.act_game` would take (the same action, the same random
     draws) and returns a report of it (the web table's "how the bot thinks")."""
 
-    def think(self, game, b: int = 0) -> Any: ...
+    def think(self, game, b: int = 0) -> Any:
+        """The report of the decision :meth:`Agent.act_game` would take in game ``b``."""
 
 
 class Agent(ABC):
@@ -171,11 +176,14 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """A uniformly random legal action of each row, from this agent's generator."""
         mask = np.asarray(mask, bool)
         u = self.rng.random(mask.shape)
         return np.argmax(np.where(mask, u, -1.0), axis=1).astype(np.int64)
 
     def decides(self) -> Compiled:
+        """Compiled: the kernel's random policy (uniform over the legal actions, from the game's
+        own generator: the same distribution as :meth:`act`, another stream)."""
         # inside compiled kernels: uniform over the legal actions, from the kernel's own
         # per-game generator (the same distribution, another stream than ``act``)
         from burako_env.agents.policies import POLICY_RANDOM

@@ -35,7 +35,9 @@ class Seating:
     """``agents`` (an agent, or None for an external seat, at each index) and
     ``seat_agent`` int64 ``[B, P]``: the index into ``agents`` of each seat of each game."""
 
+    #: an agent, or None for an external seat, at each index
     agents: list
+    #: int64 ``[B, P]``: the index into ``agents`` of each seat of each game
     seat_agent: np.ndarray
 
     @classmethod

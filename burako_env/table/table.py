@@ -14,7 +14,7 @@ an agent decides (:meth:`burako_env.agents.base.Agent.decides`):
   at a time;
 * an external seat (agent ``None``, index :data:`~burako_env.table.seating.LEARNER` in
   the envs) is the caller's: the table stops the game there, with that seat's
-  observation in ``obs[b]`` and its legal actions in ``mask[b]``, until :meth:`resume`
+  observation in ``obs[b]`` and its legal actions in ``mask[b]``, until :meth:`Table.resume`
   brings its move.
 
 Every move an agent makes is checked here against the game's legal actions: an illegal
@@ -211,6 +211,7 @@ class Table:
             moves = np.array([decision.act_game(game, int(g)) for g in games], np.int64)
             moves = checked_actions(moves, games.size, _who(agent))
         else:
+            assert isinstance(decision, Batched)  # self.python holds Batched and PerGame only
             # the games' own legal lists, which a policy network reads (ppo): cheaper
             # than rebuilding them from the [n, 2541] masks
             ids, counts = env_legal_lists(game.state.legal, game.state.num_legal, games)

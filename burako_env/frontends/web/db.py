@@ -290,6 +290,7 @@ class GameDatabase:
         return {"by_bots": sorted(by_level.values(), key=lambda e: e["bots"]), "seconds": played}
 
     def close(self) -> None:
+        """Close the database connection."""
         with self._lock:
             self._conn.close()
 
