@@ -34,6 +34,7 @@ class FunctionAgent(Agent):
         self.name = name
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The function's actions for the batch, checked legal (a ValueError names the function)."""
         mask = np.asarray(mask, bool)
         return checked_actions(self.fn(obs, mask), len(mask), f"policy {self.name!r}")
 
@@ -69,6 +70,8 @@ class PredictAgent(Agent):
         self.transform = transform
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The model's ``predict`` on the batch (its observations through ``transform``, if
+        given), checked legal (a ValueError names the model)."""
         mask = np.asarray(mask, bool)
         x = np.asarray(obs) if self.transform is None else self.transform(np.asarray(obs))
         out = self.model.predict(x, action_masks=mask, deterministic=self.deterministic)

@@ -177,11 +177,14 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """A uniformly random legal action of each row, from this agent's generator."""
         mask = np.asarray(mask, bool)
         u = self.rng.random(mask.shape)
         return np.argmax(np.where(mask, u, -1.0), axis=1).astype(np.int64)
 
     def decides(self) -> Compiled:
+        """Compiled: the kernel's random policy (uniform over the legal actions, from the game's
+        own generator: the same distribution as :meth:`act`, another stream)."""
         # inside compiled kernels: uniform over the legal actions, from the kernel's own
         # per-game generator (the same distribution, another stream than ``act``)
         from burako_env.agents.policies import POLICY_RANDOM

@@ -142,10 +142,13 @@ class CompiledPolicyAgent(Agent):
         return self._states
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The compiled policy's actions for the batch (one generator state per row, drawn from
+        this agent's generator)."""
         obs = np.asarray(obs)
         return act_batch(self.policy_kind, obs, mask, self._rng_states(obs.shape[0]), self.weights)
 
     def decides(self) -> Compiled:
+        """Compiled: this policy (``policy_kind``) with its weights, played inside the kernel."""
         return Compiled(self.policy_kind, self.weights)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from pathlib import Path
+from typing import Any
 
 
 def kernel_modules(folder: Path) -> list[Path]:
@@ -37,8 +38,15 @@ def stamped_folders() -> tuple[Path, ...]:
     table's (``burako_env/table``, found from the core package: the same in a checkout
     and installed)."""
     here = Path(__file__).resolve().parent
-    core = Path(importlib.import_module("burako_env.core").__file__).resolve().parent
-    return (here, core.parent / "table")
+    return (here, _core_folder().parent / "table")
+
+
+def _core_folder() -> Path:
+    """The folder of ``burako_env/core``, from its package: the same in a checkout and
+    installed."""
+    core_init = importlib.import_module("burako_env.core").__file__
+    assert core_init is not None  # a regular package (an __init__.py), never a namespace one
+    return Path(core_init).resolve().parent
 
 
 def install_dependency_cache_locator() -> None:
@@ -58,7 +66,9 @@ def install_dependency_cache_locator() -> None:
     from numba import config
 
     kind = "UserProvidedCacheLocator" if config.CACHE_DIR else "InTreeCacheLocator"
-    base = getattr(caching, kind, None) or getattr(caching, "_" + kind, None)
+    base: Any = getattr(
+        caching, kind, None
+    )  # a class of numba's, subclassed below or getattr(caching, "_" + kind, None)
     impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
     if base is None or impl is None or not hasattr(impl, "_locator_classes"):
         return
@@ -67,7 +77,7 @@ def install_dependency_cache_locator() -> None:
     folders = stamped_folders()
     # the core's folder from its package: installed, burako_env.agents (this folder) sits
     # inside burako_env; in the repository it is agents/, beside burako_env/
-    core = Path(importlib.import_module("burako_env.core").__file__).resolve().parent
+    core = _core_folder()
     digest = hashlib.sha256()
     sources = sorted(core.glob("*.py"))
     for folder in folders:

@@ -28,7 +28,7 @@ reference the legal-list logits are tested against.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -184,6 +184,16 @@ class NetInputs(NamedTuple):
     #: [N, 53, num_card_features] per-card features, or None without ``card_features``
     cards: torch.Tensor | None
 
+    def to(self, device: torch.device) -> NetInputs:
+        """The same inputs on ``device``."""
+        return NetInputs(
+            self.dense.to(device),
+            self.meld_x.to(device),
+            self.used.to(device),
+            None if self.meld_of is None else self.meld_of.to(device),
+            None if self.cards is None else self.cards.to(device),
+        )
+
 
 def inputs_kernels_apply(obs: torch.Tensor) -> bool:
     """Whether the compiled featurizer can read these observations (int16 on the CPU,
@@ -209,6 +219,8 @@ class CardPool(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, feats, wf, per_card):
+        """``(sum, max)`` [N, d] by the compiled kernel, keeping the arg-max card of each unit
+        for :meth:`backward`."""
         f = feats.detach().contiguous()
         w = wf.detach().contiguous()
         pc = per_card.detach().contiguous()
@@ -223,6 +235,8 @@ class CardPool(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_total, grad_top):
+        """The gradients of ``feats``, ``wf`` and ``per_card`` by the compiled kernel (the max's
+        through the arg-max cards :meth:`forward` kept)."""
         f, w, pc, arg = ctx.saved_tensors
         grad_wf = torch.empty_like(w)
         grad_pc = torch.empty_like(pc)
@@ -285,7 +299,8 @@ class BurakoNet(nn.Module):
             raise ValueError("card_history extends the card features: it needs card_features")
         self.num_players = int(num_players)
         self.total_cards = int(total_cards)
-        self.hparams = {
+        #: the constructor's arguments that shape the network (saved with it: :meth:`spec`)
+        self.hparams: dict[str, Any] = {
             "hidden": hidden,
             "encoder": encoder,
             "meld_dim": meld_dim,
@@ -497,7 +512,7 @@ class BurakoNet(nn.Module):
         inp = self.inputs(obs)
         device = self.value_head.weight.device
         if inp.dense.device != device:  # read on the CPU, trained on the GPU
-            inp = NetInputs(*(None if t is None else t.to(device) for t in inp))
+            inp = inp.to(device)
         a, b = NUM_CARD_TYPES, 4 * NUM_CARD_TYPES
         melds, pools = self._meld_rows(inp, obs.shape[0])
         parts = [
@@ -515,7 +530,7 @@ class BurakoNet(nn.Module):
         """The sum and the max over the card types of :meth:`_encode_cards` (each
         [N, d]), by the compiled kernels on the CPU (:class:`CardPool`), else by torch."""
         if self.card_kernels and card_kernels_apply(feats):
-            lin = self.card_enc[0]
+            lin = cast(nn.Linear, self.card_enc[0])  # a Sequential's item is typed Module
             nf = self.num_card_features
             per_card = F.linear(self.card_embed, lin.weight[:, nf:], lin.bias)  # [53, d]
             return CardPool.apply(feats, lin.weight[:, :nf].t(), per_card)
@@ -566,7 +581,7 @@ class BurakoNet(nn.Module):
         of card types ``card`` [E] (-> [E, d]), F = ``num_card_features``. The
         layer is applied in two parts: the embedding's share (and the bias) once per
         card type, the features' share by a matmul."""
-        lin = self.card_enc[0]
+        lin = cast(nn.Linear, self.card_enc[0])  # a Sequential's item is typed Module
         nf = self.num_card_features
         w = lin.weight  # [d, nf + CARD_EMBED]
         per_card = F.linear(self.card_embed, w[:, nf:], lin.bias)  # [53, d]

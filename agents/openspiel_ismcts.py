@@ -28,6 +28,8 @@ The agent needs the game, not only an observation: it decides
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from burako_env.agents.base import Agent, PerGame
@@ -35,7 +37,7 @@ from burako_env.agents.settings import parse_settings as parse_agent_settings
 from burako_env.extras import require
 
 NAME = "openspiel_ismcts"
-DEFAULTS = {"sims": 100, "uct_c": 2.0, "rollouts": 1, "worlds": 0}
+DEFAULTS: dict[str, Any] = {"sims": 100, "uct_c": 2.0, "rollouts": 1, "worlds": 0}
 
 
 def parse_settings(text: str) -> dict:
@@ -119,6 +121,7 @@ class OpenSpielISMCTSAgent(Agent):
         super().__init__(seed)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Refused (TypeError): the search needs the game, :meth:`act_game`."""
         raise TypeError(
             "openspiel_ismcts searches the game itself and cannot act on an observation "
             "alone: call act_game(game, b) (the tournament, burako play and "

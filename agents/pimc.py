@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -103,7 +104,7 @@ ROLLOUT_POLICIES = {
     "greedy": POLICY_GREEDY,
     "discard_table": POLICY_DISCARD_TABLE,
 }
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {
     "k": 24,
     "rollout": "discard_table",
     "candidates": "halving",
@@ -404,10 +405,12 @@ class PIMCAgent(Agent):
 
     # ------------------------------------------------------------ acting
     def kernels(self) -> tuple:
+        """The search kernel, and the rollout policy's own choice for one game."""
         # the search, and the rollout policy's own choice for one game (_policy_choice)
         return (search_kernel, act_serial, game_kernel, mask_kernel)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Refused (TypeError): the search needs the game, :meth:`act_game`."""
         raise TypeError(
             "pimc searches the game itself and cannot act on an observation alone: call "
             "act_game(game, b) (the tournament, burako play, the web table and "

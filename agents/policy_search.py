@@ -285,6 +285,7 @@ class PolicySearchAgent(PIMCAgent):
 
     # ------------------------------------------------------------ the policy
     def kernels(self) -> tuple:
+        """The search's kernels and the policy network's."""
         return super().kernels() + self.net_agent.kernels()
 
     def check_table(self, variant) -> None:
@@ -294,6 +295,7 @@ class PolicySearchAgent(PIMCAgent):
         self._check_leaf(self.net_agent.net)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Refused (TypeError): the search needs the game, :meth:`act_game`."""
         raise TypeError(
             f"{NAME} searches the game itself and cannot act on an observation alone: call "
             "act_game(game, b) (the tournament, burako play, the web table and "

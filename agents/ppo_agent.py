@@ -313,6 +313,8 @@ class PPOAgent(Agent):
         self._generator.manual_seed(int(seed))
 
     def act_game(self, game, b: int = 0) -> int:
+        """The policy's action in game ``b``, after checking that a shipped policy plays its own
+        table (a ValueError otherwise)."""
         if self._shipped and game.variant is not self._table_variant:
             self.check_table(game.variant)
         return super().act_game(game, b)
@@ -343,6 +345,7 @@ class PPOAgent(Agent):
         return PolicyReport(action, float(value[0]), tuple(ranked))
 
     def kernels(self) -> tuple:
+        """The compiled featurizer and legal-list kernels, and the card pooling's forward pass."""
         from burako_env.agents.network_kernels import (
             card_pool_forward,
             count_meld_rows,
@@ -362,6 +365,8 @@ class PPOAgent(Agent):
         )
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The policy's actions for the batch (its observations checked first), through
+        :meth:`act_lists` with the masks' legal lists."""
         mask = np.asarray(mask).astype(bool, copy=False)
         self._check_observations(obs)
         return self.act_lists(obs, mask, *legal_lists(mask))

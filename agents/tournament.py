@@ -89,6 +89,8 @@ def _labels(agents: list[Agent]) -> list[str]:
 class _Pairing:
     """The per-pairing arrays that both game paths fill."""
 
+    compiled: bool  # whether every decision was taken in the kernel: set by its games
+
     def __init__(self, a: Agent, b: Agent):
         self.agents = (a, b)
         self.scores: list[np.ndarray] = []  # [G, 2] a's team, b's team

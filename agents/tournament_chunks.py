@@ -24,7 +24,8 @@ from burako_env.variants import Variant
 
 def _seed_words(*keys: int, count: int) -> np.ndarray:
     """``count`` generator states (int64 [count, 4], nonzero) from integer keys."""
-    words = np.random.SeedSequence([int(k) for k in keys]).generate_state(4 * count, np.uint32)
+    seeds = np.random.SeedSequence([int(k) for k in keys])
+    words: np.ndarray = seeds.generate_state(4 * count, np.uint32)  # int64 below
     words = words.astype(np.int64).reshape(count, 4)
     zero = ~words.any(axis=1)
     words[zero, 0] = 1

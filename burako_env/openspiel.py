@@ -141,6 +141,7 @@ class BurakoGame(pyspiel.Game):
         super().__init__(_GAME_TYPE, info, params)
 
     def new_initial_state(self):
+        """A state before the deal (a chance node)."""
         return BurakoState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
@@ -168,6 +169,7 @@ class BurakoState(pyspiel.State):
 
     # ------------------------------------------------------------ OpenSpiel API
     def current_player(self):
+        """The seat to act, or OpenSpiel's chance or terminal player id."""
         if self.engine is None or self.pending >= 0:
             return pyspiel.PlayerId.CHANCE
         if self.engine.is_over():
@@ -178,6 +180,8 @@ class BurakoState(pyspiel.State):
         return [int(a) for a in np.sort(self.engine.legal_actions(0))]
 
     def chance_outcomes(self):
+        """``(outcome, probability)`` of the chance node: a deal seed before the deal, else a
+        card type drawn from the stock (by its share of the stock)."""
         if self.engine is None:
             p = 1.0 / self._bgame.deal_seeds
             return [(i, p) for i in range(self._bgame.deal_seeds)]
@@ -236,9 +240,11 @@ class BurakoState(pyspiel.State):
         return f"Action:{action}"
 
     def is_terminal(self):
+        """Whether the game is over (no chance outcome pending)."""
         return self.engine is not None and self.pending < 0 and self.engine.is_over()
 
     def returns(self):
+        """Each player's return: its team's result once the game is over, else zeros."""
         if not self.is_terminal():
             return [0.0] * self._players
         return _team_returns(self.engine, self._players)

@@ -323,6 +323,7 @@ class TeamScore:
 
     @property
     def total(self) -> int:
+        """The sum of the items."""
         return sum(self.items.values())
 
 
@@ -334,10 +335,12 @@ class HandScore:
 
     @property
     def items(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Each team's items, team 0 first."""
         return self.teams[0].items, self.teams[1].items
 
     @property
     def totals(self) -> tuple[int, int]:
+        """Each team's total, team 0 first."""
         return self.teams[0].total, self.teams[1].total
 
 

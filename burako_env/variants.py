@@ -179,10 +179,12 @@ class Variant:
 
     @property
     def num_teams(self) -> int:
+        """Always 2: partners sit across, every table plays two teams."""
         return 2
 
     @property
     def total_cards(self) -> int:
+        """The cards of the whole deck: 52 and the jokers, per deck."""
         return self.decks * (52 + self.jokers_per_deck)
 
     @property

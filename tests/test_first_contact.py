@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
                 "burako_env:Burako-v1",
                 num_envs=2,
                 vectorization_mode="vector_entry_point",
-                oponents="greedy",
+                oponents="greedy",  # misspelt on purpose: codespell:ignore oponents
             ),
             "Burako-v1 vector env",
             "opponents",

@@ -328,10 +328,12 @@ class TrainConfig:
     # ------------------------------------------------------------ derived
     @property
     def rollout_steps(self) -> int:
+        """The env steps of one rollout: ``num_envs * num_steps``."""
         return self.env.num_envs * self.ppo.num_steps
 
     @property
     def num_updates(self) -> int:
+        """The schedule's updates: ``total_env_steps // rollout_steps``, at least 1."""
         return max(1, self.ppo.total_env_steps // self.rollout_steps)
 
     def to_dict(self) -> dict:
@@ -478,7 +480,7 @@ def _validate(cfg: TrainConfig) -> None:
     mixes = [lg]  # the mix as written, then after each change
     for i, entry in enumerate(lg.changes):
         where = f"league.changes[{i}]"
-        update = entry.get("update")
+        update: Any = entry.get("update")  # read from YAML: checked just below
         before = lg.changes[i - 1]["update"] if i else 0
         need(
             isinstance(update, int) and not isinstance(update, bool) and before < update,

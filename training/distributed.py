@@ -238,6 +238,8 @@ class DistributedTrainer(Trainer):
 
     # ------------------------------------------------------------ the rollout
     def collect(self) -> None:
+        """Every worker's rollout with the learner's current weights, gathered into the store
+        with its advantages and returns (a worker that dies is restarted from its state)."""
         started = time.perf_counter()
         store = self.store
         weights = self.ray.put(weights_of(self.net))
@@ -273,9 +275,11 @@ class DistributedTrainer(Trainer):
         self.rollout_seconds = time.perf_counter() - started
 
     def collect_unless_collected(self) -> None:
+        """Always :meth:`collect`: the workers hold their rollouts, a checkpoint never holds one."""
         self.collect()  # the workers hold their rollouts: a checkpoint never holds one
 
     def learn(self) -> dict:
+        """PPO epochs over the gathered rollout; the update's statistics."""
         n = self.store.n
         scalars = self.ppo_update(self.batch_adv, self.batch_returns, np.arange(n))
         scalars["charts/pending_transitions"] = float(self.pending)
@@ -284,6 +288,7 @@ class DistributedTrainer(Trainer):
         return scalars
 
     def add_snapshot(self) -> None:
+        """A frozen copy of the learner joins the league, here and in every worker."""
         before = self._snapshot_dicts()
         super().add_snapshot()
         weights = self.ray.put(weights_of(self.net))
@@ -294,9 +299,12 @@ class DistributedTrainer(Trainer):
 
     # ------------------------------------------------------------ checkpoints
     def rollout_state(self) -> dict:
+        """The workers' states, for a checkpoint."""
         return {"workers": list(self.worker_states)}
 
     def load_rollout_state(self, data: dict, path: Path) -> None:
+        """Restore :meth:`rollout_state` from checkpoint ``data`` (read from ``path``): a
+        CheckpointError for a run on one machine or another count of workers."""
         if "workers" not in data:
             raise CheckpointError(
                 f"checkpoint {str(path)!r} is of a run on one machine: resume it without --ray"

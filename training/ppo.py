@@ -59,6 +59,7 @@ import random
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numba
 import numpy as np
@@ -272,6 +273,7 @@ class RolloutThread(threading.Thread):
         self.error: BaseException | None = None
 
     def run(self) -> None:
+        """Collect the next rollout (an exception is kept for the learner's thread)."""
         numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))
         try:
             self.trainer.collect()
@@ -366,7 +368,7 @@ class Trainer:
         self.imitated = cfg.imitation.env_steps == 0 or cfg.init_policy is not None
         self.from_policy = False  # started from init_policy, not yet checkpointed
         self.stats: dict[str, list[float]] = {}
-        self.writer = None
+        self.writer: Any = None  # run()'s SummaryWriter (tensorboard, imported there)
 
     def start_from_policy(self, path: str | Path) -> None:
         """Load the network of ``path`` (``init_policy``) into the learner, widened where
@@ -577,6 +579,7 @@ class Trainer:
         labelled ``rows``: the loss term, and the share of rows whose argmax is the
         teacher's. No hint is given (as in the warm start: the network's own logits learn
         the teacher)."""
+        assert self.distill is not None  # called only with a teacher's labels loaded
         logp, agrees = label_terms(self.net, self.distill.labels, rows)
         return -logp.mean(), float(agrees.float().mean())
 

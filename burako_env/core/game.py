@@ -234,6 +234,7 @@ class Game:
     # ------------------------------------------------------------ episode control
     @property
     def episode_match(self) -> int:
+        """1 when an episode is a match, 0 when it is a hand (the kernels' flag)."""
         return 1 if self.episode == "match" else 0
 
     def reset(self, seed: int | None = None, games: np.ndarray | None = None) -> None:
@@ -271,14 +272,17 @@ class Game:
     # ------------------------------------------------------------ queries
     @property
     def current_player(self) -> np.ndarray:
+        """The seat to act in each game, [B] (a copy)."""
         return self.state.scalars[:, S_PLAYER].copy()
 
     @property
     def done(self) -> np.ndarray:
+        """bool [B]: whether each game's episode is over."""
         return self.state.scalars[:, S_DONE].astype(bool)
 
     @property
     def phase(self) -> np.ndarray:
+        """The turn's phase of each game, [B] (``PHASE_*``, a copy)."""
         return self.state.scalars[:, S_PHASE].copy()
 
     @property
@@ -288,6 +292,7 @@ class Game:
 
     @property
     def match_scores(self) -> np.ndarray:
+        """The match totals so far, [B, 2] (team 0, team 1)."""
         return self.state.scalars[:, S_MATCH0 : S_MATCH0 + 2].copy()
 
     @property

@@ -102,6 +102,28 @@ class GameState(np.ndarray):
     """The state of a batch of games: a record array of shape ``[B]`` whose fields
     (:data:`FIELD_NAMES`) read as attributes (see the module's docstring)."""
 
+    # The fields for the type checker: annotations only (no value), so that the class
+    # gains no attribute from them; the loop below sets each as a :class:`_Field`.
+    # tests/test_habits.py checks that they name FIELD_NAMES.
+    hands: np.ndarray
+    known: np.ndarray
+    stock: np.ndarray
+    stock_len: np.ndarray
+    pile: np.ndarray
+    pile_len: np.ndarray
+    muertos: np.ndarray
+    muerto_status: np.ndarray
+    muerto_how: np.ndarray
+    muerto_taker: np.ndarray
+    melds: np.ndarray
+    num_melds: np.ndarray
+    scalars: np.ndarray
+    score_items: np.ndarray
+    rng: np.ndarray
+    scratch: np.ndarray
+    legal: np.ndarray
+    num_legal: np.ndarray
+
 
 for _name in FIELD_NAMES:
     setattr(GameState, _name, _Field(_name))

@@ -158,6 +158,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -263,7 +264,8 @@ class DecisionKernel:
             self.mask,
         )
         if code == ERR_UNLISTED:  # refused: the legality checks say why
-            return int(refusal_reasons(self._st, self._params, [0], [action])[0])
+            games, actions = np.zeros(1, np.int64), np.array([action], np.int64)
+            return int(refusal_reasons(self._st, self._params, games, actions)[0])
         return code
 
     def observe(self, seat: int, out: np.ndarray) -> None:
@@ -273,7 +275,9 @@ class DecisionKernel:
 
 def entropy_seed() -> int:
     """A seed from the operating system, for a first reset without one."""
-    return int(np.random.SeedSequence().entropy % (2**63))
+    entropy = np.random.SeedSequence().entropy
+    assert isinstance(entropy, int)  # drawn from the system when none is given: an int
+    return entropy % (2**63)
 
 
 def hand_info(scalars) -> dict:
@@ -343,6 +347,9 @@ def _raw_attribute(name: str) -> property:
 class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
     """PettingZoo's TerminateIllegalWrapper whose warning names the move and the reason."""
 
+    #: set by PettingZoo's __init__ and reset (declared here for the type checker)
+    _terminated: bool
+
     def __init__(self, env: raw_env, illegal_reward: float):
         super().__init__(env, illegal_reward)
         self._raw = env.unwrapped
@@ -395,6 +402,8 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
         self._raw = env.unwrapped
 
     def step(self, action) -> None:
+        """Play the current agent's ``action`` (an illegal one raises ValueError, naming the
+        reason, unless a wrapper handles it), then move to the next agent to act."""
         if not (type(action) is int and 0 <= action < NUM_ACTIONS):
             raw = self._raw
             agent = raw.agent_selection
@@ -429,7 +438,7 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
     """The Burako AEC environment without wrappers (see the module doc)."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["human", "ansi"],
         "name": "burako_v1",
         "is_parallelizable": False,
@@ -486,7 +495,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
             )
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
+        }
         #: the global state's blocks (see State Space) and its space
         self.state_layout = StateLayout(self.variant)
         self.state_space = spaces.Box(self.state_layout.low, self.state_layout.high, dtype=np.int32)
@@ -498,8 +509,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         self._mask = np.zeros(NUM_ACTIONS, np.int8)  # ... and mask
         self._zero_mask = np.zeros(NUM_ACTIONS, np.int8)
         self._other_obs = np.zeros((n, size), np.int16)  # anyone else asked for
-        self._decision = {"observation": self._obs, "action_mask": self._mask}
-        self._others = [
+        self._decision: dict[str, np.ndarray] = {
+            "observation": self._obs,
+            "action_mask": self._mask,
+        }
+        self._others: list[dict[str, np.ndarray]] = [
             {"observation": self._other_obs[i], "action_mask": self._zero_mask} for i in range(n)
         ]
         self._decisions = DecisionKernel(self.game, self._obs, self._mask)
@@ -509,13 +523,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
+        """``agent``'s observation space (the same for every agent)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
+        """``agent``'s action space: ``Discrete(NUM_ACTIONS)``, masked by the observation."""
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ episode control
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new episode: from ``seed``, or from the operating system's entropy on a first
+        reset without one (later resets without a seed continue the game's generator)."""
         if seed is None and not self._seeded:
             seed = entropy_seed()
         if seed is not None:
@@ -527,7 +545,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._rewarded = False
         self._skip_agent_selection = None
         self._seat = int(self._scalars[S_PLAYER])
@@ -536,6 +554,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
             self.render()
 
     def step(self, action) -> None:
+        """Play the current agent's ``action`` (an illegal one raises ValueError, naming the
+        reason, unless a wrapper handles it), then move to the next agent to act."""
         try:
             agent = self.agent_selection
         except AttributeError:  # set by reset(): no hand is dealt yet
@@ -584,6 +604,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict:
+        """``agent``'s ``{"observation", "action_mask"}`` (the mask is all zeros unless it is
+        ``agent``'s turn; copies with ``copy_observations``); a KeyError for an unknown agent."""
         seat = self.agent_name_mapping.get(agent) if isinstance(agent, str) else None
         if seat is None:
             raise KeyError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
@@ -620,6 +642,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> str | None:
+        """The table as text: returned with ``render_mode="ansi"``, printed with ``"human"``."""
         if self.render_mode is None:
             warnings.warn(
                 "render() called without a render_mode; pass render_mode='ansi' or 'human'",
@@ -635,4 +658,5 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         return None
 
     def close(self) -> None:
+        """Nothing to release (PettingZoo's API)."""
         pass

@@ -114,6 +114,7 @@ class StateBlock(NamedTuple):
 
     @property
     def slice(self) -> slice:
+        """The block's entries in the state vector."""
         return slice(self.start, self.stop)
 
 
@@ -216,7 +217,8 @@ class StateLayout(BlockLayout):
         in a game's record read as that width (``(dtype, record index, vector index)``),
         so that :meth:`encode` is one gather per width. The stock and the pile are read
         whole (their tails blanked after); the generator's words as 16-bit halves."""
-        record = state_dtype(self.num_players)
+        fields = state_dtype(self.num_players).fields
+        assert fields is not None  # a structured dtype: its fields by name
         plan: dict[type, tuple[list, list]] = {}
 
         def add(width, src, dst) -> None:
@@ -225,7 +227,7 @@ class StateLayout(BlockLayout):
             dsts.append(dst)
 
         for name, block in self._blocks.items():
-            base, offset = record.fields[name][0].base, record.fields[name][1]
+            base, offset = fields[name][0].base, fields[name][1]
             dst = np.arange(block.start, block.stop)
             if name == "rng":  # little- or big-endian: the halves read as values
                 add(np.uint16, offset // 2 + _HALF_INDEX, dst)

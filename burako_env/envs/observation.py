@@ -220,6 +220,7 @@ class ObsBlock(NamedTuple):
 
     @property
     def slice(self) -> slice:
+        """The block's entries in the observation vector."""
         return slice(self.start, self.stop)
 
 

@@ -57,6 +57,7 @@ class SimulationSummary:
 
     @property
     def games_per_s(self) -> float:
+        """Games per second of wall time (compiling left out)."""
         return self.games / max(self.seconds, 1e-9)
 
     def __str__(self) -> str:

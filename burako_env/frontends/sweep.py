@@ -37,6 +37,7 @@ class SweepResult:
 
     @property
     def violations(self) -> int:
+        """The hands that broke an invariant, over every counter of a violation."""
         return sum(self.counts[COUNTER_NAMES[i]] for i in VIOLATIONS)
 
 
@@ -52,10 +53,12 @@ class SweepReport:
 
     @property
     def hands(self) -> int:
+        """The hands played, over every player count."""
         return sum(r.counts["hands"] for r in self.results)
 
     @property
     def violations(self) -> int:
+        """The violations, over every player count."""
         return sum(r.violations for r in self.results)
 
     def __str__(self) -> str:

@@ -200,6 +200,9 @@ class BurakoGymEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new episode (from ``seed``, else from the env's generator); the others play
+        until the learner is to act. Returns the observation and the info (``seat``,
+        ``action_mask``)."""
         if seed is not None:
             check_seed(seed)  # True or 2**70: an error, as 1.5 is
         super().reset(seed=seed)
@@ -227,6 +230,8 @@ class BurakoGymEnv(gymnasium.Env):
         return self._observation(), info
 
     def step(self, action):
+        """Play the learner's ``action``, then the others' moves until the learner is to act or
+        the episode ends: ``(observation, reward, terminated, truncated, info)``."""
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
         a = check_action(action)
@@ -261,7 +266,11 @@ class BurakoGymEnv(gymnasium.Env):
         """The learner's legal action ids now (a view, in the engine's order)."""
         return self._st.legal[0, : self._st.num_legal[0]]
 
-    def render(self) -> str | None:
+    # gymnasium types render() by a type variable of its module (RenderFrame) that no
+    # env class binds: any concrete return type reads as an incompatible override
+    def render(self) -> str | None:  # type: ignore[override]
+        """The table as text, from the learner's seat (every hand with ``control="all"``):
+        returned with ``render_mode="ansi"``, printed with ``"human"``."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None

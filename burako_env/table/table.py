@@ -211,6 +211,7 @@ class Table:
             moves = np.array([decision.act_game(game, int(g)) for g in games], np.int64)
             moves = checked_actions(moves, games.size, _who(agent))
         else:
+            assert isinstance(decision, Batched)  # self.python holds Batched and PerGame only
             # the games' own legal lists, which a policy network reads (ppo): cheaper
             # than rebuilding them from the [n, 2541] masks
             ids, counts = env_legal_lists(game.state.legal, game.state.num_legal, games)

@@ -327,6 +327,7 @@ class PlaySession:
     # ------------------------------------------------------------ state
     @property
     def to_act(self) -> int:
+        """The seat to act now."""
         return int(self.game.current_player[0])
 
     def view(self) -> dict:
