@@ -192,6 +192,7 @@ class Leaderboard:
         }
 
     def to_json(self, path: str | Path) -> None:
+        """Write :meth:`to_dict` to ``path`` as JSON."""
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
 
     def markdown(self) -> str:

@@ -169,6 +169,7 @@ class Verdict:
 
     @property
     def decided(self) -> bool:
+        """Whether the test accepted a hypothesis (not stopped at the cap)."""
         return self.decision != "undecided"
 
     def add(self, counts: np.ndarray) -> str:
