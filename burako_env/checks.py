@@ -41,6 +41,13 @@ The report also records the largest number of melds a team ever had (the evidenc
 ``MAX_MELDS``) and the longest hand.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Its kernels call only the core and this file: the cache folder's name (the core's and
+#   the jit's sources) and numba's own stamp (this file) cover nothing else.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel (or numba.njit). A loop over games names its index np.uint64.
+
 from __future__ import annotations
 
 import hashlib
@@ -120,7 +127,6 @@ from burako_env.core.constants import (
 )
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.kernels import refresh_legal_games
-from burako_env.core.nb import njit_kernel
 from burako_env.core.params import variant_params
 from burako_env.core.rules import action_error as _core_action_error
 from burako_env.core.state import (
@@ -131,9 +137,13 @@ from burako_env.core.state import (
     take_games,
     untaken_packets,
 )
+from burako_env.jit import njit_kernel
 from burako_env.referee import TeamResult, classify_meld, score_hand
 from burako_env.scenario import meld_cards
 from burako_env.variants import Variant, load_variant
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 KIND_NAMES = {MELD_GROUP: "group", MELD_RUN: "run", MELD_WILD_GROUP: "wild_group"}
 

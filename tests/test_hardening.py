@@ -357,7 +357,7 @@ def test_async_vector_env_with_fork_and_a_fork_after_the_kernels_ran():
     import gymnasium
     import numba
 
-    from burako_env.core import nb
+    from burako_env import jit as nb
 
     venv = VectorEnv(num_envs=8, seed=0)
     _, mask, _ = venv.reset()

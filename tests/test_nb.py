@@ -1,4 +1,4 @@
-"""numba plumbing of the core (``burako_env.core.nb``): borrowed arrays and kernels run in
+"""numba plumbing of the core (``burako_env.jit``): borrowed arrays and kernels run in
 slices on threads."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import numba
 import numpy as np
 import pytest
 
-from burako_env.core import nb
+from burako_env import jit as nb
+from burako_env.jit import link_only
 
 
 @numba.njit
@@ -220,6 +221,6 @@ def test_the_rules_compile_link_only_and_the_kernels_that_call_them_do_not():
     row = numba.types.Array(numba.int8, 1, "A")
     melds.row_is_clean.compile((row,))
     rule_library = melds.row_is_clean.overloads[(row,)].library
-    assert nb._is_link_only(rule_library)
-    assert not nb._is_link_only(kernel_library)
+    assert link_only._is_link_only(rule_library)
+    assert not link_only._is_link_only(kernel_library)
     assert rule_library.get_pointer_to_function("anything") == 0

@@ -6,6 +6,13 @@ The PPO trainer (:mod:`burako_env.training.ppo`) and its Ray rollout workers
 module of its own, below all three, so none of them imports another for it.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Its kernels call only the core and this file: the cache folder's name (the core's and
+#   the jit's sources) and numba's own stamp (this file) cover nothing else.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel (or numba.njit). A loop over games names its index np.uint64.
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,6 +26,9 @@ except ImportError as exc:
     raise MissingExtra("burako_env.training", "torch") from exc
 
 from burako_env.agents.network import padded
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 
 @njit(cache=True)
