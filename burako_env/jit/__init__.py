@@ -27,17 +27,22 @@ here imports and works then (the patches are skipped).
 The rules a kernel author follows (docs/ARCHITECTURE.md, "Writing a kernel"; each kernel
 module repeats them in a comment block at its top):
 
-- a module that defines compiled functions says so, ``KERNEL_MODULE = True`` (the cache
+- a module that defines compiled functions declares ``KERNEL_MODULE = True`` (the cache
   stamp of the agents' and the table's kernels reads it:
-  :func:`burako_env.agents.kernel_cache.kernel_modules`);
-- at its top it imports only kernel modules, the core, and classes (a kernel reads
-  module globals as compile-time constants: a value from a module the stamp leaves out
-  would go stale in the cache);
-- constants are module globals, compiled in (an edit changes the source, so the stamp);
-- ``@njit`` functions are link-only: Python cannot call them, only kernels can;
-- indices into the action space and card arrays are ``uint64`` where they index;
-- a serial kernel over a slice borrows the arrays it was given (:func:`borrowed`) and
-  runs under :func:`run_sliced`; ``prange`` only where a kernel stays small.
+  :func:`burako_env.agents.kernel_cache.kernel_modules`; a test checks that a module
+  declares it exactly when it defines one);
+- at its top it imports numpy, numba, this package, the core, kernel modules and classes
+  only: a kernel compiles in the module globals it reads, and the cache folder and stamps
+  hash only the core's, this package's and the kernel modules' sources;
+- constants are module globals, compiled in; constant arguments of the rule functions go
+  as ``np.int64`` / ``np.bool_`` (numba compiles once per literal value and width);
+- ``@njit`` functions are link-only: kernels call them, Python cannot (a TypeError says
+  so); Python calls ``@njit_kernel`` and ``@njit_parallel`` functions;
+- a loop over games names its index ``np.uint64`` on its first line (numba types a
+  ``prange`` body's index uint64: one index type, each callee compiled once);
+- a kernel that plays whole games is a serial function of a slice ``(first, last)`` run by
+  :func:`run_sliced`, and borrows the arrays it was given (:func:`borrowed`); a
+  ``prange`` body never writes to an array through an attribute.
 """
 
 from __future__ import annotations
