@@ -20,8 +20,8 @@ values are those of the torch path up to the order of float additions
 #   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
 #   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
 # - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
-# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
-#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - @njit here is numba's own (cache=True): Python calls these functions too, so none is
+#   link-only (burako_env.jit's njit is). A prange loop names its index np.uint64 first.
 # - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
 #   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
 

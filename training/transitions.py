@@ -10,8 +10,8 @@ module of its own, below all three, so none of them imports another for it.
 # - Its kernels call only the core and this file: the cache folder's name (the core's and
 #   the jit's sources) and numba's own stamp (this file) cover nothing else.
 # - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
-# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
-#   @njit_parallel (or numba.njit). A loop over games names its index np.uint64.
+# - burako_env.jit's @njit is link-only (kernels call it, Python cannot); Python calls
+#   @njit_kernel, @njit_parallel or numba's own njit. A loop over games indexes np.uint64.
 
 from __future__ import annotations
 
