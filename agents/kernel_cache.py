@@ -4,8 +4,9 @@ numba checks only a cached function's own file, so a kernel of ``agents/`` or of
 table (``burako_env/table/``, whose play kernel calls the agents' policies) would keep
 running stale core rules (or stale policies) after an edit elsewhere.
 :func:`install_dependency_cache_locator` stamps each cache entry of a function in those
-two folders with a hash of every ``burako_env/core`` source and of the modules of both
-folders that define kernels (:func:`kernel_modules`). The agents package installs it first
+two folders with a hash of every source of the core and of numba's runtime
+(``burako_env/core``, ``burako_env/jit``) and of the modules of both folders that declare
+kernels (``KERNEL_MODULE = True``: :func:`kernel_modules`). The agents package installs it first
 (``burako_env/agents/__init__.py``, which the table imports), before any of their modules
 compiles or loads a kernel. No kernel lives here: an edit of this module leaves the
 compiled kernels cached.
@@ -13,24 +14,42 @@ compiled kernels cached.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 from pathlib import Path
 from typing import Any
 
+#: the module-level declaration of a module that defines compiled functions
+KERNEL_MARK = "KERNEL_MODULE"
+
+
+def declares_kernels(path: Path) -> bool:
+    """Whether the module at ``path`` declares ``KERNEL_MODULE = True`` at its top level
+    (read from its source: nothing is imported)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        named = any(isinstance(t, ast.Name) and t.id == KERNEL_MARK for t in targets)
+        if named and isinstance(value, ast.Constant) and value.value is True:
+            return True
+    return False
+
 
 def kernel_modules(folder: Path) -> list[Path]:
-    """The modules of ``folder`` that define numba kernels. A kernel's machine code depends
+    """The modules of ``folder`` that declare numba kernels (``KERNEL_MODULE = True``,
+    :func:`declares_kernels`; ``tests/test_numba_cache.py`` checks that every module that
+    defines a compiled function declares it, and no other). A kernel's machine code depends
     only on numba-typed globals (kernels, constants, arrays), which live in these modules
     and in the core; the others (agent classes, the network, policy files) cannot change
     it, so editing them leaves the compiled kernels cached
     (``tests/test_numba_cache.py`` checks that kernel modules import nothing else)."""
-    return [
-        p
-        for p in sorted(folder.glob("*.py"))
-        # this module names the mark but compiles nothing
-        if p.name != Path(__file__).name and "njit" in p.read_text(encoding="utf-8")
-    ]
+    return [p for p in sorted(folder.glob("*.py")) if declares_kernels(p)]
 
 
 def stamped_folders() -> tuple[Path, ...]:
@@ -54,15 +73,15 @@ def install_dependency_cache_locator() -> None:
     call: numba only checks a cached function's own file, so a kernel here would keep
     running stale core rules (or stale policies) after an edit elsewhere. The stamp of a
     function in this folder becomes its own file's hash plus a hash of every
-    ``burako_env/core`` source and of the ``agents`` modules that define kernels
-    (:func:`kernel_modules`). The entries live in the core's cache folder
-    (``NUMBA_CACHE_DIR`` or the one ``burako_env.core.nb`` picks), so that one folder holds
+    ``burako_env/core`` and ``burako_env/jit`` source and of the ``agents`` modules that
+    declare kernels (:func:`kernel_modules`). The entries live in the core's cache folder
+    (``NUMBA_CACHE_DIR`` or the one :mod:`burako_env.jit.cache` picks), so that one folder holds
     every kernel: an empty one is a cold start. Private numba API: skipped if it moved."""
     try:
         from numba.core import caching
     except ImportError:  # pragma: no cover
         return
-    # in the core's folder (burako_env.core.nb names it) unless no folder is set
+    # in the core's folder (burako_env.jit.cache names it) unless no folder is set
     from numba import config
 
     kind = "UserProvidedCacheLocator" if config.CACHE_DIR else "InTreeCacheLocator"
@@ -75,11 +94,12 @@ def install_dependency_cache_locator() -> None:
     if any(getattr(c, "_burako_deps", False) for c in impl._locator_classes):
         return
     folders = stamped_folders()
-    # the core's folder from its package: installed, burako_env.agents (this folder) sits
-    # inside burako_env; in the repository it is agents/, beside burako_env/
-    core = _core_folder()
+    # the core's and the jit package's sources, found from their packages (installed,
+    # burako_env.agents sits inside burako_env; in the repository it is agents/)
+    from burako_env.jit.cache import source_files
+
     digest = hashlib.sha256()
-    sources = sorted(core.glob("*.py"))
+    sources = source_files()
     for folder in folders:
         sources += kernel_modules(folder)
     for path in sources:
@@ -105,4 +125,10 @@ def install_dependency_cache_locator() -> None:
     impl._locator_classes.insert(0, DependencyCacheLocator)
 
 
-__all__ = ["install_dependency_cache_locator", "kernel_modules", "stamped_folders"]
+__all__ = [
+    "KERNEL_MARK",
+    "declares_kernels",
+    "install_dependency_cache_locator",
+    "kernel_modules",
+    "stamped_folders",
+]

@@ -15,6 +15,16 @@ values are those of the torch path up to the order of float additions
 (``tests/test_network.py`` compares both, values and gradients).
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit here is numba's own (cache=True): Python calls these functions too, so none is
+#   link-only (burako_env.jit's njit is). A prange loop names its index np.uint64 first.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,6 +50,9 @@ from burako_env.core.constants import (
     NUM_PHASES,
     NUM_RANKS,
 )
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 #: the observation blocks :func:`featurize` reads, in the order of its ``offsets``
 LAYOUT_BLOCKS = (

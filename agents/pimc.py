@@ -59,6 +59,16 @@ The agent needs the game, not only an observation: it implements
 table and the PettingZoo env's helper :func:`burako_env.table.act_in_env` call.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import time
@@ -90,10 +100,13 @@ from burako_env.core.constants import (
 )
 from burako_env.core.determinize import copy_game, determinize_into
 from burako_env.core.kernels import game_kernel, mask_kernel, sorted_legal
-from burako_env.core.nb import borrowed, njit, njit_kernel, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action
 from burako_env.core.state import allocate_state
+from burako_env.jit import borrowed, njit, njit_kernel, run_sliced
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 #: actions a rollout may take before it gives up (max_turns bounds a hand far below)
 MAX_ROLLOUT_STEPS = 20000
@@ -178,7 +191,7 @@ def search_kernel(
     ``viewer`` and every candidate ``cands[c]``: apply it, play the hand out, write the
     values in ``values[k, c]``. Slot k of ``dets`` / ``rolls`` is determinization k's work
     space; ``obs``, ``x``, ``rows`` are per-slot policy work space. Determinizations
-    ``first`` to ``last - 1``: :func:`~burako_env.core.nb.run_sliced` runs slices of
+    ``first`` to ``last - 1``: :func:`~burako_env.jit.slicing.run_sliced` runs slices of
     them on threads."""
     src, dets, rolls = borrowed((src, dets, rolls))
     cands, det_words, roll_words, w = borrowed((cands, det_words, roll_words, w))

@@ -21,6 +21,16 @@ card, the danger of a discard, the score of a meld, the weights) are
 :mod:`burako_env.agents.policy_scores`.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -64,8 +74,11 @@ from burako_env.core.constants import (
     TAKE_PILE,
 )
 from burako_env.core.melds import card_value, is_wild_card
-from burako_env.core.nb import njit, njit_kernel, njit_parallel, prange
 from burako_env.core.rng import randint
+from burako_env.jit import njit, njit_kernel, njit_parallel, prange
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 POLICY_RANDOM = 0  #: the ``kind`` of ``random``: a uniformly random legal action
 POLICY_GREEDY = 1  #: the ``kind`` of ``greedy``

@@ -9,6 +9,16 @@ observation's blocks are found through the layout tuple ``lay`` of
 observation alone (its variant block holds the player count and the deck size).
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -53,7 +63,6 @@ from burako_env.core.melds import (
     position_card,
     wild_of_kind,
 )
-from burako_env.core.nb import njit
 from burako_env.core.params import (
     P_DECKS,
     P_JOKERS_PER_DECK,
@@ -63,6 +72,10 @@ from burako_env.core.params import (
     P_TOTAL_CARDS,
     P_WILD_GROUP,
 )
+from burako_env.jit import njit
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 GROUP_RANKS_ARR = np.array(GROUP_RANKS, dtype=np.int64)
 

@@ -5,6 +5,16 @@ data, not code. The move choice that reads these scores is
 :mod:`burako_env.agents.policies`; the workspace they read, :mod:`burako_env.agents.policy_context`.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -71,7 +81,6 @@ from burako_env.core.constants import (
     TAKE_MUERTO_KEEP_WILDS,
 )
 from burako_env.core.melds import add_card, card_value, is_wild_card, position_card, row_value
-from burako_env.core.nb import njit
 from burako_env.core.params import (
     CLOSE_ANY_CANASTA,
     CLOSE_CLEAN_CANASTA,
@@ -92,6 +101,10 @@ from burako_env.core.params import (
     P_UNIQUE_TABLE,
     P_WILD_CANASTA,
 )
+from burako_env.jit import njit
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 # ---------------------------------------------------------------- weights (discard_table)
 W_TAKE_PILE_USEFUL = 0  #: take a pile holding at least this many cards useful to the hand

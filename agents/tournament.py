@@ -55,7 +55,7 @@ from burako_env.agents.tournament_results import (
     wilson,
 )
 from burako_env.core.game import EPISODES
-from burako_env.core.nb import seconds_compiling
+from burako_env.jit import seconds_compiling
 from burako_env.records import GameRecord, variant_fields, write_records
 from burako_env.sequential import DEFAULT_ALPHA, DEFAULT_BETA, Verdict, check_test, pair_counts
 from burako_env.table import Seating

@@ -16,8 +16,8 @@ from burako_env.agents.base import Agent, Compiled
 from burako_env.agents.policies import act_batch
 from burako_env.core.constants import S_HAND_SCORE0, S_MATCH0
 from burako_env.core.game import Game
-from burako_env.core.nb import timed_without_compile
 from burako_env.distributed import game_seeds_range
+from burako_env.jit import timed_without_compile
 from burako_env.table import Seating, Table, play_stepped
 from burako_env.variants import Variant
 

@@ -48,6 +48,13 @@ together, counters and scores bounded by what a game reaches), so that no accept
 leads by legal moves to a refused one (``tests/test_state_checks.py``).
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Its kernels call only the core and this file: the cache folder's name (the core's and
+#   the jit's sources) and numba's own stamp (this file) cover nothing else.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - burako_env.jit's @njit is link-only (kernels call it, Python cannot); Python calls
+#   @njit_kernel, @njit_parallel or numba's own njit. A loop over games indexes np.uint64.
+
 from __future__ import annotations
 
 import hashlib
@@ -137,7 +144,6 @@ from burako_env.core.constants import (
 )
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.kernels import refresh_legal_games
-from burako_env.core.nb import njit_kernel
 from burako_env.core.params import variant_params
 from burako_env.core.rules import action_error as _core_action_error
 from burako_env.core.state import (
@@ -148,9 +154,13 @@ from burako_env.core.state import (
     take_games,
     untaken_packets,
 )
+from burako_env.jit import njit_kernel
 from burako_env.referee import TeamResult, classify_meld, score_hand
 from burako_env.scenario import meld_cards
 from burako_env.variants import Variant, load_variant
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 KIND_NAMES = {MELD_GROUP: "group", MELD_RUN: "run", MELD_WILD_GROUP: "wild_group"}
 

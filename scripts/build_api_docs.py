@@ -52,7 +52,6 @@ EXCLUDED = {
     "burako_env.core.deal": "compiled kernels (the deal); burako_env.core.game deals",
     "burako_env.core.kernels": "compiled kernels; burako_env.core.game calls them",
     "burako_env.core.melds": "compiled kernels (meld rows)",
-    "burako_env.core.nb": "numba configuration",
     "burako_env.core.observe": "compiled kernels; burako_env.envs.observation names the blocks",
     "burako_env.core.rng": "compiled generator",
     "burako_env.core.rules": "compiled kernels (the rules of a turn); docs/RULES.md",

@@ -13,8 +13,8 @@ tests that reached its function, in a child forked from that one pytest session:
 numba kernels compile once per layer) stay short. mutmut keeps its results there, so a
 second run only runs the mutants that have none (``--rerun`` runs the sample again).
 
-mutmut skips decorated functions, so the numba kernels (``nb.njit``, ``njit_kernel``,
-``njit_parallel``) are never mutated; ``burako_env/core`` is not in any layer (the
+mutmut skips decorated functions, so the numba kernels (``burako_env.jit``'s ``njit``,
+``njit_kernel``, ``njit_parallel``) are never mutated; ``burako_env/core`` is not in any layer (the
 compiled rules have hand-written mutants: ``scripts/rule_mutants.py``).
 
 The sample: mutmut writes every mutant of the layer (cheap), the script lists their

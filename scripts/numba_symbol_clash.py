@@ -10,7 +10,7 @@ links the second one's call to the callee under that name to the first one's cod
 reads the record at the other type's offsets.
 
     python scripts/numba_symbol_clash.py            # plain numba: WRONG, exit 1
-    python scripts/numba_symbol_clash.py --burako   # with burako_env.core.nb: ok, exit 0
+    python scripts/numba_symbol_clash.py --burako   # with burako_env.jit: ok, exit 0
 
 Each run uses a fresh temporary cache folder. Nothing here runs concurrently: two cold
 processes racing on one cache only make the clash likely, since they compile the same
@@ -47,7 +47,7 @@ def kernel(a):
 RUN = """
 import sys
 if {burako}:
-    import burako_env.core.nb  # noqa: F401  (the fix: process-unique symbol names)
+    import burako_env.jit  # noqa: F401  (the fix: process-unique symbol names)
 import numpy as np
 import clash_kernels
 

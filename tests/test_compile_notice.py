@@ -20,8 +20,8 @@ from pathlib import Path
 import numba
 import pytest
 
-from burako_env.core import nb
 from burako_env.frontends import warmup
+from burako_env.jit import notices
 
 ROOT = Path(__file__).resolve().parents[1]
 JIT = os.environ.get("NUMBA_DISABLE_JIT") != "1"
@@ -36,14 +36,14 @@ def fresh_kernel(tmp_path, monkeypatch):
     cache folder of its own; the notice not said yet in this process."""
     module = tmp_path / "burako_probe_mod.py"
     module.write_text(
-        "from burako_env.core.nb import njit_kernel\n\n@njit_kernel\n"
+        "from burako_env.jit import njit_kernel\n\n@njit_kernel\n"
         "def probe_kernel(x):\n    return x + 1\n\n@njit_kernel\n"
         "def other_kernel(x):\n    return x * 2\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(nb, "NOTICE_PACKAGES", (*nb.NOTICE_PACKAGES, "burako_probe_mod"))
-    monkeypatch.setattr(nb._WATCH, "said", False)
+    monkeypatch.setattr(notices, "NOTICE_PACKAGES", (*notices.NOTICE_PACKAGES, "burako_probe_mod"))
+    monkeypatch.setattr(notices._WATCH, "said", False)
     import burako_probe_mod
 
     yield burako_probe_mod
@@ -52,7 +52,7 @@ def fresh_kernel(tmp_path, monkeypatch):
 
 @needs_jit
 def test_a_first_compile_is_said_once_through_the_burako_env_logger(fresh_kernel, caplog):
-    assert nb.COMPILES_WATCHED
+    assert notices.COMPILES_WATCHED
     with caplog.at_level(logging.WARNING, logger="burako_env"):
         assert fresh_kernel.probe_kernel(1) == 2  # compiles: said as it starts
         assert fresh_kernel.probe_kernel(2) == 3  # compiled: nothing
@@ -60,7 +60,7 @@ def test_a_first_compile_is_said_once_through_the_burako_env_logger(fresh_kernel
     said = [r for r in caplog.records if r.name == "burako_env"]
     assert len(said) == 1, said
     assert said[0].levelno == logging.WARNING
-    assert said[0].getMessage() == nb.compile_notice()
+    assert said[0].getMessage() == notices.compile_notice()
     assert "burako warmup" in said[0].getMessage()
 
 
@@ -71,7 +71,7 @@ def test_a_cached_kernel_says_nothing(fresh_kernel, caplog):
 
     loaded = CPUDispatcher(fresh_kernel.probe_kernel.py_func, targetoptions={"nopython": True})
     loaded.enable_caching()
-    nb._WATCH.said = False
+    notices._WATCH.said = False
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="burako_env"):
         assert loaded(1) == 2  # loaded from the cache: no compile, no word
@@ -80,7 +80,7 @@ def test_a_cached_kernel_says_nothing(fresh_kernel, caplog):
 
 
 def test_a_user_s_own_numba_function_is_not_announced(caplog, monkeypatch):
-    monkeypatch.setattr(nb._WATCH, "said", False)
+    monkeypatch.setattr(notices._WATCH, "said", False)
 
     @numba.njit
     def users_own(x):
@@ -97,13 +97,13 @@ def test_compile_time_is_kept_and_left_out_of_a_timed_block(fresh_kernel):
     # more than this tiny kernel's compile: a float version first pays it, so the test
     # holds when run alone as in the whole suite
     fresh_kernel.probe_kernel(1.0)
-    before = nb.seconds_compiling()
-    with nb.timed_without_compile() as timing:
+    before = notices.seconds_compiling()
+    with notices.timed_without_compile() as timing:
         fresh_kernel.probe_kernel(1)
-    grown = nb.seconds_compiling() - before
+    grown = notices.seconds_compiling() - before
     assert grown > 0 and timing["compile_seconds"] == pytest.approx(grown)
     assert 0 <= timing["seconds"] < grown  # a call of x + 1 is far quicker than its compile
-    with nb.timed_without_compile() as timing:
+    with notices.timed_without_compile() as timing:
         fresh_kernel.probe_kernel(2)
     assert timing["compile_seconds"] == 0
 
@@ -115,7 +115,7 @@ def test_the_front_end_notice_is_said_per_command_and_silences_the_log(
     monkeypatch.setitem(warmup.COMMAND_KERNELS, "probe", (lambda: (fresh_kernel.probe_kernel,),))
     if JIT:
         assert warmup.announce_compile("probe", lines.append) == ["probe_kernel"]
-        assert lines == [nb.compile_notice()]
+        assert lines == [notices.compile_notice()]
         # what the command did not foresee compiles under the notice already said
         with caplog.at_level(logging.WARNING, logger="burako_env"):
             fresh_kernel.other_kernel(1)
@@ -271,7 +271,7 @@ def test_the_python_api_says_so_once_cold_and_nothing_warm(tmp_path):
     cold, _ = _cold_then_warm(tmp_path, code=_API)
     assert cold.stdout.strip() == "played"
     # Python's last-resort handler prints the logger's WARNING as it is
-    assert nb.compile_notice() in cold.stderr.splitlines()
+    assert notices.compile_notice() in cold.stderr.splitlines()
 
 
 _TOURNAMENT_CALLS = """

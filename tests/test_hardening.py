@@ -240,6 +240,9 @@ def test_non_editable_install_runs_from_another_folder(tmp_path):
     for module in ("training/__init__.py", "training/config.py", "training/ppo.py"):
         assert f"burako_env/{module}" in names, module
     assert "burako_env/py.typed" in names
+    # numba's runtime, a package of its own below the core (its sources name the cache)
+    for module in ("jit/__init__.py", "jit/cache.py", "jit/link_only.py"):
+        assert f"burako_env/{module}" in names, module
     # the package data: configs, shipped policies, the web table's files
     for folder, pattern in (
         ("burako_env/configs/train", "*.yaml"),
@@ -357,7 +360,7 @@ def test_async_vector_env_with_fork_and_a_fork_after_the_kernels_ran():
     import gymnasium
     import numba
 
-    from burako_env.core import nb
+    from burako_env import jit as nb
 
     venv = VectorEnv(num_envs=8, seed=0)
     _, mask, _ = venv.reset()

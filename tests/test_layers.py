@@ -8,8 +8,9 @@
   scan reads every module with :mod:`ast` and names the file and line of an offending
   import.
 * The core (``burako_env/core/``) imports only itself and the modules below it (cards,
-  variants, limits, extras): never the referee, the oracle it is tested against, nor
-  anything above it.
+  variants, limits, extras, and numba's runtime ``burako_env.jit``): never the referee,
+  the oracle it is tested against, nor anything above it. The jit package imports nothing
+  of burako's but itself.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ BELOW_THE_CORE = (
     "burako_env.variants",
     "burako_env.limits",
     "burako_env.extras",
+    "burako_env.jit",  # numba's runtime: the decorators, the cache, threads
 )
 
 
@@ -215,9 +217,24 @@ def test_the_scan_catches_each_way_of_importing_a_front_end(tmp_path, monkeypatc
 # ----------------------------------------------------------------------------- the core
 def test_the_core_imports_nothing_above_it():
     files = sorted((ROOT / "burako_env" / "core").rglob("*.py"))
-    assert {"game.py", "rules.py", "nb.py"} <= {p.name for p in files}
+    assert {"game.py", "rules.py", "kernels.py"} <= {p.name for p in files}
     violations = core_violations(files)
     assert not violations, "the core imports outside itself:\n" + "\n".join(violations)
+
+
+def test_the_jit_package_imports_nothing_of_burako_but_itself():
+    """burako_env.jit sits below the core: it configures numba and never reads the rules."""
+    files = sorted((ROOT / "burako_env" / "jit").rglob("*.py"))
+    assert {"__init__.py", "link_only.py", "cache.py"} <= {p.name for p in files}
+    found = []
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            for name in imported_modules(node, module_name(path), path.name == "__init__.py"):
+                ours = name == "burako_env" or name.startswith("burako_env.")
+                if ours and not (name == "burako_env.jit" or name.startswith("burako_env.jit.")):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: imports {name}")
+    assert not found, "\n".join(found)
 
 
 def test_the_core_scan_catches_the_referee_and_the_layers_above(tmp_path, monkeypatch):
@@ -237,6 +254,7 @@ def test_the_core_scan_catches_the_referee_and_the_layers_above(tmp_path, monkey
         "from burako_env.core.constants import NUM_ACTIONS",  # 11
         "import numpy as np",  # 12
         "NOTE = 'burako_env.referee reads melds'",  # 13: prose
+        "from burako_env.jit import njit",  # 14: numba's runtime, below the core
     ]
     bad = core / "kernel_like.py"
     bad.write_text("\n".join(lines) + "\n")

@@ -19,25 +19,50 @@ import numba
 import pytest
 from numba.core.caching import IndexDataCacheFile
 
-from burako_env.core import nb
+from burako_env import jit as nb
+from burako_env.jit import cache as jit_cache
+from burako_env.jit import index_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_core_cache_folder_is_named_by_the_core_sources():
+def _kernel_sources_digest() -> str:
     digest = hashlib.sha1()
-    for path in sorted((ROOT / "burako_env" / "core").glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    # an edit of any core file gives another name, so another (empty) folder
-    assert nb._source_hash() == digest.hexdigest()[:12]
+    for folder in ("core", "jit"):  # the rules, and the numba runtime that compiles them
+        for path in sorted((ROOT / "burako_env" / folder).glob("*.py")):
+            digest.update(f"{folder}/{path.name}".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def test_the_core_cache_folder_is_named_by_the_core_and_jit_sources():
+    # an edit of any core or jit file gives another name, so another (empty) folder
+    assert jit_cache.source_hash() == _kernel_sources_digest()
     if not os.environ.get("NUMBA_CACHE_DIR"):
         # the format is in the name: a folder that an older burako wrote (whose entries
         # could clash across processes) is never read again
-        name = f"numba-v{nb.CACHE_FORMAT}-{digest.hexdigest()[:12]}"
+        name = f"numba-v{nb.CACHE_FORMAT}-{_kernel_sources_digest()}"
         assert nb.CACHE_FORMAT >= 2
         assert os.path.basename(numba.config.CACHE_DIR) == name
         assert nb.numba_cache_folder() == os.path.abspath(numba.config.CACHE_DIR)
+
+
+def test_an_edit_of_the_jit_package_renames_the_cache_folder(tmp_path, monkeypatch):
+    """The patches of burako_env/jit shape the compiled code and its entries: a folder
+    compiled under other patches must not be read."""
+    core, jit = tmp_path / "core", tmp_path / "jit"
+    core.mkdir()
+    jit.mkdir()
+    (core / "rules.py").write_text("RULE = 1\n")
+    (jit / "link_only.py").write_text("PATCHED = True\n")
+    monkeypatch.setattr(jit_cache, "SOURCE_FOLDERS", (core, jit))
+    before = jit_cache.source_hash()
+    (jit / "link_only.py").write_text("PATCHED = False\n")
+    assert jit_cache.source_hash() != before
+    (jit / "link_only.py").write_text("PATCHED = True\n")
+    assert jit_cache.source_hash() == before
+    (core / "rules.py").write_text("RULE = 2\n")
+    assert jit_cache.source_hash() != before
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no cache without jit")
@@ -47,6 +72,7 @@ def test_an_agents_kernel_is_stamped_with_the_sources_it_calls():
 
     digest = hashlib.sha256()
     core = sorted((ROOT / "burako_env" / "core").glob("*.py"))
+    core += sorted((ROOT / "burako_env" / "jit").glob("*.py"))  # the patches shape the code
     kernels = [
         ROOT / "agents" / f"{m}.py"
         for m in ("network_kernels", "pimc", "policies", "policy_context", "policy_scores")
@@ -59,6 +85,66 @@ def test_an_agents_kernel_is_stamped_with_the_sources_it_calls():
         locator = kernel._cache._impl._locator
         own, deps = locator.get_source_stamp()
         assert deps == digest.hexdigest()  # a policy or core edit changes every stamp
+
+
+#: what makes a function compiled: numba's decorators and burako_env.jit's
+_COMPILERS = {"njit", "jit", "njit_kernel", "njit_parallel", "intrinsic", "overload"}
+
+
+def defines_compiled_functions(tree: ast.Module) -> bool:
+    """Whether a module's source decorates a function with a numba compiler (``@njit``,
+    ``@njit_kernel``, ``@numba.njit(...)``, ``@numba.extending.intrinsic``, ...)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                name = getattr(target, "attr", getattr(target, "id", None))
+                if name in _COMPILERS:
+                    return True
+    return False
+
+
+def _package_modules() -> list[Path]:
+    folders = (ROOT / "burako_env", ROOT / "agents", ROOT / "training")
+    return [p for folder in folders for p in sorted(folder.rglob("*.py"))]
+
+
+def test_a_module_declares_kernels_exactly_when_it_defines_them():
+    """The cache stamp of the agents' and the table's kernels reads the declaration
+    ``KERNEL_MODULE = True`` (not the text "njit"): a kernel in an undeclared module
+    would run stale after an edit of it, a declared module without one would throw the
+    cache away for nothing. The jit package defines the decorators, not kernels."""
+    from burako_env.agents.kernel_cache import declares_kernels
+
+    jit = ROOT / "burako_env" / "jit"
+    undeclared, idle = [], []
+    for path in _package_modules():
+        if path.parent == jit:
+            assert not declares_kernels(path), path
+            continue
+        defines = defines_compiled_functions(ast.parse(path.read_text(encoding="utf-8")))
+        declared = declares_kernels(path)
+        if defines and not declared:
+            undeclared.append(str(path.relative_to(ROOT)))
+        if declared and not defines:
+            idle.append(str(path.relative_to(ROOT)))
+    assert not undeclared, f"compiled functions without KERNEL_MODULE = True: {undeclared}"
+    assert not idle, f"KERNEL_MODULE = True without a compiled function: {idle}"
+
+
+def test_the_declaration_is_read_from_the_source(tmp_path):
+    from burako_env.agents.kernel_cache import declares_kernels, kernel_modules
+
+    source = "from burako_env.jit import njit\n\n\n@njit\ndef f(x):\n    return x\n"
+    (tmp_path / "undeclared.py").write_text(source)
+    (tmp_path / "declared.py").write_text(source + "KERNEL_MODULE = True\n")
+    (tmp_path / "annotated.py").write_text(source + "KERNEL_MODULE: bool = True\n")
+    (tmp_path / "off.py").write_text(source + "KERNEL_MODULE = False\n")
+    (tmp_path / "prose.py").write_text('"""not a KERNEL_MODULE = True, njit only named"""\n')
+    assert [p.name for p in kernel_modules(tmp_path)] == ["annotated.py", "declared.py"]
+    assert not declares_kernels(tmp_path / "prose.py")
+    assert defines_compiled_functions(ast.parse(source))
+    assert not defines_compiled_functions(ast.parse("import numba\nNJIT = 'njit'\n"))
 
 
 def test_the_agents_kernel_modules_import_only_kernel_modules_and_classes():
@@ -111,7 +197,7 @@ def test_a_cache_entry_is_saved_under_the_folder_lock(tmp_path):
         cache.save(("sig",), b"machine code")
         saved.set()
 
-    with open(tmp_path / nb.CACHE_LOCK_NAME, "a+b") as other_process:
+    with open(tmp_path / index_lock.CACHE_LOCK_NAME, "a+b") as other_process:
         fcntl.flock(other_process, fcntl.LOCK_EX)
         writer = threading.Thread(target=save)
         writer.start()
@@ -136,7 +222,7 @@ def test_a_damaged_cache_entry_is_compiled_again_not_run(tmp_path):
 
 
 _FUNCTION_ID = (
-    "import os, burako_env.core.nb as nb\n"
+    "import os, burako_env.jit\n"
     "from numba.core.bytecode import FunctionIdentity as F\n"
     "ids = [next(F._unique_ids)]\n"
     "pid = os.fork()\n"

@@ -9,7 +9,7 @@ import numba
 import pytest
 from typer.testing import CliRunner
 
-from burako_env.core import nb
+from burako_env import jit as nb
 from burako_env.frontends import bench, warmup
 from burako_env.frontends.cli import app
 
@@ -20,7 +20,7 @@ JIT = os.environ.get("NUMBA_DISABLE_JIT") != "1"
 def test_cold_kernels_names_an_uncompiled_kernel_until_it_runs(tmp_path, monkeypatch):
     module = tmp_path / "fresh_kernel_mod.py"
     module.write_text(
-        "from burako_env.core.nb import njit_kernel\n\n@njit_kernel\n"
+        "from burako_env.jit import njit_kernel\n\n@njit_kernel\n"
         "def fresh_kernel(x):\n    return x + 1\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -71,7 +71,7 @@ def test_warmup_runs_every_job_and_leaves_nothing_cold():
 
 
 def test_cold_compile_times_a_fresh_process(monkeypatch):
-    monkeypatch.setitem(bench.COMPILE_JOBS, "probe", "import burako_env.core.nb")
+    monkeypatch.setitem(bench.COMPILE_JOBS, "probe", "import burako_env.jit")
     row = bench.cold_compile("probe")
     assert row["job"] == "probe" and row["wall_s"] > 0 and row["cpu_s"] > 0
     assert "| probe |" in bench.format_compile_rows([row])

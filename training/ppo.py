@@ -50,6 +50,13 @@ torch sees one (the games and the featurizer stay on the CPU). ``burako bench --
 train`` measures where an iteration's time goes.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Its kernels call only the core and this file: the cache folder's name (the core's and
+#   the jit's sources) and numba's own stamp (this file) cover nothing else.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - burako_env.jit's @njit is link-only (kernels call it, Python cannot); Python calls
+#   @njit_kernel, @njit_parallel or numba's own njit. A loop over games indexes np.uint64.
+
 from __future__ import annotations
 
 import json
@@ -82,9 +89,9 @@ from burako_env.agents.network import (
 from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.ppo_agent import PPOAgent
 from burako_env.core.constants import S_MIN_EXTRA0
-from burako_env.core.nb import seconds_compiling
 from burako_env.envs.vector import VectorEnv
 from burako_env.evaluation import EVAL_SEED, evaluate
+from burako_env.jit import seconds_compiling
 from burako_env.training.checkpoint import (
     FORMAT,
     VERSION,
@@ -109,6 +116,9 @@ from burako_env.training.imitation import behaviour_clone, collect_demonstration
 from burako_env.training.league import League
 from burako_env.training.search_labels import TrainingLabels, label_terms
 from burako_env.training.transitions import Transitions, check_rollout_section
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 
 # ---------------------------------------------------------------- compiled helpers

@@ -11,6 +11,13 @@ the kernels here and the trainer's GAE index with ``next`` and ``offsets`` unche
 a crafted ``next`` of 2**40 read memory out of bounds (issue 59).
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Its kernels call only the core and this file: the cache folder's name (the core's and
+#   the jit's sources) and numba's own stamp (this file) cover nothing else.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - burako_env.jit's @njit is link-only (kernels call it, Python cannot); Python calls
+#   @njit_kernel, @njit_parallel or numba's own njit. A loop over games indexes np.uint64.
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,6 +40,9 @@ from burako_env.training.checkpoint import checked_int, checked_tensor
 #: rewards are margins / 1000 (clipped) and values their estimates, log-probabilities of
 #: sampled actions a few dozen at most; 1e30 passed as finite and turned the update NaN
 MAX_STORED_NUMBER = 1e6
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 
 @njit(cache=True)

@@ -32,6 +32,16 @@ Kernels take a source state and a game index, and fill slots of a destination st
 (``dst`` may be the source itself only when the slots differ).
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,10 +60,13 @@ from burako_env.core.constants import (
     S_PHASE,
     S_PLAYER,
 )
-from burako_env.core.nb import borrowed, njit, njit_kernel, njit_parallel, prange
 from burako_env.core.params import P_MUERTO_POT_SHARED, P_NUM_PLAYERS
 from burako_env.core.rng import randint
 from burako_env.core.rules import legal_actions
+from burako_env.jit import borrowed, njit, njit_kernel, njit_parallel, prange
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 
 @njit
@@ -240,7 +253,7 @@ def determinize_into(src, i, viewer, params, dst, j, seed_words):
 def determinize_kernel(src, src_index, viewers, params, dst, seed_words, first, last):
     """Slots k = ``first`` to ``last - 1`` of ``dst`` become determinizations of games
     ``src_index[k]`` of ``src`` for ``viewers[k]`` from ``seed_words[k]``
-    (:func:`~burako_env.core.nb.run_sliced` runs slices of them on threads)."""
+    (:func:`~burako_env.jit.slicing.run_sliced` runs slices of them on threads)."""
     src, dst = borrowed((src, dst))
     src_index, viewers, seed_words = borrowed((src_index, viewers, seed_words))
     for k_ in range(first, last):

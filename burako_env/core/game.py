@@ -40,10 +40,10 @@ from burako_env.core.constants import (
     ObsLayout,
     obs_layout,
 )
-from burako_env.core.nb import run_sliced
 from burako_env.core.params import variant_params
 from burako_env.core.state import GameState, allocate_state, copy_state, state_dtype
 from burako_env.core.view import GameView
+from burako_env.jit import run_sliced
 from burako_env.limits import MAX_SEED
 from burako_env.variants import Variant, load_variant
 

@@ -1,6 +1,16 @@
 """The core's kernels: every game of a batch in parallel (``prange``), no Python per game,
 and one game alone without the thread pool (a batch of one)."""
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,10 +26,13 @@ from burako_env.core.constants import (
     S_PLAYER,
     S_WINNER,
 )
-from burako_env.core.nb import borrowed, njit, njit_kernel, njit_parallel, prange, run_sliced
 from burako_env.core.observe import observe_one
 from burako_env.core.rng import randint
 from burako_env.core.rules import action_error, apply_action, legal_actions, reset_game
+from burako_env.jit import borrowed, njit, njit_kernel, njit_parallel, prange, run_sliced
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 # One kernel per family. numba links a kernel's whole call tree into the kernel's own
 # machine code, so each kernel that reaches the rules compiles the rule set once more
@@ -95,7 +108,7 @@ def batch_kernel(st, params, op, which, actions, errors, episode_match, ended, f
     generator). Illegal actions leave their game untouched and get ERR_UNLISTED.
 
     Parallel with ``prange``, which compiles the rules twice
-    (:func:`~burako_env.core.nb.run_sliced` says why), and not on Python threads: a
+    (:func:`~burako_env.jit.slicing.run_sliced` says why), and not on Python threads: a
     ``VectorEnv`` steps it between the observation and mask kernels, and with it on
     Python threads beside those on numba's a step of 1,024 games ran at 0.71 times the
     speed (docs/BENCHMARKS.md)."""
@@ -296,7 +309,7 @@ def random_playout_kernel(
 
 def random_playout(st, params, agent_rng, episode_match, episodes, max_steps, stats) -> None:
     """:func:`random_playout_kernel` over every game of the batch, on numba's thread
-    count (:func:`~burako_env.core.nb.run_sliced`)."""
+    count (:func:`~burako_env.jit.slicing.run_sliced`)."""
     args = (st, params, agent_rng, episode_match, episodes, max_steps, stats)
     run_sliced(random_playout_kernel, st.scalars.shape[0], *args)
 

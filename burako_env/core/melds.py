@@ -6,6 +6,16 @@ stands; a wild with ``gap == 0`` stands at an end and counts as whichever end th
 needs. Every change ends with :func:`normalize_run`, which sends a suited 2 home.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,7 +44,6 @@ from burako_env.core.constants import (
     RANK_ACE,
     RANK_TWO,
 )
-from burako_env.core.nb import njit
 from burako_env.core.params import (
     P_VALUE_ACE,
     P_VALUE_HIGH,
@@ -42,6 +51,10 @@ from burako_env.core.params import (
     P_VALUE_LOW,
     P_VALUE_TWO,
 )
+from burako_env.jit import njit
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 #: the 35 multisets of three wild kinds (1 joker, 2..5 the 2 of suit 0..3)
 WILD_GROUP_COMBOS = np.array(

@@ -6,6 +6,16 @@ order and the untaken muertos never appear; other players' hands only through th
 and the cards known to be in them.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 from burako_env.core.constants import (
@@ -32,13 +42,16 @@ from burako_env.core.constants import (
     S_TURN,
 )
 from burako_env.core.melds import row_add_counts, row_is_canasta, row_is_clean, row_is_closed
-from burako_env.core.nb import njit
 from burako_env.core.params import NUM_PARAMS, P_MAX_MELD, P_NUM_PLAYERS
 from burako_env.core.rules import (
     min_first_meld_active,
     provisional_points,
     team_minimum,
 )
+from burako_env.jit import njit
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 
 @njit

@@ -6,6 +6,16 @@ action, a dispatcher for each (:func:`action_error`, :func:`apply_action`), and
 keeps those :func:`action_error` accepts, so the mask and the engine cannot disagree.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -125,7 +135,6 @@ from burako_env.core.melds import (
     row_value,
     wild_of_kind,
 )
-from burako_env.core.nb import njit
 from burako_env.core.params import (
     CLOSE_ANY_CANASTA,
     CLOSE_CLEAN_CANASTA,
@@ -154,6 +163,10 @@ from burako_env.core.params import (
     P_WILD_GROUP,
 )
 from burako_env.core.scoring import score_hand
+from burako_env.jit import njit
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 GROUP_RANKS_ARR = np.array(GROUP_RANKS, dtype=np.int64)
 

@@ -1,5 +1,15 @@
 """Scoring a finished hand (RULES.md section 7), item by item, as the referee does."""
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +29,6 @@ from burako_env.core.constants import (
     RANK_ACE,
 )
 from burako_env.core.melds import card_value, row_is_canasta, row_is_clean, row_value
-from burako_env.core.nb import njit
 from burako_env.core.params import (
     P_CANASTA_CARD_POINTS,
     P_CLEAN_ACES,
@@ -33,6 +42,10 @@ from burako_env.core.params import (
     P_NUM_PLAYERS,
     P_WILD_CANASTA,
 )
+from burako_env.jit import njit
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 I_TABLE = 0
 I_CANASTA = 1

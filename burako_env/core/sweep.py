@@ -7,6 +7,16 @@ generator of its own, and counts what it sees in ``counters[b]`` (the ``C_*`` co
 A violation is counted, never raised: the sweep reports them all at the end.
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,7 +47,6 @@ from burako_env.core.constants import (
     TAKE_PILE,
 )
 from burako_env.core.melds import row_add_counts
-from burako_env.core.nb import borrowed, njit, njit_kernel
 from burako_env.core.params import (
     P_CLOSE_REQUIRES_DISCARD,
     P_DECKS,
@@ -57,6 +66,10 @@ from burako_env.core.rules import (
     reset_game,
     team_canastas,
 )
+from burako_env.jit import borrowed, njit, njit_kernel
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 C_HANDS = 0  # complete hands played
 C_STEPS = 1
@@ -195,7 +208,7 @@ def sweep_kernel(
 ):
     """Each game slot from ``first`` to ``last - 1`` plays ``hands`` complete hands
     (episode: one hand), checking the invariants at every step and every hand's end;
-    counts go to ``counters[b]``. :func:`~burako_env.core.nb.run_sliced` runs slices of
+    counts go to ``counters[b]``. :func:`~burako_env.jit.slicing.run_sliced` runs slices of
     the batch on threads."""
     st = borrowed(st)
     agent_rng, counters = borrowed((agent_rng, counters))

@@ -22,8 +22,8 @@ from burako_env.core.constants import (
     S_TURN,
 )
 from burako_env.core.game import Game
-from burako_env.core.nb import timed_without_compile
 from burako_env.distributed import game_seeds_range, slices
+from burako_env.jit import timed_without_compile
 from burako_env.limits import (
     MAX_SEED,
     MAX_SIMULATE_GAMES,

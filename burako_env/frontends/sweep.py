@@ -17,8 +17,8 @@ import numpy as np
 
 from burako_env.checks import max_steps
 from burako_env.core.game import Game, game_seeds
-from burako_env.core.nb import run_sliced, seconds_compiling, timed_without_compile
 from burako_env.core.sweep import COUNTER_NAMES, NUM_COUNTERS, VIOLATIONS, sweep_kernel
+from burako_env.jit import run_sliced, seconds_compiling, timed_without_compile
 from burako_env.variants import load_variant
 
 #: hands per kernel call: progress is reported between calls

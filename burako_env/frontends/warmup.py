@@ -1,7 +1,7 @@
 """Compile ahead of time: ``burako warmup`` and the notice a cold command prints.
 
 numba compiles the kernels on their first call and keeps them in its on-disk cache
-(``burako_env.core.nb``). A first run on a machine, and the first run after an edit of
+(``burako_env.jit.cache``). A first run on a machine, and the first run after an edit of
 the core, pays that compile (a minute or more on 2 cores, docs/BENCHMARKS.md): the commands say so
 on stderr before they start (:func:`announce_compile`) instead of sitting at 0%, and
 ``burako warmup`` compiles every family of kernels up front, one small job each.
@@ -12,7 +12,7 @@ starts, :func:`announce_compile` looks up the kernels it is sure to call from Py
 kernels, the kernel that deals a batch of its size) in numba's cache; a warm run says
 nothing. Any compile it did not foresee (a kernel that only some arguments reach, a new
 player count's types for a cached kernel) is said as it starts by
-``burako_env.core.nb``'s watch of numba's compile events, as for the Python API.
+``burako_env.jit.notices``' watch of numba's compile events, as for the Python API.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from burako_env.core.nb import COLD_COMPILE_HINT, cold_kernels, say_compile_notice
+from burako_env.jit import COLD_COMPILE_HINT, cold_kernels, say_compile_notice
 
 
 def _core_kernels() -> tuple:
@@ -143,7 +143,7 @@ def announce_compile(
     those of :data:`COMMAND_KERNELS` and ``kernels`` (what this run of the command calls
     besides, for its arguments). Returns the cold kernels' names (empty: all cached,
     nothing said). A compile that comes later in this process, unforeseen, is not said
-    again (``burako_env.core.nb.say_compile_notice``)."""
+    again (``burako_env.jit.notices.say_compile_notice``)."""
     cold: list[str] = []
     for group in COMMAND_KERNELS.get(command, ()):
         cold += cold_kernels(*group())

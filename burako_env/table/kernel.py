@@ -10,10 +10,20 @@ Rules for a kernel author here (the cache and the compile depend on them):
   with the core's sources and the kernel modules of ``agents/`` and of this folder
   (``burako_env.agents.kernel_cache``), and nothing else can change its machine code;
 * the loop is serial over a slice ``first..last`` of the batch and takes its arrays as
-  :func:`~burako_env.core.nb.borrowed` (``run_sliced`` runs slices on threads: a
+  :func:`~burako_env.jit.borrowing.borrowed` (``run_sliced`` runs slices on threads: a
   ``prange`` would compile the rules twice);
 * every game index is ``np.uint64`` so that callees compile once.
 """
+
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Imports at the top: numpy, numba, burako_env.jit, the core, modules that declare
+#   KERNEL_MODULE = True, and classes only: a kernel compiles in the globals it reads,
+#   and the cache stamps cover only the core's, the jit's and kernel modules' sources.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - @njit is link-only (kernels call it, Python cannot); Python calls @njit_kernel and
+#   @njit_parallel. A loop over games names its index np.uint64 on its first line.
+# - Whole games: a serial kernel of a slice (first, last) that borrows its arrays
+#   (borrowed) and runs under run_sliced; a prange body never writes through an attribute.
 
 from __future__ import annotations
 
@@ -22,9 +32,12 @@ import numpy as np
 from burako_env.agents.policies import POLICY_RANDOM, decide
 from burako_env.core.constants import NUM_ACTIONS, S_DONE, S_PLAYER
 from burako_env.core.kernels import sorted_legal
-from burako_env.core.nb import borrowed, njit_kernel
 from burako_env.core.observe import observe_one
 from burako_env.core.rules import apply_action, reset_game
+from burako_env.jit import borrowed, njit_kernel
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 #: ``kinds`` entry of a seat whose agent decides outside the kernel (a torch policy, a
 #: search, a learner): the kernel stops a game where such a seat is to act, and resumes
@@ -65,7 +78,7 @@ def play_kernel(
     seat's observation and ``mask[b]`` its legal actions, and a ``PLAY_RESUME`` call
     applies ``moves[b]`` (legal: the caller checks it) and plays on. One kernel for
     every pairing, so a tournament compiles no other kernel that reaches the rules.
-    Serial: :func:`~burako_env.core.nb.run_sliced` plays slices of the batch on numba's
+    Serial: :func:`~burako_env.jit.slicing.run_sliced` plays slices of the batch on numba's
     thread count (a ``prange`` would compile the rules twice).
 
     ``seat_agent[b, p]`` indexes ``kinds`` / ``weights`` (the policy of seat p in game b);

@@ -32,7 +32,7 @@ from burako_env.agents.policy_context import new_workspace
 from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
 from burako_env.core.constants import ERR_OUT_OF_RANGE, NUM_ACTIONS, S_PLAYER
 from burako_env.core.game import Game, IllegalActionError
-from burako_env.core.nb import run_sliced
+from burako_env.jit import run_sliced
 from burako_env.table.kernel import PLAY_DEAL, PLAY_RESUME, POLICY_EXTERNAL, play_kernel
 from burako_env.table.seating import Seating
 

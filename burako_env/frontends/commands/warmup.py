@@ -15,8 +15,8 @@ def warmup() -> None:
     loaded from numba's cache, and where that cache is. Afterwards every command starts
     in about a second.
     """
-    from burako_env.core.nb import numba_cache_folder
     from burako_env.frontends.warmup import warmup as run
+    from burako_env.jit import numba_cache_folder
 
     with cli_errors():
         steps = run(echo=typer.echo)

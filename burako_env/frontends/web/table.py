@@ -16,6 +16,13 @@ suit and colour once. Words (the log's, the thinking's, the refusals') are the t
 with cards written as the page draws them (:func:`web_words`: ``10♥``, ``★``).
 """
 
+# Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
+# - Its kernels call only the core and this file: the cache folder's name (the core's and
+#   the jit's sources) and numba's own stamp (this file) cover nothing else.
+# - Constants are module globals, compiled in; constant arguments go as np.int64/np.bool_.
+# - burako_env.jit's @njit is link-only (kernels call it, Python cannot); Python calls
+#   @njit_kernel, @njit_parallel or numba's own njit. A loop over games indexes np.uint64.
+
 from __future__ import annotations
 
 import re
@@ -56,11 +63,11 @@ from burako_env.core.constants import (
     SCORE_ITEMS,
 )
 from burako_env.core.melds import row_is_canasta, row_is_clean
-from burako_env.core.nb import njit_kernel
 from burako_env.core.rules import min_first_meld_active, provisional_points, team_minimum
 from burako_env.core.scoring import I_CANASTA, I_TABLE, score_hand
 from burako_env.core.state import take_games
 from burako_env.frontends.narrate import wild_stands_for, wild_words
+from burako_env.jit import njit_kernel
 from burako_env.render import (
     END_TEXT,
     HOW_TEXT,
@@ -69,6 +76,9 @@ from burako_env.render import (
     meld_display_cards,
     meld_label,
 )
+
+#: this module defines compiled functions (agents/kernel_cache.py reads the mark)
+KERNEL_MODULE = True
 
 #: a canasta is a meld of 7 cards or more (RULES.md 2)
 CANASTA_SIZE = 7
