@@ -122,10 +122,15 @@ class Entry:
     a function), ``search`` (it gets the search budget) and ``identity`` (what the cache
     knows it by)."""
 
+    #: the name on the board
     name: str
+    #: the agent, or its name for the registry
     player: Any
+    #: it searches at every move (played ``search_hands`` hands)
     search: bool
+    #: what the cache keys it by (its settings; a policy file's sha256)
     identity: str
+    #: given with ``--add`` (played through ``evaluate``)
     added: bool = False
 
 
@@ -133,7 +138,9 @@ class Entry:
 class Skipped:
     """A built-in agent this table cannot seat, and why."""
 
+    #: the built-in agent left out
     name: str
+    #: why it cannot sit at this table
     why: str
 
 
@@ -142,10 +149,15 @@ class VariantBoard:
     """One variant's table: its rows (``agents``, by rating), the pairings as played,
     and the agents skipped."""
 
+    #: the variant's name
     variant: str
+    #: players at the table
     num_players: int
+    #: one row per agent: Elo, intervals, CPU per decision
     agents: list[dict]
+    #: one row per pairing played
     pairings: list[dict]
+    #: the built-ins left out, with why
     skipped: list[Skipped] = field(default_factory=list)
 
 
@@ -154,16 +166,27 @@ class Leaderboard:
     """The tables of :func:`run`, and what made them (``command``, ``machine``, the
     budgets and the seed)."""
 
+    #: one board per variant
     boards: list[VariantBoard]
+    #: the agents every agent meets
     pool: list[str]
+    #: hands per pairing
     hands: int
+    #: hands per pairing of a search agent
     search_hands: int
+    #: the deals' seed
     seed: int
+    #: ``hand`` or ``match``
     episode: str
+    #: the command that made it
     command: str
+    #: where it was measured (CPU, cores, Python, versions)
     machine: dict
+    #: when it was made (UTC)
     created: str
-    played: int = 0  # pairings played by this run (the others came from the cache)
+    #: pairings played by this run (the others came from the cache)
+    played: int = 0
+    #: pairings taken from the cache
     cached: int = 0
 
     def to_dict(self) -> dict:
@@ -350,7 +373,9 @@ def parse_add(text: str) -> tuple[str, str]:
 
 def entries(
     table,
+    #: the deals' seed
     seed: int,
+    #: the agents every agent meets
     pool: Iterable[str] = POOL,
     builtins: Iterable[str] | None = None,
     add: Mapping[str, Any] | None = None,
@@ -532,8 +557,11 @@ def play_pairing(
     table,
     row: Entry,
     opponent: Entry,
+    #: hands per pairing
     hands: int,
+    #: the deals' seed
     seed: int,
+    #: ``hand`` or ``match``
     episode: str,
     workers: int,
     ray: bool = False,
@@ -690,16 +718,22 @@ def run(
     *,
     add: Mapping[str, Any] | None = None,
     builtins: Iterable[str] | None = None,
+    #: the agents every agent meets
     pool: Iterable[str] = POOL,
+    #: hands per pairing
     hands: int = HANDS,
+    #: hands per pairing of a search agent
     search_hands: int = SEARCH_HANDS,
+    #: the deals' seed
     seed: int = EVAL_SEED,
+    #: ``hand`` or ``match``
     episode: str = "hand",
     workers: int = 2,
     cache: str | Path | None = None,
     ray: bool = False,
     ray_address: str | None = None,
     progress: bool = False,
+    #: the command that made it
     command: str | None = None,
     log: Callable[[str], None] | None = None,
 ) -> Leaderboard:

@@ -150,17 +150,29 @@ class Verdict:
     ``lower`` and ``upper`` (:func:`wald_bounds`) at the last look; ``hands`` played,
     ``pentanomial`` the pairs' counts (scores 0, 1/4, 1/2, 3/4, 1 per hand)."""
 
+    #: whose score is tested
     agent: str
+    #: against whom
     opponent: str
+    #: H0: the score per hand is at most this
     p0: float
+    #: H1: the score per hand is at least this
     p1: float
+    #: the false-H1 rate promised
     alpha: float = DEFAULT_ALPHA
+    #: the false-H0 rate promised
     beta: float = DEFAULT_BETA
+    #: ``H0``, ``H1`` or ``undecided`` (the cap reached)
     decision: str = "undecided"
+    #: the log-likelihood ratio at the stop
     llr: float = 0.0
+    #: the bound under which H0 is accepted
     lower: float = 0.0
+    #: the bound over which H1 is accepted
     upper: float = 0.0
+    #: the hands played
     hands: int = 0
+    #: how many deal pairs scored 0, 1/4, 1/2, 3/4 and 1
     pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
 
     def __post_init__(self) -> None:
