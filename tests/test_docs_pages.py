@@ -67,6 +67,12 @@ def anchors(path: Path) -> set[str]:
     return out
 
 
+def test_the_readme_is_short():
+    """What it is, the two commands, install, a tour, links: under 350 lines."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines < 350, f"README.md has {lines} lines: move detail to a page of docs/"
+
+
 def test_records_are_named_by_their_date_and_say_what_they_are():
     assert RECORDS, "docs/experiments/ holds the dated records"
     for path in RECORDS:
