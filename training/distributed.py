@@ -100,13 +100,20 @@ class RolloutWorker(Trainer):
         self.obs_size = self.env.observation_size
         self.net = BurakoNet.from_spec(spec)
         self.actor = self.net  # the rollout's network: the learner's weights, sent each call
-        self.league = League(cfg.league, spec, num_envs, self.num_players, self.rng, seed=cfg.seed)
+        self.league = League(
+            cfg.league,
+            spec,
+            num_envs,
+            self.num_players,
+            self.rng,
+            seed=cfg.seed,
+            generator=self.generator,
+        )
         capacity = num_envs * cfg.ppo.num_steps + num_envs * self.num_players
         self.store = Transitions(capacity, self.obs_size)
         self.last = np.full((num_envs, self.num_players), -1, np.int64)
         self.ep_len = np.zeros(num_envs, np.int64)
-        self.take_step(*self.env.reset())
-        self.league.assign(np.arange(num_envs), self.rng)
+        self.open_table(seed)
         self.stats: dict[str, list[float]] = {}
 
     # ------------------------------------------------------------ the calls
@@ -144,6 +151,7 @@ class RolloutWorker(Trainer):
         """The learner's frozen copy at ``update`` joins this worker's league; its new state."""
         self.net.load_state_dict(weights)
         self.league.add_snapshot(self.net, update)
+        self.reseat()
         return self.get_state()
 
     def get_state(self) -> dict:
@@ -173,11 +181,13 @@ class RolloutWorker(Trainer):
                 f"{int(state['games'])} (another env.num_envs or distributed.workers?)"
             )
         check_rollout_section(state, self.store, *self.last.shape, f"workers[{self.index}]")
-        self.take_step(*load_env_state(self.env, state["env"]))
+        load_env_state(self.env, state["env"])
         self.last[...] = state["last"].numpy()
         self.ep_len[...] = state["ep_len"].numpy()
         self.store.load_state_dict(state["store"])
         self.league.load_state_dict({**state["league"], "snapshots": snapshots})
+        self.reseat()
+        self.table.wait()  # every saved game waits for the learner
         self.rng.bit_generator.state = state["rng"]["numpy"]
         self.generator.set_state(state["rng"]["sampling"])
         self.stats = {}

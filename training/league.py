@@ -5,9 +5,14 @@ Members:
 * ``self``: the current policy plays both teams (both teams' decisions train it);
 * frozen **snapshots** of the learner (a copy of the network every ``snapshot_every``
   updates, at most ``max_snapshots`` kept, the oldest leaving first);
-* **agents** from the registry (``random``, ``greedy``, ``discard_table``, ...). The
-  compiled heuristics run through :func:`burako_env.agents.policies.act_batch` with one generator
-  state per game, which the league owns and checkpoints.
+* **agents** from the registry (``random``, ``greedy``, ``discard_table``, ...).
+
+The league yields the training table's seating (:meth:`League.seating`): the learner is
+the table's external seat (index :data:`~burako_env.table.LEARNER`), then every agent
+and snapshot (:class:`SnapshotAgent`). The table plays them as the tournament and the
+vector env do: the compiled heuristics inside the play kernel, drawing their ties from
+one generator state per game and seat (``agent_rng``, which the league owns and
+checkpoints), the snapshots in one batch per call.
 
 Every game draws, when its episode begins, a learner team (uniform) and an opponent:
 ``self`` with weight ``self_play``, a snapshot with weight ``snapshots`` (uniform among
@@ -34,16 +39,53 @@ except ImportError as exc:
     raise MissingExtra("burako_env.training", "torch") from exc
 
 from burako_env.agents import make_agent
+from burako_env.agents.base import Batched
 from burako_env.agents.network import BurakoNet, padded
-from burako_env.agents.network_kernels import env_legal_lists
-from burako_env.agents.policies import act_batch
 from burako_env.agents.policy_file import CheckpointError, check_weights
+from burako_env.core.game import generator_words
 from burako_env.limits import MAX_ELO_RATING
-from burako_env.table import kernel_policy
+from burako_env.table import LEARNER, Seating
 from burako_env.training.checkpoint import checked_number, checked_tensor
 from burako_env.training.config import LeagueConfig
 
 SELF = -1  # opponent id of a self-play game
+
+
+class SnapshotAgent:
+    """A frozen copy of the learner at the training table: it decides in Python for every
+    game waiting on it in one batch, sampling from the run's torch generator."""
+
+    def __init__(self, name: str, net: BurakoNet, generator: torch.Generator) -> None:
+        self.name = name
+        self.net = net
+        self.generator = generator
+
+    def decides(self) -> Batched:
+        """A batch decider on the games' legal lists."""
+        return Batched(self.act_lists)
+
+    @torch.inference_mode()
+    def act_lists(
+        self, obs: np.ndarray, mask: np.ndarray, ids: np.ndarray, counts: np.ndarray
+    ) -> np.ndarray:
+        """One sampled action per row, from the legal lists ``ids`` / ``counts``."""
+        legal, valid = padded(ids, counts)
+        a, _, _, _ = self.net.act(torch.from_numpy(obs), legal, valid, self.generator)
+        return a.cpu().numpy()
+
+
+def seat_generators(saved: np.ndarray, num_players: int) -> np.ndarray:
+    """The per game and seat generator states ``[games, P, 4]`` of a checkpoint's
+    ``agent_rng``; one of an earlier version (one state per game, ``[games, 4]``) gives
+    seat 0 that state and the other seats states drawn from it (a resume of such a run
+    goes on, not move for move as it would have)."""
+    if saved.ndim == 3:
+        return saved
+    drawn = generator_words(
+        np.random.default_rng(saved.astype(np.uint64).ravel()), len(saved) * num_players
+    ).reshape(len(saved), num_players, 4)
+    drawn[:, 0] = saved
+    return drawn
 
 
 class League:
@@ -59,15 +101,15 @@ class League:
         num_players: int,
         rng: np.random.Generator,
         seed: int = 0,
+        generator: torch.Generator | None = None,
     ) -> None:
         self.cfg = cfg
         self.spec = spec
         self.num_players = num_players
         self.agent_names = [n for n, w in cfg.heuristics.items() if w > 0]
         self.agents = [make_agent(n, seed=seed + i) for i, n in enumerate(self.agent_names)]
-        #: each agent's compiled policy (None for a Python agent), stepped here batch by
-        #: batch with the league's own generator states
-        self.compiled = [kernel_policy(a) for a in self.agents]
+        #: the snapshots' sampling generator (the run's, which its checkpoint saves)
+        self.generator = generator if generator is not None else torch.Generator()
         self.snapshots: list[tuple[str, BurakoNet]] = []
         self.ratings: dict[str, float] = {"learner": 1000.0}
         for n in self.agent_names:
@@ -75,7 +117,8 @@ class League:
         # per game: opponent id (SELF, 0..len(agents)-1, or len(agents) + snapshot index)
         self.opponent = np.full(num_envs, SELF, np.int64)
         self.learner_team = np.zeros(num_envs, np.int64)
-        self.agent_rng = rng.integers(1, 2**62, size=(num_envs, 4), dtype=np.int64)
+        #: the compiled agents' generator state of each seat of each game (the table's)
+        self.agent_rng = rng.integers(1, 2**62, size=(num_envs, num_players, 4), dtype=np.int64)
         self.tally: dict[str, list[float]] = {}
 
     # ------------------------------------------------------------ members
@@ -114,7 +157,13 @@ class League:
         state = self.state_dict()
         snapshots = self.snapshots
         fresh = League(
-            cfg, self.spec, len(self.opponent), self.num_players, np.random.default_rng(0), seed
+            cfg,
+            self.spec,
+            len(self.opponent),
+            self.num_players,
+            np.random.default_rng(0),
+            seed,
+            self.generator,
         )
         fresh.load_state_dict(state)
         fresh.snapshots = snapshots  # the same networks, on the learner's device
@@ -138,41 +187,21 @@ class League:
         self.opponent[games] = opp
         self.learner_team[games] = rng.integers(0, 2, size=n)
 
-    def learner_seat_mask(self, seat: np.ndarray) -> np.ndarray:
-        """bool [B]: the acting seat of each game is played by the learner."""
-        return (self.opponent == SELF) | (seat % 2 == self.learner_team)
+    # ------------------------------------------------------------ the table
+    def seating(self) -> Seating:
+        """Every game's seats at the training table: the learner (index ``LEARNER``, the
+        table's external seat) in its team's seats (every seat of a self-play game), the
+        game's opponent (``1 + opponent``: an agent, then the snapshots) in the others."""
+        agents: list = [None, *self.agents]
+        agents += [SnapshotAgent(name, net, self.generator) for name, net in self.snapshots]
+        return Seating(agents, self.seat_rows(np.arange(len(self.opponent))))
 
-    # ------------------------------------------------------------ acting
-    @torch.inference_mode()
-    def act(
-        self,
-        rows: np.ndarray,
-        obs: np.ndarray,
-        mask: np.ndarray,
-        out: np.ndarray,
-        generator: torch.Generator,
-        lists: tuple[np.ndarray, np.ndarray],
-    ) -> None:
-        """Actions of the league members for the games ``rows`` (opponent seats), into
-        ``out[rows]``; ``lists``: the env's legal lists (``legal``, ``num_legal``), which
-        the snapshots read instead of the masks."""
-        opp = self.opponent[rows]
-        for k in np.unique(opp):
-            sel = rows[opp == k]
-            if k < len(self.agent_names):
-                pol = self.compiled[k]
-                if pol is not None:
-                    states = self.agent_rng[sel]
-                    out[sel] = act_batch(pol.kind, obs[sel], mask[sel], states, pol.weights)
-                    self.agent_rng[sel] = states
-                else:
-                    out[sel] = np.asarray(self.agents[k].act(obs[sel], mask[sel]), np.int64)
-            else:
-                net = self.snapshots[k - len(self.agent_names)][1]
-                ids, counts = env_legal_lists(*lists, sel)
-                legal, valid = padded(ids, counts)
-                a, _, _, _ = net.act(torch.from_numpy(obs[sel]), legal, valid, generator)
-                out[sel] = a.cpu().numpy()
+    def seat_rows(self, games: np.ndarray) -> np.ndarray:
+        """int64 ``[len(games), P]``: the seating rows of ``games`` (see :meth:`seating`)."""
+        opp = self.opponent[games, None]
+        team = self.learner_team[games, None]
+        learner = (opp == SELF) | (np.arange(self.num_players) % 2 == team)
+        return np.where(learner, LEARNER, 1 + opp)
 
     # ------------------------------------------------------------ results
     def record(self, games: np.ndarray, winner: np.ndarray) -> None:
@@ -279,15 +308,22 @@ class League:
             i = int(bad[0])
             raise CheckpointError(f"{where}.learner_team[{i}] is {team[i]}, expected 0 or 1")
         if "agent_rng" in state:
+            rng = state["agent_rng"]
+            # a checkpoint of an earlier version kept one state per game: (games, 4)
+            legacy = isinstance(rng, torch.Tensor) and rng.dim() == 2
             words = checked_tensor(
-                state["agent_rng"], f"{where}.agent_rng", torch.int64, (games, 4)
-            )
+                rng,
+                f"{where}.agent_rng",
+                torch.int64,
+                (games, 4) if legacy else (games, self.num_players, 4),
+            ).reshape(-1, 4)
             bad = np.flatnonzero(((words < 0) | (words >= 2**62)).any(1) | ~words.any(1))
             if bad.size:
-                i = int(bad[0])
+                i = np.unravel_index(int(bad[0]), rng.shape[:-1])
+                at = ", ".join(str(int(k)) for k in i)
                 raise CheckpointError(
-                    f"{where}.agent_rng[{i}] is {words[i].tolist()}, expected four words in "
-                    "0..2**62-1, not all zero (a generator state)"
+                    f"{where}.agent_rng[{at}] is {words[bad[0]].tolist()}, expected four "
+                    "words in 0..2**62-1, not all zero (a generator state)"
                 )
         tally = state.get("tally", {})
         if not isinstance(tally, dict):
@@ -314,7 +350,9 @@ class League:
             net.eval()
             self.snapshots.append((name, net))
         self.ratings = dict(state["ratings"])
-        for key in ("opponent", "learner_team", "agent_rng"):
+        if "agent_rng" in state:
+            self.agent_rng[...] = seat_generators(state["agent_rng"].numpy(), self.num_players)
+        for key in ("opponent", "learner_team"):
             arr = state[key].numpy()
             if arr.shape != getattr(self, key).shape:
                 raise ValueError(

@@ -7,12 +7,17 @@
 This module is the algorithm (:class:`Trainer`); :mod:`burako_env.training.run` starts,
 resumes and stops a run, :mod:`burako_env.training.transitions` stores the rollouts.
 
-**Self-play.** ``env.num_envs`` games run in lockstep in a
-:class:`~burako_env.envs.vector.VectorEnv`. When a game's episode begins, the league
+**Self-play.** ``env.num_envs`` games (a :class:`~burako_env.envs.vector.VectorEnv`'s)
+sit at a :class:`~burako_env.table.Table`. When a game's episode begins, the league
 (:mod:`burako_env.training.league`) draws its **learner team** and its **opponent**: the current
-policy itself (both teams learn), a frozen snapshot, or a heuristic agent. At every step
-each game's acting seat is played by the learner or by that opponent; partners are the
-same policy. Only the learner's decisions are recorded.
+policy itself (both teams learn), a frozen snapshot, or a heuristic agent, and seats them
+(:meth:`~burako_env.training.league.League.seating`). The learner is the table's external
+seat: the table plays each game until the learner is to act (the compiled heuristics
+inside the play kernel, as the tournament and the vector env play them; the snapshots in
+one batch), so each step of the rollout is one learner decision in every game, and the
+opponents' moves after it. Partners are the same policy. Only the learner's decisions are
+recorded. A rollout plays ``ppo.num_steps`` env steps per game on average (``num_envs x
+num_steps`` env steps in all: every seat's moves count, as ``total_env_steps`` does).
 
 **Ragged sequences.** A game's learner decisions do not come at fixed steps: a turn is
 several decisions by one seat, and opponents' turns come in between. Each learner seat
@@ -38,11 +43,12 @@ an illegal action has probability 0, and the entropy sums over the legal actions
 
 **Resume.** A checkpoint holds the model, the optimiser, the league, every RNG (torch,
 numpy, python, the sampling generator, the heuristics' per-game states), the games'
-state arrays and the pending transitions, so ``resume=True`` continues with results
+state arrays, the heuristics' per game and seat generator states and the pending
+transitions, so ``resume=True`` continues with results
 identical to an uninterrupted run (same seed, same ``torch_threads``; the update's
 thread count changes nothing, so ``update_threads: auto`` follows the machine's load).
 
-**Speed.** The games run in numba (:class:`~burako_env.envs.vector.VectorEnv`), the
+**Speed.** The games and the compiled opponents run in numba (the table's kernel), the
 network's inputs are read from the observations by a compiled featurizer and its
 per-card encoder pooled by compiled kernels (:mod:`burako_env.agents.network_kernels`),
 the rollout reuses the env's legal lists, and ``device: auto`` trains on a CUDA GPU when
@@ -88,10 +94,21 @@ from burako_env.agents.network import (
 )
 from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.ppo_agent import PPOAgent
-from burako_env.core.constants import S_MIN_EXTRA0
+from burako_env.core.constants import (
+    S_DONE,
+    S_HAND_SCORE0,
+    S_HANDS_ENDED,
+    S_MATCH0,
+    S_MIN_EXTRA0,
+    S_PLAYER,
+    S_WINNER,
+)
+from burako_env.core.game import game_seeds
+from burako_env.envs.rewards import played_rewards
 from burako_env.envs.vector import VectorEnv
 from burako_env.evaluation import EVAL_SEED, evaluate
 from burako_env.jit import seconds_compiling
+from burako_env.table import Table
 from burako_env.training.checkpoint import (
     FORMAT,
     VERSION,
@@ -336,7 +353,13 @@ class Trainer:
         ).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(
-            cfg.league, self.net.spec(), e.num_envs, self.num_players, self.rng, seed=cfg.seed
+            cfg.league,
+            self.net.spec(),
+            e.num_envs,
+            self.num_players,
+            self.rng,
+            seed=cfg.seed,
+            generator=self.generator,
         )
 
         #: a search's decisions learnt beside PPO (``distill.data``), or None; read before
@@ -366,8 +389,7 @@ class Trainer:
         self.update_seconds = 0.0  # the last PPO update's (its epochs only)
         self.last = np.full((e.num_envs, self.num_players), -1, np.int64)  # stream heads
         self.ep_len = np.zeros(e.num_envs, np.int64)
-        self.take_step(*self.env.reset())
-        self.league.assign(np.arange(e.num_envs), self.rng)
+        self.open_table(cfg.seed)
 
         self.update = 0
         self.global_step = 0
@@ -412,88 +434,120 @@ class Trainer:
         self.from_policy = True
 
     # ------------------------------------------------------------ rollout
-    def take_step(self, obs: np.ndarray, mask: np.ndarray, info: dict) -> None:
-        """Keep what the env returned: the observations, masks, acting seats and the
-        legal lists (copied: the env's own arrays change at its next step)."""
-        self.obs, self.mask, self.seat = obs, mask, info["seat"]
-        self.legal, self.num_legal = info["legal"].copy(), info["num_legal"].copy()
+    def open_table(self, seed: int) -> None:
+        """Seat the league at the games and deal them (game b from ``(seed, b)``): every
+        game then waits for the learner's first decision."""
+        games = np.arange(self.env.num_envs)
+        #: the games' table: the learner is its external seat, the league the others
+        self.table = Table(self.env.game, self.league.seating(), self.league.agent_rng)
+        self.env.game.state.rng[:] = game_seeds(seed, len(games))
+        self.new_episodes(games)
+
+    def reseat(self) -> None:
+        """Seat the league's members anew (a snapshot joined or left, the mix changed, a
+        checkpoint's league restored); the games stay as they are."""
+        self.table.agent_rng = self.league.agent_rng
+        self.table.seat(self.league.seating())
+
+    def new_episodes(self, games: np.ndarray) -> int:
+        """Draw the learner team and opponent of ``games``, deal their next episode and
+        play the opponents' moves before the learner's first decision; the env steps
+        played."""
+        self.league.assign(games, self.rng)
+        self.table.seat_agent[games] = self.league.seat_rows(games)
+        played = 0
+        while games.size:
+            self.table.deal(games)
+            played += int(self.table.n_actions[games].sum())
+            self.ep_len[games] = self.table.n_actions[games]
+            # an episode cannot end before the learner's first decision in practice; if it
+            # ever does, deal again (as the vector env does)
+            games = games[self.env.game.state.scalars[games, S_DONE] != 0]
+        return played
 
     def collect(self) -> None:
-        """``num_steps`` env steps of every game; the learner's decisions are stored."""
+        """A rollout: learner decisions in every game, each followed by the opponents'
+        moves, until the games have played ``num_envs x num_steps`` env steps; the
+        learner's decisions are stored."""
         started = time.perf_counter()
-        cfg, env, league, store, net = self.cfg, self.env, self.league, self.store, self.actor
+        cfg, table, league, store, net = self.cfg, self.table, self.league, self.store, self.actor
+        st = self.env.game.state
+        sc = st.scalars
         num_envs, num_players = len(self.last), self.num_players
-        actions = np.empty(num_envs, np.int64)
-        rows_all = np.arange(num_envs)
+        rows = np.arange(num_envs)
+        everyone = np.ones(num_envs, np.bool_)
+        seat_sign = np.where(np.arange(num_players) % 2 == 0, 1.0, -1.0)
+        budget, played = cfg.rollout_steps, 0
         net.eval()
-        for _ in range(cfg.ppo.num_steps):
-            obs, mask, seat = self.obs, self.mask, self.seat
-            learner = league.learner_seat_mask(seat)
-            rows = np.flatnonzero(learner)
-            if rows.size:
-                ids, counts = env_legal_lists(self.legal, self.num_legal, rows)
-                legal, valid = padded(ids, counts)
-                obs_rows = torch.from_numpy(obs[rows])
-                oracle = None
-                if net.oracle_size:  # the hidden hands: training's heads only
-                    oracle = oracle_inputs(env.game.state.hands, rows, seat)
-                with torch.inference_mode():
-                    hint = net.hints(obs_rows, legal, valid, mask[rows])
-                    a, pick, logp, value = net.act(
-                        obs_rows,
-                        legal,
-                        valid,
-                        self.generator,
-                        hint=hint,
-                        oracle=None if oracle is None else torch.from_numpy(oracle),
-                    )
-                if value.dim() == 2:
-                    value = value[:, 1]  # the advantages come from the oracle critic
-                actions[rows] = a.cpu().numpy()
-                idx = store.add(
-                    obs[rows],
-                    ids,
-                    counts,
-                    pick.cpu().numpy(),
-                    logp.cpu().numpy(),
-                    value.cpu().numpy(),
-                    hint.numpy(),
-                    oracle,
+        while played < budget:
+            # every game waits for the learner (the table stops only there)
+            obs, mask = table.obs, table.mask
+            seat = sc[:, S_PLAYER].astype(np.int64)
+            ids, counts = env_legal_lists(st.legal, st.num_legal, rows)
+            legal, valid = padded(ids, counts)
+            obs_rows = torch.from_numpy(obs)
+            oracle = None
+            if net.oracle_size:  # the hidden hands: training's heads only
+                oracle = oracle_inputs(st.hands, rows, seat)
+            with torch.inference_mode():
+                hint = net.hints(obs_rows, legal, valid, mask)
+                a, pick, logp, value = net.act(
+                    obs_rows,
+                    legal,
+                    valid,
+                    self.generator,
+                    hint=hint,
+                    oracle=None if oracle is None else torch.from_numpy(oracle),
                 )
-                prev = self.last[rows, seat[rows]]
-                has = prev >= 0
-                store.next[prev[has]] = idx[has]  # the seat's previous decision links here
-                self.last[rows, seat[rows]] = idx
-            others = rows_all[~learner]
-            if others.size:
-                league.act(others, obs, mask, actions, self.generator, (self.legal, self.num_legal))
+            if value.dim() == 2:
+                value = value[:, 1]  # the advantages come from the oracle critic
+            actions = a.cpu().numpy()
+            idx = store.add(
+                obs,
+                ids,
+                counts,
+                pick.cpu().numpy(),
+                logp.cpu().numpy(),
+                value.cpu().numpy(),
+                hint.numpy(),
+                oracle,
+            )
+            prev = self.last[rows, seat]
+            has = prev >= 0
+            store.next[prev[has]] = idx[has]  # the seat's previous decision links here
+            self.last[rows, seat] = idx
 
             failed_before = None
-            if cfg.ppo.failed_opening_penalty and rows.size:
+            if cfg.ppo.failed_opening_penalty:
                 failed_before = self._minimum_extra(rows, seat)
-            obs, mask, info = env.step(actions)
+            hands_before = sc[:, S_HANDS_ENDED].astype(np.int64)
+            match_before = sc[:, S_MATCH0 : S_MATCH0 + 2].astype(np.int64)
+            steps_before = table.n_actions.copy()
+            table.resume(actions, everyone)
             if failed_before is not None:  # the turn ended below the first-meld minimum
                 failed = self._minimum_extra(rows, seat) > failed_before
                 store.reward[idx[failed]] -= cfg.ppo.failed_opening_penalty
-            self.take_step(obs, mask, info)
-            self.ep_len += 1
+            steps = table.n_actions - steps_before
+            self.ep_len += steps
+            played += int(steps.sum())
 
             # rewards reach each seat's latest transition; an episode's end closes them
-            rewards = info["team_rewards"]
-            paid = np.flatnonzero(rewards.any(axis=1))
+            done = sc[:, S_DONE] != 0
+            hands = sc[:, S_HANDS_ENDED].astype(np.int64) - hands_before
+            team0 = played_rewards(sc, done, hands, match_before, cfg.env.reward)
+            paid = np.flatnonzero(team0)
             for s in range(num_players):
                 head = self.last[paid, s]
                 ok = head >= 0
-                store.reward[head[ok]] += rewards[paid[ok], s % 2]
-            ended = np.flatnonzero(info["ended"])
+                store.reward[head[ok]] += seat_sign[s] * team0[paid[ok]]
+            ended = np.flatnonzero(done)
             if ended.size:
                 heads = self.last[ended].reshape(-1)
                 store.done[heads[heads >= 0]] = True
                 self.last[ended] = -1
-                self._episode_stats(ended, info)
-                league.record(ended, info["winner"][ended])
-                league.assign(ended, self.rng)
-                self.ep_len[ended] = 0
+                self._episode_stats(ended)
+                league.record(ended, sc[ended, S_WINNER].astype(np.int64))
+                played += self.new_episodes(ended)
         self.collected = True
         self.rollout_seconds = time.perf_counter() - started
 
@@ -503,8 +557,9 @@ class Trainer:
         scalars = self.env.game.state.scalars
         return scalars[rows, S_MIN_EXTRA0 + seat[rows] % 2].copy()
 
-    def _episode_stats(self, ended: np.ndarray, info: dict) -> None:
-        scores = info["final_scores"][ended].astype(np.float64)
+    def _episode_stats(self, ended: np.ndarray) -> None:
+        sc = self.env.game.state.scalars
+        scores = sc[ended, S_HAND_SCORE0 : S_HAND_SCORE0 + 2].astype(np.float64)
         team = self.league.learner_team[ended]
         is_self = self.league.opponent[ended] < 0
         own = np.where(is_self, scores.mean(1), scores[np.arange(len(ended)), team])
@@ -519,6 +574,7 @@ class Trainer:
         if due > self.league_changes:
             self.league.change(league_after(self.cfg.league, due), seed=self.cfg.seed)
             self.league_changes = due
+            self.reseat()
 
     def collect_unless_collected(self) -> None:
         """The rollout the next update trains on: :meth:`collect`, unless the store holds
@@ -753,6 +809,7 @@ class Trainer:
     def add_snapshot(self) -> None:
         """A frozen copy of the learner joins the league."""
         self.league.add_snapshot(self.net, self.update)
+        self.reseat()
 
     # ------------------------------------------------------------ warm start
     def imitate(self, verbose: bool = True) -> dict:
@@ -888,7 +945,7 @@ class Trainer:
         tr = data["trainer"]
         games, players = self.last.shape
         check_rollout_section(tr, self.store, games, players)  # before the games change
-        self.take_step(*load_env_state(self.env, data["env"]))
+        load_env_state(self.env, data["env"])  # the table takes them up: load()
         self.last[...] = tr["last"].numpy()
         self.ep_len[...] = tr["ep_len"].numpy()
         self.store.load_state_dict(tr["store"])
@@ -964,6 +1021,8 @@ class Trainer:
                     league_after(self.cfg.league, self.league_changes), seed=self.cfg.seed
                 )
             self.league.load_state_dict(data["league"])
+            self.reseat()
+            self.table.wait()  # every saved game waits for the learner
             load_rng_state(data["rng"], self.rng, self.generator)
         except (KeyError, RuntimeError, ValueError) as exc:
             if isinstance(exc, CheckpointError):

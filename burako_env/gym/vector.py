@@ -109,7 +109,7 @@ from burako_env.core.game import (
 )
 from burako_env.envs.aec import INT16_MAX, INT16_MIN
 from burako_env.envs.observation import ObservationLayout
-from burako_env.envs.rewards import check_reward, team_rewards
+from burako_env.envs.rewards import check_reward, played_rewards
 from burako_env.envs.vector import VectorEnv
 from burako_env.table import OpponentSeating, Seating, Table
 from burako_env.table.seating import check_settings
@@ -291,20 +291,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
 
     def _rewards(self, done: np.ndarray, hands: np.ndarray, match_before: np.ndarray):
         """The learner team's reward of the step (see the module doc)."""
-        sc = self.game.state.scalars
-        r0 = np.zeros(self.num_envs, np.float64)
-        if self.reward_kind == "win":
-            if done.any():
-                w = sc[done, S_WINNER]
-                r0[done] = np.where(w < 0, 0.0, np.where(w == 0, 1.0, -1.0))
-        elif hands.any():
-            one = hands == 1
-            scores = sc[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2]
-            r0[one] = team_rewards(scores[one], self.reward_kind)[:, 0]
-            many = hands > 1
-            if many.any():
-                margins = sc[many, S_MATCH0 : S_MATCH0 + 2] - match_before[many]
-                r0[many] = team_rewards(margins, self.reward_kind)[:, 0]
+        r0 = played_rewards(self.game.state.scalars, done, hands, match_before, self.reward_kind)
         return np.where(self.learner_seat % 2 == 0, r0, -r0)
 
     def _hand_info(self, info: dict, games: np.ndarray) -> None:

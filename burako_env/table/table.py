@@ -30,7 +30,7 @@ from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.policies import act_batch
 from burako_env.agents.policy_context import new_workspace
 from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
-from burako_env.core.constants import ERR_OUT_OF_RANGE, NUM_ACTIONS, S_PLAYER
+from burako_env.core.constants import ERR_OUT_OF_RANGE, NUM_ACTIONS, S_DONE, S_PLAYER
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.jit import run_sliced
 from burako_env.table.kernel import PLAY_DEAL, PLAY_RESUME, POLICY_EXTERNAL, play_kernel
@@ -86,9 +86,29 @@ class Table:
         max_steps: int = NO_STEP_LIMIT,
     ) -> None:
         self.game = game
+        self.agent_rng = agent_rng
+        #: the external seats' legal actions where a game waits (empty while every agent
+        #: is compiled: nothing waits then)
+        self.mask = np.zeros((0, NUM_ACTIONS), np.bool_)
+        self.seat(seating)
+        bsz = game.batch_size
+        self.obs = np.zeros((bsz, game.layout.size), np.int16)
+        self._x, self._rows_ws = new_workspace(bsz)
+        self.record = record_steps > 0
+        self.actions = np.full((bsz, max(1, record_steps)), -1, np.int16)
+        self.n_actions = np.zeros(bsz, np.int64)
+        self.moves = np.full(bsz, -1, np.int64)
+        #: games stopped where a seat outside the kernel is to act
+        self.waiting = np.zeros(bsz, np.bool_)
+        self.max_steps = int(max_steps)
+        self._all = np.arange(bsz)
+
+    def seat(self, seating: Seating) -> None:
+        """Seat ``seating``'s agents: the games and the table's buffers stay as they are
+        (a game waiting for an external seat still waits). The league of a training run
+        reseats its table when a snapshot joins or leaves."""
         self.agents = list(seating.agents)
         self.seat_agent = np.ascontiguousarray(seating.seat_agent, np.int64)
-        self.agent_rng = agent_rng
         self.decisions = [None if a is None else decision_of(a) for a in self.agents]
         self.kinds = np.array(
             [d.kind if isinstance(d, Compiled) else POLICY_EXTERNAL for d in self.decisions],
@@ -111,18 +131,8 @@ class Table:
         self._is_python[self.python] = True
         #: True where every decision is taken inside the kernel
         self.compiled = all(isinstance(d, Compiled) for d in self.decisions)
-        bsz = game.batch_size
-        self.obs = np.zeros((bsz, game.layout.size), np.int16)
-        self._x, self._rows_ws = new_workspace(bsz)
-        self.record = record_steps > 0
-        self.actions = np.full((bsz, max(1, record_steps)), -1, np.int16)
-        self.n_actions = np.zeros(bsz, np.int64)
-        self.moves = np.full(bsz, -1, np.int64)
-        #: games stopped where a seat outside the kernel is to act
-        self.waiting = np.zeros(bsz, np.bool_)
-        self.mask = np.zeros((0 if self.compiled else bsz, NUM_ACTIONS), np.bool_)
-        self.max_steps = int(max_steps)
-        self._all = np.arange(bsz)
+        if not self.compiled and len(self.mask) != self.game.batch_size:
+            self.mask = np.zeros((self.game.batch_size, NUM_ACTIONS), np.bool_)
 
     # ------------------------------------------------------------ playing
     def deal(self, games: np.ndarray | None = None) -> None:
@@ -152,6 +162,19 @@ class Table:
             raise RuntimeError(
                 f"{int((self.n_actions < 0).sum())} games did not end in {self.max_steps} steps"
             )
+
+    def wait(self) -> None:
+        """Mark as waiting the live games whose seat to act is external, with that seat's
+        observation and legal actions: a batch set from saved states (a training run's
+        checkpoint, whose games all wait for the learner) then resumes as if the table
+        had stopped there itself."""
+        sc = self.game.state.scalars
+        who = self.seat_agent[self._all, sc[:, S_PLAYER]]
+        external = (self.kinds[who] == POLICY_EXTERNAL) & ~self._is_python[who]
+        external &= sc[:, S_DONE] == 0
+        self.obs[external] = self.game.observe()[external]
+        self.mask[external] = self.game.legal_action_mask()[external]
+        self.waiting[:] = external
 
     # ------------------------------------------------------------ internals
     def _run(self, op: int, first: int | None = None) -> None:
