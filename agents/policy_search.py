@@ -105,13 +105,6 @@ from burako_env.core.constants import (
     DISCARD_BASE,
     PHASE_DRAW,
     PHASE_PLAY,
-    S_DONE,
-    S_HAND_JUST_ENDED,
-    S_LAST_TURN,
-    S_NO_DISCARD,
-    S_PHASE,
-    S_PLAYER,
-    S_PROV_START,
 )
 
 NAME = "ppo_search"
@@ -392,11 +385,11 @@ class PolicySearchAgent(PIMCAgent):
         sims.step(np.tile(np.asarray(cands, np.int64), k))
         team = viewer % 2
         values = np.zeros((k * n_cand, NUM_VALUES), np.float64)
-        scalars = sims.state.scalars
+        cols = sims.columns()
         net = self._network(game)
         with torch.inference_mode():
             for move in range(self.depth + 1):
-                live = np.flatnonzero((scalars[:, S_DONE] | scalars[:, S_HAND_JUST_ENDED]) == 0)
+                live = np.flatnonzero((cols.done | cols.hand_just_ended) == 0)
                 if live.size == 0:
                     break
                 obs = sims.observe()[live]
@@ -421,7 +414,7 @@ class PolicySearchAgent(PIMCAgent):
                 step = np.full(sims.batch_size, SKIP_ACTION, np.int64)
                 step[live] = actions.numpy()
                 sims.step(step, check=False)
-        ended = np.flatnonzero((scalars[:, S_DONE] | scalars[:, S_HAND_JUST_ENDED]) != 0)
+        ended = np.flatnonzero((cols.done | cols.hand_just_ended) != 0)
         hand, match = sims.hand_scores[ended], sims.match_scores[ended]  # as pimc's values
         values[ended, V_MARGIN] = hand[:, team] - hand[:, 1 - team]
         own, other = match[:, team], match[:, 1 - team]
@@ -478,11 +471,11 @@ class PolicySearchAgent(PIMCAgent):
         card = np.tile(cards, n_pool)
         bs.hands[r, seat, card] += 1
         bs.pile_len[:] -= 1 + np.tile(np.arange(recent), n_pool)
-        bs.scalars[:, S_PLAYER] = seat
-        bs.scalars[:, S_PHASE] = PHASE_PLAY
-        bs.scalars[:, S_NO_DISCARD] = -1
-        bs.scalars[:, S_LAST_TURN] = 0
-        bs.scalars[:, S_PROV_START] = bs.num_melds[r, seat % 2]
+        bs.cols.player = seat
+        bs.cols.phase = PHASE_PLAY
+        bs.cols.no_discard = -1
+        bs.cols.last_turn = 0
+        bs.cols.prov_start = bs.num_melds[r, seat % 2]
         back.refresh_legal()
         ids, counts, logp = legal_logp(net, back.observe(), back.legal_action_mask())
         hit = (ids == (DISCARD_BASE + card)[:, None]) & (

@@ -14,7 +14,6 @@ import numpy as np
 
 from burako_env.agents.base import Agent, Compiled
 from burako_env.agents.policies import act_batch
-from burako_env.core.constants import S_HAND_SCORE0, S_MATCH0
 from burako_env.core.game import Game
 from burako_env.distributed import game_seeds_range
 from burako_env.jit import timed_without_compile
@@ -131,12 +130,8 @@ def _play_chunk_timed(task: ChunkTask, pair_agents) -> ChunkGames:
     else:
         actions, n_actions = play_stepped(game, seating, agent_rng, task.record, task.max_steps)
         all_compiled = False
-    sc = game.state.scalars
-    team = (
-        sc[:, S_MATCH0 : S_MATCH0 + 2]
-        if task.episode == "match"
-        else sc[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2]
-    )
+    cols = game.columns()
+    team = cols.match_scores if task.episode == "match" else cols.hand_scores
     return ChunkGames(
         team=team.astype(np.int64),
         winner=game.winner.astype(np.int64),

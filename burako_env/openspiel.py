@@ -64,8 +64,6 @@ from burako_env.core.constants import (
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     PEEK_REJECT,
-    S_HAND_SCORE0,
-    S_PLAYER,
 )
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.extras import require
@@ -100,8 +98,8 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 def _team_returns(game: Game, num_players: int) -> list[float]:
-    s = game.state.scalars[0]
-    margin = int(s[S_HAND_SCORE0]) - int(s[S_HAND_SCORE0 + 1])
+    s = game.view(0)
+    margin = int(s.hand_scores[0]) - int(s.hand_scores[1])
     sign = (margin > 0) - (margin < 0)
     return [float(sign if p % 2 == 0 else -sign) for p in range(num_players)]
 
@@ -174,7 +172,7 @@ class BurakoState(pyspiel.State):
             return pyspiel.PlayerId.CHANCE
         if self.engine.is_over():
             return pyspiel.PlayerId.TERMINAL
-        return int(self.engine.state.scalars[0, S_PLAYER])
+        return self.engine.live_view(0).player
 
     def _legal_actions(self, player):
         return [int(a) for a in np.sort(self.engine.legal_actions(0))]
@@ -252,8 +250,8 @@ class BurakoState(pyspiel.State):
     def __str__(self):
         if self.engine is None:
             return "(not dealt)"
-        s = self.engine.state.scalars[0]
-        return f"player {int(s[S_PLAYER])}, pending {self.pending}, over {self.is_terminal()}"
+        s = self.engine.view(0)
+        return f"player {int(s.player)}, pending {self.pending}, over {self.is_terminal()}"
 
     # ------------------------------------------------------------ copies and samples
     def __deepcopy__(self, memo):

@@ -53,22 +53,9 @@ from burako_env.core.constants import (
     PHASE_OVER,
     PHASE_PEEK,
     PHASE_PLAY,
-    S_END_REASON,
-    S_HAND_INDEX,
-    S_HAND_SCORE0,
-    S_HANDS_ENDED,
-    S_MATCH0,
-    S_MUERTOS_LEFT,
-    S_NO_DISCARD,
-    S_OPENED0,
-    S_PEEK_CARD,
-    S_PHASE,
-    S_PLAYER,
-    S_TURN,
-    S_WENT_OUT,
-    S_WINNER,
     SCORE_ITEMS,
 )
+from burako_env.core.view import GameView
 
 PHASE_TEXT = {
     PHASE_PEEK: "first card: keep the card drawn, or lay it on the pile and draw another",
@@ -223,15 +210,15 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
     n = game.num_players
     if viewer is not None and not 0 <= viewer < n:
         raise ValueError(f"viewer must be a seat 0..{n - 1} or None, got {viewer}")
-    s = st.scalars[b]
-    phase = int(s[S_PHASE])
-    player = int(s[S_PLAYER])
+    s = GameView.of(st.scalars[b])
+    phase = int(s.phase)
+    player = int(s.player)
     lines = []
     episode = getattr(game, "episode", "hand")
-    head = f"Burako · {v.label} · {n} players · hand {int(s[S_HAND_INDEX]) + 1}"
+    head = f"Burako · {v.label} · {n} players · hand {int(s.hand_index) + 1}"
     if episode == "match":
         head += f" of a match to {v.target}"
-    head += f" · turn {int(s[S_TURN]) + 1}"
+    head += f" · turn {int(s.turn) + 1}"
     lines.append(head)
     if phase == PHASE_OVER:
         lines.append(f"The {episode} is over.")
@@ -276,25 +263,25 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
     if muertos:
         pot = ""
         if v.muerto_pot == "shared":
-            pot = f" (pot: {int(s[S_MUERTOS_LEFT])} left)"
+            pot = f" (pot: {int(s.muertos_left)} left)"
         lines.append("Muertos" + pot + ": " + " · ".join(muertos))
     sizes = st.hands[b].sum(axis=1)
     lines.append(
         "Cards: " + " · ".join(f"{_seat_name(p, viewer)} {int(sizes[p])}" for p in range(n))
     )
-    if phase == PHASE_PEEK and s[S_PEEK_CARD] >= 0 and viewer in (None, player):
-        lines.append(f"First card drawn: {card(s[S_PEEK_CARD])}")
+    if phase == PHASE_PEEK and s.peek_card >= 0 and viewer in (None, player):
+        lines.append(f"First card drawn: {card(s.peek_card)}")
     # the bar shows whether the taker held the card before: theirs to know only (as the
     # observation keeps it)
-    if s[S_NO_DISCARD] >= 0 and phase != PHASE_OVER and viewer in (None, player):
-        lines.append(f"P{player} may not discard {card(s[S_NO_DISCARD])} this turn")
+    if s.no_discard >= 0 and phase != PHASE_OVER and viewer in (None, player):
+        lines.append(f"P{player} may not discard {card(s.no_discard)} this turn")
 
     # melds
     for t in range(2):
         count = int(st.num_melds[b, t])
         title = f"Team {t} melds"
         if v.min_first_meld:
-            title += " (opened)" if s[S_OPENED0 + t] else " (not opened)"
+            title += " (opened)" if s.opened[t] else " (not opened)"
         if count == 0:
             lines.append(f"{title}: none")
             continue
@@ -307,21 +294,21 @@ def render_table(game, b: int = 0, viewer: int | None = None) -> str:
             lines.append(f"  [{i:2d}] {text:<30} {label}" + (f" · {wild}" if wild else ""))
 
     # scores
-    match = (int(s[S_MATCH0]), int(s[S_MATCH0 + 1]))
-    hands_ended = int(s[S_HANDS_ENDED])
+    match = (int(s.match_scores[0]), int(s.match_scores[1]))
+    hands_ended = int(s.hands_ended)
     score = []
     if episode == "match":
         score.append(f"match points {match[0]} – {match[1]}")
     if hands_ended:
-        last = (int(s[S_HAND_SCORE0]), int(s[S_HAND_SCORE0 + 1]))
+        last = (int(s.hand_scores[0]), int(s.hand_scores[1]))
         score.append(f"{'last ' if episode == 'match' else ''}hand {last[0]} – {last[1]}")
     if score:
         lines.append("Scores (team 0 – team 1): " + " · ".join(score))
     if phase == PHASE_OVER:
-        reason = END_TEXT.get(int(s[S_END_REASON]), "")
-        if s[S_END_REASON] == END_WENT_OUT:
-            reason = f"team {int(s[S_WENT_OUT])} {reason}"
-        w = int(s[S_WINNER])
+        reason = END_TEXT.get(int(s.end_reason), "")
+        if s.end_reason == END_WENT_OUT:
+            reason = f"team {int(s.went_out)} {reason}"
+        w = int(s.winner)
         lines.append(f"Result: {reason}; " + ("a tie" if w < 0 else f"team {w} wins the {episode}"))
         items = np.asarray(st.score_items[b])
         for t in range(2):

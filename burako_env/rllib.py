@@ -66,7 +66,7 @@ except ImportError as exc:
         "burako_env.rllib", "ray.rllib" if missing == "ray" else missing, "rllib"
     ) from exc
 
-from burako_env.core.constants import NUM_ACTIONS, S_HAND_JUST_ENDED
+from burako_env.core.constants import NUM_ACTIONS
 from burako_env.envs.aec import IllegalMoveError, raw_env
 
 __all__ = [
@@ -203,7 +203,7 @@ class BurakoMultiAgentEnv(MultiAgentEnv):
         rewards = {a: float(r) for a, r in self.aec.rewards.items() if r}
         nxt = self.aec.agent_selection
         rewards.setdefault(agent, 0.0)
-        hand_ended = self.aec.game.state.scalars[0, S_HAND_JUST_ENDED]
+        hand_ended = self.aec.game.live_view(0).hand_just_ended
         return (
             {nxt: self.observe(nxt)},
             rewards,

@@ -147,7 +147,7 @@ REFUSED = [
     ("optimizer/param_groups/0/lr", lambda lr: math.nan, "optimizer.param_groups[0].lr is nan"),
     ("league/opponent", set_item(0, 50), "league.opponent[0] is 50"),
     ("league/learner_team", set_item(0, 7), "league.learner_team[0] is 7, expected 0 or 1"),
-    ("league/agent_rng", set_item(slice(0, 4), 0), "league.agent_rng[0] is [0, 0, 0, 0]"),
+    ("league/agent_rng", set_item(slice(0, 4), 0), "league.agent_rng[0, 0] is [0, 0, 0, 0]"),
     ("league/snapshots/0/1/value_head.weight", nan_at(), "'value_head.weight' holds NaN"),
     ("progress/update", lambda n: -1, "progress.update is -1, outside"),
     ("progress/best_score", lambda s: math.nan, "progress.best_score is nan"),

@@ -368,3 +368,70 @@ def test_the_dispatch_scan_catches_each_old_hook(tmp_path, monkeypatch):
     bad.write_text("\n".join(lines) + "\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert [int(f.split(":")[1]) for f in kind_dispatches([bad])] == [1, 2, 3, 4, 5]
+
+
+# ----------------------------------------------------------------------- named state
+#: the core owns the scalar layout; ``checks.py`` validates raw saved arrays against it
+SCALAR_OWNERS = ("burako_env/core/", "burako_env/checks.py")
+KERNEL_DECORATORS = {"njit", "njit_kernel", "njit_parallel"}
+
+
+def _is_kernel(node: ast.AST) -> bool:
+    for dec in getattr(node, "decorator_list", []):
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in KERNEL_DECORATORS:
+            return True
+    return False
+
+
+def scalar_column_reads(files: list[Path]) -> list[str]:
+    """``file:line`` of every read of a state scalar by its column (``x[S_PLAYER]``,
+    ``x[:, S_MATCH0 : S_MATCH0 + 2]``) in Python code outside :data:`SCALAR_OWNERS`:
+    such code reads ``game.view(b)``, ``game.live_view(b)`` or ``game.columns()``.
+    Kernels (numba cannot take the views) and writes (the position builders) are left."""
+    found = []
+    for path in files:
+        rel = str(path.relative_to(ROOT))
+        if rel.startswith(SCALAR_OWNERS):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+
+        def visit(node: ast.AST) -> None:
+            if _is_kernel(node):
+                return
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+                names = {n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name)}
+                if any(re.fullmatch(r"S_[A-Z][A-Z0-9_]*", n) for n in names):
+                    found.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+
+        visit(tree)
+    return found
+
+
+def test_python_code_reads_the_scalars_by_name():
+    files = [p for top in LIBRARY for p in sorted((ROOT / top).rglob("*.py"))]
+    found = scalar_column_reads(files)
+    assert not found, "scalar columns read by index outside the core:\n" + "\n".join(found)
+
+
+def test_the_scalar_scan_catches_reads_and_leaves_kernels_and_writes(tmp_path, monkeypatch):
+    source = "\n".join(
+        [
+            "p = st.scalars[b, S_PLAYER]",  # 1: read
+            "m = sc[:, S_MATCH0 : S_MATCH0 + 2]",  # 2: read
+            "s = row[S_OPENED0 + t]",  # 3: read
+            "st.scalars[0, S_PHASE] = 2",  # 4: a write (a position builder)
+            "@njit",  # 5
+            "def kernel(st, b):",  # 6
+            "    return st.scalars[b, S_DONE]",  # 7: inside a kernel
+            "v = game.view(b).player",  # 8
+        ]
+    )
+    bad = tmp_path / "agents" / "reader.py"
+    bad.parent.mkdir()
+    bad.write_text(source + "\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert [int(f.split(":")[1]) for f in scalar_column_reads([bad])] == [1, 2, 3]

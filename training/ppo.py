@@ -94,15 +94,6 @@ from burako_env.agents.network import (
 )
 from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.ppo_agent import PPOAgent
-from burako_env.core.constants import (
-    S_DONE,
-    S_HAND_SCORE0,
-    S_HANDS_ENDED,
-    S_MATCH0,
-    S_MIN_EXTRA0,
-    S_PLAYER,
-    S_WINNER,
-)
 from burako_env.core.game import game_seeds
 from burako_env.envs.rewards import played_rewards
 from burako_env.envs.vector import VectorEnv
@@ -462,7 +453,7 @@ class Trainer:
             self.ep_len[games] = self.table.n_actions[games]
             # an episode cannot end before the learner's first decision in practice; if it
             # ever does, deal again (as the vector env does)
-            games = games[self.env.game.state.scalars[games, S_DONE] != 0]
+            games = games[self.env.game.columns().done[games] != 0]
         return played
 
     def collect(self) -> None:
@@ -472,17 +463,17 @@ class Trainer:
         started = time.perf_counter()
         cfg, table, league, store, net = self.cfg, self.table, self.league, self.store, self.actor
         st = self.env.game.state
-        sc = st.scalars
+        cols = self.env.game.columns()
         num_envs, num_players = len(self.last), self.num_players
         rows = np.arange(num_envs)
         everyone = np.ones(num_envs, np.bool_)
         seat_sign = np.where(np.arange(num_players) % 2 == 0, 1.0, -1.0)
-        budget, played = cfg.rollout_steps, 0
+        budget, played = num_envs * cfg.ppo.num_steps, 0  # this trainer's games' share
         net.eval()
         while played < budget:
             # every game waits for the learner (the table stops only there)
             obs, mask = table.obs, table.mask
-            seat = sc[:, S_PLAYER].astype(np.int64)
+            seat = cols.player.astype(np.int64)
             ids, counts = env_legal_lists(st.legal, st.num_legal, rows)
             legal, valid = padded(ids, counts)
             obs_rows = torch.from_numpy(obs)
@@ -520,8 +511,8 @@ class Trainer:
             failed_before = None
             if cfg.ppo.failed_opening_penalty:
                 failed_before = self._minimum_extra(rows, seat)
-            hands_before = sc[:, S_HANDS_ENDED].astype(np.int64)
-            match_before = sc[:, S_MATCH0 : S_MATCH0 + 2].astype(np.int64)
+            hands_before = cols.hands_ended.astype(np.int64)
+            match_before = cols.match_scores.astype(np.int64)
             steps_before = table.n_actions.copy()
             table.resume(actions, everyone)
             if failed_before is not None:  # the turn ended below the first-meld minimum
@@ -532,9 +523,9 @@ class Trainer:
             played += int(steps.sum())
 
             # rewards reach each seat's latest transition; an episode's end closes them
-            done = sc[:, S_DONE] != 0
-            hands = sc[:, S_HANDS_ENDED].astype(np.int64) - hands_before
-            team0 = played_rewards(sc, done, hands, match_before, cfg.env.reward)
+            done = cols.done != 0
+            hands = cols.hands_ended.astype(np.int64) - hands_before
+            team0 = played_rewards(cols, done, hands, match_before, cfg.env.reward)
             paid = np.flatnonzero(team0)
             for s in range(num_players):
                 head = self.last[paid, s]
@@ -546,7 +537,7 @@ class Trainer:
                 store.done[heads[heads >= 0]] = True
                 self.last[ended] = -1
                 self._episode_stats(ended)
-                league.record(ended, sc[ended, S_WINNER].astype(np.int64))
+                league.record(ended, cols.winner[ended].astype(np.int64))
                 played += self.new_episodes(ended)
         self.collected = True
         self.rollout_seconds = time.perf_counter() - started
@@ -554,12 +545,11 @@ class Trainer:
     def _minimum_extra(self, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """What failed first melds have added to the minimum of the team of ``seat`` in
         games ``rows`` (0 on tables without a minimum, and in a new deal)."""
-        scalars = self.env.game.state.scalars
-        return scalars[rows, S_MIN_EXTRA0 + seat[rows] % 2].copy()
+        cols = self.env.game.columns()
+        return cols.min_extra[rows, seat[rows] % 2].copy()
 
     def _episode_stats(self, ended: np.ndarray) -> None:
-        sc = self.env.game.state.scalars
-        scores = sc[ended, S_HAND_SCORE0 : S_HAND_SCORE0 + 2].astype(np.float64)
+        scores = self.env.game.columns().hand_scores[ended].astype(np.float64)
         team = self.league.learner_team[ended]
         is_self = self.league.opponent[ended] < 0
         own = np.where(is_self, scores.mean(1), scores[np.arange(len(ended)), team])

@@ -42,7 +42,7 @@ from burako_env.core.constants import (
 )
 from burako_env.core.params import variant_params
 from burako_env.core.state import GameState, allocate_state, copy_state, state_dtype
-from burako_env.core.view import GameView
+from burako_env.core.view import Columns, GameView, LiveView
 from burako_env.jit import run_sliced
 from burako_env.limits import MAX_SEED
 from burako_env.variants import Variant, load_variant
@@ -437,6 +437,17 @@ class Game:
         ``game.view(b).phase``, ``.player``, ``.match_scores`` ...; see
         :class:`~burako_env.core.view.GameView`."""
         return GameView.of(self.state.scalars[self._game_index(b)])
+
+    def live_view(self, b: int = 0) -> LiveView:
+        """Game ``b``'s scalars by name, read at each access (it follows the game as it
+        moves): :class:`~burako_env.core.view.LiveView`, the fields of :meth:`view`."""
+        return LiveView(self.state.scalars[self._game_index(b)])
+
+    def columns(self) -> Columns:
+        """Every game's scalars by name, as read-only live columns:
+        ``game.columns().player`` (int32 ``[B]``), ``.match_scores`` (``[B, 2]``) ...;
+        see :class:`~burako_env.core.view.Columns`."""
+        return Columns(self.state.scalars)
 
     def is_over(self, b: int = 0) -> bool:
         """Whether game ``b`` has ended (its hand, or its match in match mode)."""

@@ -171,15 +171,6 @@ from burako_env.core.constants import (
     ERR_OUT_OF_RANGE,
     ERROR_MESSAGES,
     NUM_ACTIONS,
-    S_DONE,
-    S_HAND_JUST_ENDED,
-    S_HAND_SCORE0,
-    S_HAND_SCORE1,
-    S_HANDS_ENDED,
-    S_MATCH0,
-    S_MATCH1,
-    S_PLAYER,
-    S_WINNER,
 )
 from burako_env.core.game import (
     Game,
@@ -280,31 +271,33 @@ def entropy_seed() -> int:
     return entropy % (2**63)
 
 
-def hand_info(scalars) -> dict:
-    """What the infos say after a hand ends: scores, hands ended, the winner once over."""
+def hand_info(view) -> dict:
+    """What the infos say after a hand ends: scores, hands ended, the winner once over
+    (``view``: the game's scalars by name, a :class:`~burako_env.core.view.GameView` or
+    ``LiveView``)."""
     info = {
-        "hand_scores": (int(scalars[S_HAND_SCORE0]), int(scalars[S_HAND_SCORE1])),
-        "match_scores": (int(scalars[S_MATCH0]), int(scalars[S_MATCH1])),
-        "hands_ended": int(scalars[S_HANDS_ENDED]),
+        "hand_scores": (int(view.hand_scores[0]), int(view.hand_scores[1])),
+        "match_scores": (int(view.match_scores[0]), int(view.match_scores[1])),
+        "hands_ended": int(view.hands_ended),
     }
-    if scalars[S_DONE]:
-        info["winner"] = int(scalars[S_WINNER])
+    if view.done:
+        info["winner"] = int(view.winner)
     return info
 
 
-def hand_end_reward(scalars, reward: str, episode: str) -> float | None:
-    """Team 0's reward after an action that ended a hand (``scalars``: the game's S_*
-    row), team 1's being its negative; None when this hand end brings no reward (a hand
+def hand_end_reward(view, reward: str, episode: str) -> float | None:
+    """Team 0's reward after an action that ended a hand (``view``: the game's scalars by
+    name), team 1's being its negative; None when this hand end brings no reward (a hand
     inside a match with ``reward="win"``). See the module doc, Rewards."""
-    done = scalars[S_DONE]
+    done = view.done
     if reward == "win":
         if not done:
             return None
-        w = scalars[S_WINNER]
+        w = view.winner
         return 0.0 if w < 0 else (1.0 if w == 0 else -1.0)
     if episode == "hand" and not done:  # cannot happen: a hand ends a hand episode
         return None
-    scores = np.array([scalars[S_HAND_SCORE0], scalars[S_HAND_SCORE1]])
+    scores = np.array([view.hand_scores[0], view.hand_scores[1]])
     return float(team_rewards(scores, reward)[0])
 
 
@@ -504,7 +497,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
 
         # the engine's arrays and the decision cache (never reallocated)
         self._st = self.game.state
-        self._scalars = self._st.scalars[0]
+        self._view = self.game.live_view(0)  # the game's scalars by name, live
         self._obs = np.zeros(size, np.int16)  # the player to act's observation
         self._mask = np.zeros(NUM_ACTIONS, np.int8)  # ... and mask
         self._zero_mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -548,7 +541,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
         self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._rewarded = False
         self._skip_agent_selection = None
-        self._seat = int(self._scalars[S_PLAYER])
+        self._seat = int(self._view.player)
         self.agent_selection = self.possible_agents[self._seat]
         if self.render_mode == "human":
             self.render()
@@ -576,18 +569,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's name)
             for name in self.rewards:
                 self.rewards[name] = 0.0
             self._rewarded = False
-        s = self._scalars
-        if s[S_HAND_JUST_ENDED]:
+        s = self._view
+        if s.hand_just_ended:
             self._hand_ended()
-        self._seat = seat = int(s[S_PLAYER])
+        self._seat = seat = int(s.player)
         self.agent_selection = self.possible_agents[seat]
         if self.render_mode == "human":
             self.render()
 
     def _hand_ended(self) -> None:
         """Rewards, infos and terminations after an action that ended a hand."""
-        s = self._scalars
-        done = bool(s[S_DONE])
+        s = self._view
+        done = bool(s.done)
         info = hand_info(s)
         r0 = hand_end_reward(s, self.reward_kind, self.episode)
         for name in self.agents:

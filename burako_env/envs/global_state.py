@@ -77,13 +77,13 @@ from burako_env.core.constants import (
     NUM_SCALARS,
     NUM_SCORE_ITEMS,
     NUM_SUITS,
-    S_EPISODE_MATCH,
     S_HAND_INDEX,
     S_HANDS_ENDED,
     S_TURN,
 )
 from burako_env.core.game import Game
 from burako_env.core.state import GameState, allocate_state, state_dtype
+from burako_env.core.view import GameView
 from burako_env.envs.observation import BlockLayout, copies, max_meld_size
 from burako_env.variants import Variant
 
@@ -341,7 +341,7 @@ class StateLayout(BlockLayout):
             )
         b = game._game_index(b)
         st = self.decode(vector)
-        episode_match = int(st.scalars[0, S_EPISODE_MATCH])
+        episode_match = int(GameView.of(st.scalars[0]).episode_match)
         if episode_match != game.episode_match:
             raise ValueError(
                 f"the state is of a {('hand', 'match')[episode_match]} episode, the game "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from burako_env.core.constants import S_HAND_SCORE0, S_MATCH0, S_WINNER
+from burako_env.core.view import Columns
 
 REWARDS = ("score", "win", "raw")
 #: "score" rewards divide the score margin by this and clip to [-1, 1]: a margin of 1000
@@ -37,7 +37,7 @@ def team_rewards(scores: np.ndarray, reward: str) -> np.ndarray:
 
 
 def played_rewards(
-    scalars: np.ndarray,
+    cols: Columns,
     done: np.ndarray,
     hands: np.ndarray,
     match_before: np.ndarray,
@@ -46,24 +46,25 @@ def played_rewards(
     """float64 ``[B]``: team 0's reward for the moves a batch played since its last
     reading (a table's call: the learner's move and the opponents' after it).
 
-    ``scalars`` the games' state scalars now; ``done`` bool ``[B]`` the games whose
-    episode ended; ``hands`` int ``[B]`` the hands each ended meanwhile; ``match_before``
+    ``cols`` the games' scalars now (:meth:`~burako_env.core.game.Game.columns`); ``done``
+    bool ``[B]`` the games whose episode ended; ``hands`` int ``[B]`` the hands each ended
+    meanwhile; ``match_before``
     ``[B, 2]`` the match scores before. ``win``: +1 / -1 / 0 by the episode's winner where
     it ended; ``score`` and ``raw``: the hand's margin where one hand ended, the margin of
     the hands together where more did (a ``max_turns`` so small that a hand passes without
     a decision of the reader's), as :func:`team_rewards` takes it. Team 1's is its
     negative."""
-    r0 = np.zeros(len(scalars), np.float64)
+    r0 = np.zeros(len(done), np.float64)
     if reward == "win":
         if done.any():
-            w = scalars[done, S_WINNER]
+            w = cols.winner[done]
             r0[done] = np.where(w < 0, 0.0, np.where(w == 0, 1.0, -1.0))
     elif hands.any():
         one = hands == 1
-        scores = scalars[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2]
+        scores = cols.hand_scores
         r0[one] = team_rewards(scores[one], reward)[:, 0]
         many = hands > 1
         if many.any():
-            margins = scalars[many, S_MATCH0 : S_MATCH0 + 2] - match_before[many]
+            margins = cols.match_scores[many] - match_before[many]
             r0[many] = team_rewards(margins, reward)[:, 0]
     return r0

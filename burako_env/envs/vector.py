@@ -60,9 +60,6 @@ from burako_env.checks import check_state_values
 from burako_env.core import kernels
 from burako_env.core.constants import (
     NUM_ACTIONS,
-    S_HAND_JUST_ENDED,
-    S_HAND_SCORE0,
-    S_PLAYER,
 )
 from burako_env.core.game import Game, IllegalActionError, check_actions
 from burako_env.core.state import allocate_state, state_fields
@@ -135,7 +132,7 @@ class VectorEnv:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._bind_info()
-        seat = self.game.state.scalars[:, S_PLAYER].astype(np.int64)
+        seat = self.game.columns().player.astype(np.int64)
         self._info["seat"], self._info["team"] = seat, seat % 2
 
     def reset(self, seed: int | None = None):
@@ -188,7 +185,7 @@ class VectorEnv:
             st, self.game.params, self._viewers, self.game.kernel_layout, self._obs
         )
         kernels.mask_kernel(st, self._mask)
-        seat = st.scalars[:, S_PLAYER].astype(np.int64)  # fresh: callers keep the seats
+        seat = self.game.columns().player.astype(np.int64)  # fresh: callers keep the seats
         info = self._info
         info["seat"] = seat
         info["team"] = seat % 2
@@ -196,17 +193,17 @@ class VectorEnv:
 
     def _collect_rewards(self) -> None:
         """Hand ends and team rewards of the last step (see the module doc)."""
-        st = self.game.state
+        cols = self.game.columns()
         ended = self._ended
         hand_ended = self._hand_ended
-        np.not_equal(st.scalars[:, S_HAND_JUST_ENDED], 0, out=hand_ended)
+        np.not_equal(cols.hand_just_ended, 0, out=hand_ended)
         hand_ended |= ended
         rewards = self._rewards
         if not hand_ended.any():
             rewards[:] = 0.0
             return
         scores = self._hand_scores
-        np.copyto(scores, st.scalars[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2])
+        np.copyto(scores, cols.hand_scores)
         np.copyto(scores, self._final[:, 0:2], where=ended[:, None])
         if self.episode == "match" and self.reward == "win":
             rewards[:] = np.where(ended[:, None], team_rewards(self._final[:, 2:4], "win"), 0.0)

@@ -17,9 +17,6 @@ from burako_env.core.constants import (
     END_STOCK,
     END_WENT_OUT,
     MF_SIZE,
-    S_END_REASON,
-    S_HAND_SCORE0,
-    S_TURN,
 )
 from burako_env.core.game import Game
 from burako_env.distributed import game_seeds_range, slices
@@ -102,16 +99,16 @@ def _play_games(variant: Variant, seed: int, start: int, count: int) -> dict[str
         stats = np.zeros((count, 4), np.int64)
         with timed_without_compile() as timing:
             kernels.random_playout(game.state, game.params, agent_rng, 0, 1, 1_000_000, stats)
-    s = game.state.scalars
+    cols = game.columns()
     canastas = np.zeros(count, np.int64)
     for t in range(2):
         sizes = game.state.melds[:, t, :, MF_SIZE]
         live = np.arange(sizes.shape[1])[None, :] < game.state.num_melds[:, t][:, None]
         canastas += ((sizes >= 7) & live).sum(axis=1)
     return {
-        "end": s[:, S_END_REASON].astype(np.int64),
-        "scores": s[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2].astype(np.int64),
-        "turns": s[:, S_TURN].astype(np.int64),
+        "end": cols.end_reason.astype(np.int64),
+        "scores": cols.hand_scores.astype(np.int64),
+        "turns": cols.turn.astype(np.int64),
         "steps": stats[:, 1].copy(),
         "canastas": canastas,
         "seconds": np.array([timing["seconds"]]),

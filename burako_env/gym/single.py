@@ -58,9 +58,6 @@ from burako_env.core.constants import (
     ERR_OK,
     ERR_OUT_OF_RANGE,
     NUM_ACTIONS,
-    S_DONE,
-    S_HAND_JUST_ENDED,
-    S_PLAYER,
 )
 from burako_env.core.game import (
     Game,
@@ -163,14 +160,14 @@ class BurakoGymEnv(gymnasium.Env):
     def _bind(self) -> None:
         """The views of the env's arrays and its compiled kernel (again after unpickling)."""
         self._st = self.game.state
-        self._scalars = self._st.scalars[0]
+        self._view = self.game.live_view(0)  # the game's scalars by name, live
         self._mask_bool = self._mask.view(bool)  # the same bytes, for agents
         self._obs_batch = self._obs[None]
         self._mask_batch = self._mask_bool[None]
         self._decisions = DecisionKernel(self.game, self._obs, self._mask)
 
     #: rebuilt by _bind: views (a pickle would copy them apart) and the compiled kernel
-    _BOUND = ("_st", "_scalars", "_mask_bool", "_obs_batch", "_mask_batch", "_decisions")
+    _BOUND = ("_st", "_view", "_mask_bool", "_obs_batch", "_mask_batch", "_decisions")
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -226,7 +223,7 @@ class BurakoGymEnv(gymnasium.Env):
             # ever does, deal again rather than hand back a finished game
         if self.render_mode == "human":
             self.render()
-        info = {"seat": int(self._scalars[S_PLAYER]), "action_mask": self.action_masks()}
+        info = {"seat": int(self._view.player), "action_mask": self.action_masks()}
         return self._observation(), info
 
     def step(self, action):
@@ -242,7 +239,7 @@ class BurakoGymEnv(gymnasium.Env):
                 raise exc
             self._over = True
             self._mask[:] = 0  # the episode is over: no action is legal
-            info = {"seat": int(self._scalars[S_PLAYER]), "illegal_action": str(exc)}
+            info = {"seat": int(self._view.player), "illegal_action": str(exc)}
             info["action_mask"] = self.action_masks()
             return self._observation(), -1.0, True, False, info
         info = {}
@@ -252,7 +249,7 @@ class BurakoGymEnv(gymnasium.Env):
             # the final view is the learner's, not that of whoever ended the hand
             self._decisions.observe(self.seat, self._obs)
             self._mask[:] = 0
-        info["seat"] = int(self._scalars[S_PLAYER]) if not self._over else self.seat
+        info["seat"] = int(self._view.player) if not self._over else self.seat
         info["action_mask"] = self.action_masks()
         if self.render_mode == "human":
             self.render()
@@ -292,12 +289,12 @@ class BurakoGymEnv(gymnasium.Env):
 
     def _after_action(self, info: dict | None = None) -> float:
         """The learner team's reward for the action just applied; marks the episode over."""
-        s = self._scalars
-        if not s[S_HAND_JUST_ENDED]:
+        s = self._view
+        if not s.hand_just_ended:
             return 0.0
         if info is not None:
             info.update(hand_info(s))
-        if s[S_DONE]:
+        if s.done:
             self._over = True
         r0 = hand_end_reward(s, self.reward_kind, self.episode)
         if r0 is None:
@@ -307,9 +304,9 @@ class BurakoGymEnv(gymnasium.Env):
     def _play_opponents(self, info: dict | None = None) -> float:
         """Opponents act until a learner seat is to act or the episode ends."""
         reward = 0.0
-        s = self._scalars
+        s = self._view
         while not self._over:
-            p = s[S_PLAYER]
+            p = s.player
             agent = self._agents[p]
             if agent is None:  # a learner seat
                 break

@@ -93,12 +93,6 @@ from gymnasium.vector.utils import batch_space
 from burako_env.core.constants import (
     ERR_OUT_OF_RANGE,
     NUM_ACTIONS,
-    S_DONE,
-    S_HAND_SCORE0,
-    S_HANDS_ENDED,
-    S_MATCH0,
-    S_PLAYER,
-    S_WINNER,
 )
 from burako_env.core.game import (
     IllegalActionError,
@@ -230,8 +224,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         if self._needs_reset:
             raise RuntimeError("call reset() before step()")
         actions = check_actions(actions, self.num_envs)
-        st = self.game.state
-        sc = st.scalars
+        cols = self.game.columns()
         inside = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = inside & self.table.mask[self._rows, np.clip(actions, 0, NUM_ACTIONS - 1)]
         illegal = ~legal
@@ -239,13 +232,13 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
             b = int(np.flatnonzero(illegal)[0])
             code = self.game.action_error(int(actions[b]), b) if inside[b] else ERR_OUT_OF_RANGE
             raise IllegalActionError(actions[b], code, b)
-        hands_before = sc[:, S_HANDS_ENDED].astype(np.int64)
-        match_before = sc[:, S_MATCH0 : S_MATCH0 + 2].astype(np.int64)
+        hands_before = cols.hands_ended.astype(np.int64)
+        match_before = cols.match_scores.astype(np.int64)
         self._moves[:] = np.where(legal, actions, -1)
         self.table.resume(self._moves, legal)
 
-        done = legal & (sc[:, S_DONE] != 0)
-        hands = sc[:, S_HANDS_ENDED].astype(np.int64) - hands_before
+        done = legal & (cols.done != 0)
+        hands = cols.hands_ended.astype(np.int64) - hands_before
         hands[~legal] = 0
         reward = self._rewards(done, hands, match_before)
         reward[illegal] = -1.0
@@ -287,30 +280,28 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
             # an episode cannot end before the learner's first decision in practice; if
             # it ever does, deal again rather than hand back a finished game (as the
             # single env does)
-            games = games[self.game.state.scalars[games, S_DONE] != 0]
+            games = games[self.game.columns().done[games] != 0]
 
     def _rewards(self, done: np.ndarray, hands: np.ndarray, match_before: np.ndarray):
         """The learner team's reward of the step (see the module doc)."""
-        r0 = played_rewards(self.game.state.scalars, done, hands, match_before, self.reward_kind)
+        r0 = played_rewards(self.game.columns(), done, hands, match_before, self.reward_kind)
         return np.where(self.learner_seat % 2 == 0, r0, -r0)
 
     def _hand_info(self, info: dict, games: np.ndarray) -> None:
         """``hand_scores``, ``match_scores``, ``hands_ended`` where a hand of a match
         ended and the match goes on, with their ``_`` masks."""
-        sc = self.game.state.scalars
+        cols = self.game.columns()
         g = games[:, None]
-        info["hand_scores"] = np.where(g, sc[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2], 0).astype(
-            np.int64
-        )
-        info["match_scores"] = np.where(g, sc[:, S_MATCH0 : S_MATCH0 + 2], 0).astype(np.int64)
-        info["hands_ended"] = np.where(games, sc[:, S_HANDS_ENDED], 0).astype(np.int64)
+        info["hand_scores"] = np.where(g, cols.hand_scores, 0).astype(np.int64)
+        info["match_scores"] = np.where(g, cols.match_scores, 0).astype(np.int64)
+        info["hands_ended"] = np.where(games, cols.hands_ended, 0).astype(np.int64)
         for key in ("hand_scores", "match_scores", "hands_ended"):
             info[f"_{key}"] = games.copy()
 
     def _final(self, info, ended, done, illegal, actions) -> None:
         """``final_obs`` and ``final_info`` of the games in ``ended`` (see the module doc)."""
         n_envs = self.num_envs
-        sc = self.game.state.scalars
+        cols = self.game.columns()
         final_obs = np.full(n_envs, None, dtype=object)
         for g in ended:
             obs = self.game.observe_one(int(self.learner_seat[g]), int(g))
@@ -325,11 +316,11 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         }
         if done.any():
             d = done[:, None]
-            scores = sc[:, S_HAND_SCORE0 : S_HAND_SCORE0 + 2]
+            scores = cols.hand_scores
             final["hand_scores"] = np.where(d, scores, 0).astype(np.int64)
-            final["match_scores"] = np.where(d, sc[:, S_MATCH0 : S_MATCH0 + 2], 0).astype(np.int64)
-            final["hands_ended"] = np.where(done, sc[:, S_HANDS_ENDED], 0).astype(np.int64)
-            final["winner"] = np.where(done, sc[:, S_WINNER], 0).astype(np.int64)
+            final["match_scores"] = np.where(d, cols.match_scores, 0).astype(np.int64)
+            final["hands_ended"] = np.where(done, cols.hands_ended, 0).astype(np.int64)
+            final["winner"] = np.where(done, cols.winner, 0).astype(np.int64)
             for key in ("hand_scores", "match_scores", "hands_ended", "winner"):
                 final[f"_{key}"] = done.copy()
         if illegal.any():
@@ -357,7 +348,7 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         return self.table.mask.copy() if self.copy else self.table.mask
 
     def _seats(self) -> np.ndarray:
-        return self.game.state.scalars[:, S_PLAYER].astype(np.int64)
+        return self.game.columns().player.astype(np.int64)
 
     def __repr__(self) -> str:
         v = self.variant

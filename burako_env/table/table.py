@@ -30,7 +30,7 @@ from burako_env.agents.network_kernels import env_legal_lists
 from burako_env.agents.policies import act_batch
 from burako_env.agents.policy_context import new_workspace
 from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
-from burako_env.core.constants import ERR_OUT_OF_RANGE, NUM_ACTIONS, S_DONE, S_PLAYER
+from burako_env.core.constants import ERR_OUT_OF_RANGE, NUM_ACTIONS
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.jit import run_sliced
 from burako_env.table.kernel import PLAY_DEAL, PLAY_RESUME, POLICY_EXTERNAL, play_kernel
@@ -168,10 +168,10 @@ class Table:
         observation and legal actions: a batch set from saved states (a training run's
         checkpoint, whose games all wait for the learner) then resumes as if the table
         had stopped there itself."""
-        sc = self.game.state.scalars
-        who = self.seat_agent[self._all, sc[:, S_PLAYER]]
+        cols = self.game.columns()
+        who = self.seat_agent[self._all, cols.player]
         external = (self.kinds[who] == POLICY_EXTERNAL) & ~self._is_python[who]
-        external &= sc[:, S_DONE] == 0
+        external &= cols.done == 0
         self.obs[external] = self.game.observe()[external]
         self.mask[external] = self.game.legal_action_mask()[external]
         self.waiting[:] = external
@@ -211,10 +211,10 @@ class Table:
         its games in one call) until every game waits for an external seat or is over."""
         if not self.python:
             return
-        sc = self.game.state.scalars
+        cols = self.game.columns()
         waiting = self.waiting
         while True:
-            who = self.seat_agent[self._all, sc[:, S_PLAYER]]
+            who = self.seat_agent[self._all, cols.player]
             theirs = waiting & self._is_python[who]
             if not theirs.any():
                 return

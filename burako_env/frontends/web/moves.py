@@ -27,9 +27,10 @@ import numpy as np
 
 from burako_env.cards import NUM_CARD_TYPES, format_card
 from burako_env.core.actions import decode_action
-from burako_env.core.constants import NUM_ACTIONS, S_HANDS_ENDED
+from burako_env.core.constants import NUM_ACTIONS
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.state import copy_state
+from burako_env.core.view import Columns
 from burako_env.frontends.narrate import action_words, refusal_words
 from burako_env.frontends.play import MoveError, card_move
 from burako_env.frontends.web.table import meld_cards
@@ -71,7 +72,7 @@ def _opening(
     trial = _trial(game)
     trial.step_one(action, b)
     ts = trial.state
-    same_hand = ts.scalars[b, S_HANDS_ENDED] == st.scalars[b, S_HANDS_ENDED]
+    same_hand = Columns(ts.scalars).hands_ended[b] == Columns(st.scalars).hands_ended[b]
     if same_hand and ts.num_melds[b, team] > before:
         row = ts.melds[b, team, before]
         laid = meld_cards(row)

@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-from burako_env.core.constants import S_HANDS_ENDED
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.state import copy_state
 from burako_env.frontends.levels import (
@@ -650,7 +649,7 @@ def watch_view(record: GameRecord, step: int, viewer: int | None) -> dict:
         moves.append(
             {"seat": p, "who": names[p], "text": told.text, "move": k, "events": told.events}
         )
-        if int(game.state.scalars[0, S_HANDS_ENDED]) > len(hand_starts) - 1 and k < n:
+        if game.live_view(0).hands_ended > len(hand_starts) - 1 and k < n:
             hand_starts.append(k)
         if k == step:
             at_step = copy_state(game.state)

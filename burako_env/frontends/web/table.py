@@ -47,25 +47,13 @@ from burako_env.core.constants import (
     MUERTO_UNTAKEN,
     PHASE_OVER,
     PHASE_PEEK,
-    S_END_REASON,
-    S_HAND_INDEX,
-    S_HAND_SCORE0,
-    S_HANDS_ENDED,
-    S_MATCH0,
-    S_NO_DISCARD,
-    S_OPENED0,
-    S_PEEK_CARD,
-    S_PHASE,
-    S_PLAYER,
-    S_TURN,
-    S_WENT_OUT,
-    S_WINNER,
     SCORE_ITEMS,
 )
 from burako_env.core.melds import row_is_canasta, row_is_clean
 from burako_env.core.rules import min_first_meld_active, provisional_points, team_minimum
 from burako_env.core.scoring import I_CANASTA, I_TABLE, score_hand
 from burako_env.core.state import take_games
+from burako_env.core.view import GameView
 from burako_env.frontends.narrate import wild_stands_for, wild_words
 from burako_env.jit import njit_kernel
 from burako_env.render import (
@@ -212,7 +200,7 @@ def _running_score_kernel(st, params, out):
     minimum still applies, the minimum, and the provisional points the team to act laid
     this turn (0 for the other team)."""
     score_hand(st, 0, params, -1)
-    to_act = st.scalars[0, S_PLAYER] % 2
+    to_act = GameView.of(st.scalars[0]).player % 2
     for t in range(2):
         out[t, RS_TABLE] = st.score_items[0, t, I_TABLE]
         out[t, RS_CANASTA] = st.score_items[0, t, I_CANASTA]
@@ -279,9 +267,9 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
     n = game.num_players
     if viewer is not None and not 0 <= viewer < n:
         raise ValueError(f"viewer must be a seat 0..{n - 1} or None, got {viewer}")
-    s = st.scalars[b]
-    phase = int(s[S_PHASE])
-    player = int(s[S_PLAYER])
+    s = GameView.of(st.scalars[b])
+    phase = int(s.phase)
+    player = int(s.player)
     over = phase == PHASE_OVER
     sizes = st.hands[b].sum(axis=1)
     pile_len = int(st.pile_len[b])
@@ -299,8 +287,8 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
         elif st.known[b, p].any():
             seat["known"] = _counts_to_sorted(st.known[b, p])
         seats.append(seat)
-    peek = int(s[S_PEEK_CARD])
-    hands_ended = int(s[S_HANDS_ENDED])
+    peek = int(s.peek_card)
+    hands_ended = int(s.hands_ended)
     episode = getattr(game, "episode", "hand")
     view = {
         "variant": v.name,
@@ -308,8 +296,8 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
         "episode": episode,
         "target": int(v.target),
         "viewer": viewer,
-        "hand_number": int(s[S_HAND_INDEX]) + 1,
-        "turn": int(s[S_TURN]) + 1,
+        "hand_number": int(s.hand_index) + 1,
+        "turn": int(s.turn) + 1,
         "phase": "over" if over else ("peek", "draw", "play")[phase],
         "phase_text": PHASE_TEXT[phase],
         "to_act": None if over else player,
@@ -320,8 +308,8 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
         else None,
         # the bar on rediscarding the card just taken tells whether the taker held one
         # before: the taker's own knowledge (the observation's too), no other seat's
-        "no_discard": int(s[S_NO_DISCARD])
-        if not over and s[S_NO_DISCARD] >= 0 and viewer in (None, player)
+        "no_discard": int(s.no_discard)
+        if not over and s.no_discard >= 0 and viewer in (None, player)
         else None,
         "seats": seats,
         "muertos": _muertos(st, b),
@@ -332,26 +320,26 @@ def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
             ]
             for t in range(2)
         ],
-        "opened": [bool(s[S_OPENED0 + t]) for t in range(2)] if v.min_first_meld else None,
+        "opened": [bool(s.opened[t]) for t in range(2)] if v.min_first_meld else None,
         "running": None if over else running_score(game, b),
-        "match_points": [int(s[S_MATCH0]), int(s[S_MATCH0 + 1])],
+        "match_points": [int(s.match_scores[0]), int(s.match_scores[1])],
         "hands_ended": hands_ended,
         "last_hand": None,
         "over": over,
         "result": None,
     }
     if hands_ended:
-        scores = (int(s[S_HAND_SCORE0]), int(s[S_HAND_SCORE0 + 1]))
+        scores = (int(s.hand_scores[0]), int(s.hand_scores[1]))
         view["last_hand"] = {
             "number": hands_ended,
             "scores": list(scores),
             "teams": score_view(np.asarray(st.score_items[b]), scores),
         }
     if over:
-        reason = END_TEXT.get(int(s[S_END_REASON]), "")
-        if s[S_END_REASON] == END_WENT_OUT:
-            reason = f"team {int(s[S_WENT_OUT])} {reason}"
-        winner = int(s[S_WINNER])
+        reason = END_TEXT.get(int(s.end_reason), "")
+        if s.end_reason == END_WENT_OUT:
+            reason = f"team {int(s.went_out)} {reason}"
+        winner = int(s.winner)
         view["result"] = {
             "reason": reason,
             "winner": winner,
