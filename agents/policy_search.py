@@ -105,6 +105,11 @@ from burako_env.core.constants import (
     DISCARD_BASE,
     PHASE_DRAW,
     PHASE_PLAY,
+    S_LAST_TURN,
+    S_NO_DISCARD,
+    S_PHASE,
+    S_PLAYER,
+    S_PROV_START,
 )
 
 NAME = "ppo_search"
@@ -471,11 +476,11 @@ class PolicySearchAgent(PIMCAgent):
         card = np.tile(cards, n_pool)
         bs.hands[r, seat, card] += 1
         bs.pile_len[:] -= 1 + np.tile(np.arange(recent), n_pool)
-        bs.cols.player = seat
-        bs.cols.phase = PHASE_PLAY
-        bs.cols.no_discard = -1
-        bs.cols.last_turn = 0
-        bs.cols.prov_start = bs.num_melds[r, seat % 2]
+        bs.scalars[:, S_PLAYER] = seat
+        bs.scalars[:, S_PHASE] = PHASE_PLAY
+        bs.scalars[:, S_NO_DISCARD] = -1
+        bs.scalars[:, S_LAST_TURN] = 0
+        bs.scalars[:, S_PROV_START] = bs.num_melds[r, seat % 2]
         back.refresh_legal()
         ids, counts, logp = legal_logp(net, back.observe(), back.legal_action_mask())
         hit = (ids == (DISCARD_BASE + card)[:, None]) & (

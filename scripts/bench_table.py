@@ -1,14 +1,19 @@
 """The table's side-by-side benchmark (docs/experiments/2026-12-06-the-table.md): the tree
 before the table (OLD) and after (NEW), alternating, a fresh process each, medians.
 Usage: python scripts/bench_table.py ROUNDS [tournament ppo gymvec train]; OLD and NEW are
-the folders of TREES below, each with its own .venv (a git worktree of the older commit)."""
+the folders of TREES below (or $BENCH_OLD, $BENCH_NEW), each with its own .venv (a git
+worktree of the older commit)."""
 
 import json
+import os
 import statistics
 import subprocess
 import sys
 
-TREES = {"old": "/work/wt/old", "new": "/work/main"}
+TREES = {
+    "old": os.environ.get("BENCH_OLD", "/work/wt/old"),
+    "new": os.environ.get("BENCH_NEW", "/work/main"),
+}
 CFG = {"old": "default", "new": "hinted"}  # the same recipe under its two names
 SNIP = r"""
 import json, sys, time

@@ -80,3 +80,41 @@ def test_snapshots_kept_at_most_max_snapshots_the_oldest_leaving():
     ]
     kept = [float(n.value_head.bias.detach()[0]) for _, n in league.snapshots]
     assert kept == [20.0, 30.0]  # frozen copies: later changes of the learner leave them
+
+
+# ----------------------------------------------------------------------- the table
+def test_the_seating_puts_the_learner_in_its_team_and_every_seat_of_self_play():
+    from burako_env.table import LEARNER
+
+    league = small_league(num_envs=4)
+    league.opponent[:] = [SELF, 0, 0, SELF]
+    league.learner_team[:] = [1, 0, 1, 0]
+    seating = league.seating()
+    assert seating.agents[LEARNER] is None and seating.agents[1] is league.agents[0]
+    assert seating.seat_agent.tolist() == [
+        [0, 0, 0, 0],  # self-play: the learner everywhere
+        [0, 1, 0, 1],  # learner team 0: seats 0 and 2
+        [1, 0, 1, 0],  # learner team 1: seats 1 and 3
+        [0, 0, 0, 0],
+    ]
+    net = BurakoNet.from_spec(league.spec)
+    league.add_snapshot(net, 7)
+    league.opponent[2] = 1  # the snapshot: agents first, then the snapshots
+    seating = league.seating()
+    assert seating.agents[2].name == "snapshot@7" and seating.seat_agent[2].tolist() == [2, 0, 2, 0]
+    assert league.seat_rows(np.array([1])).tolist() == [[0, 1, 0, 1]]
+
+
+def test_a_checkpoint_of_one_generator_state_per_game_resumes_with_one_per_seat():
+    league = small_league(num_envs=3)
+    state = league.state_dict()
+    per_game = np.arange(1, 13, dtype=np.int64).reshape(3, 4)
+    state["agent_rng"] = torch.from_numpy(per_game.copy())
+    league.load_state_dict(state)
+    assert league.agent_rng.shape == (3, 4, 4)
+    assert (league.agent_rng[:, 0] == per_game).all()  # seat 0 keeps the saved state
+    others = league.agent_rng[:, 1:].reshape(-1, 4)
+    assert others.any(axis=1).all() and len({tuple(r) for r in others}) == len(others)
+    again = small_league(num_envs=3)
+    again.load_state_dict(state)
+    assert (again.agent_rng == league.agent_rng).all()  # drawn from the saved states alone

@@ -905,3 +905,37 @@ def test_a_run_resumes_with_or_without_overlap_from_the_others_checkpoint(overla
     out = train(run_dir=run, resume=True, overrides=["overlap=false"], verbose=False)
     assert out["update"] == 4 and out["global_step"] == 4 * 16 * 64
     assert not load_file(ck / "last.pt")["trainer"]["collected"]
+
+
+def test_the_rollout_plays_the_compiled_opponents_inside_the_table(tmp_path, monkeypatch):
+    """Training plays its league at the table: no heuristic is stepped from Python, every
+    stored decision is the learner's, and a rollout plays num_envs x num_steps env steps."""
+    from burako_env.agents import policies
+    from burako_env.training.ppo import Trainer
+
+    def stepped_from_python(*args, **kwargs):
+        raise AssertionError("a league heuristic was stepped from Python")
+
+    monkeypatch.setattr(policies, "act_batch", stepped_from_python)
+    cfg = load_config(
+        TINY,
+        [
+            "imitation.env_steps=0",
+            "league.self_play=0",
+            "league.snapshots=0",
+            "league.heuristics={greedy: 1.0, discard_table: 1.0}",
+        ],
+    )
+    trainer = Trainer(cfg, tmp_path)
+    assert trainer.table.python == []  # the learner is the only seat outside the kernel
+    trainer.collect()
+    n, games, steps = trainer.store.n, cfg.env.num_envs, cfg.ppo.num_steps
+    assert n % games == 0  # one learner decision per game per step of the rollout
+    # every game waits for a learner seat, of the learner's team
+    seat = trainer.env.game.columns().player
+    assert (seat % 2 == trainer.league.learner_team).all()
+    # the rollout's env steps: its budget, the last step's overshoot at most a turn a game
+    budget = games * steps
+    assert budget <= trainer.rollout_env_steps < budget + games * 40
+    # about two env steps per learner decision (the opponents' turns between)
+    assert n < budget * 0.75

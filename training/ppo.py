@@ -377,6 +377,7 @@ class Trainer:
         #: during the last update; either way after a checkpoint of an overlapped run)
         self.collected = False
         self.rollout_seconds = 0.0  # the last collect()'s wall time, whichever thread ran it
+        self.rollout_env_steps = 0  # the env steps the last collect() played
         self.update_seconds = 0.0  # the last PPO update's (its epochs only)
         self.last = np.full((e.num_envs, self.num_players), -1, np.int64)  # stream heads
         self.ep_len = np.zeros(e.num_envs, np.int64)
@@ -540,6 +541,7 @@ class Trainer:
                 league.record(ended, cols.winner[ended].astype(np.int64))
                 played += self.new_episodes(ended)
         self.collected = True
+        self.rollout_env_steps = played  # every seat's moves, the budget's unit
         self.rollout_seconds = time.perf_counter() - started
 
     def _minimum_extra(self, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:

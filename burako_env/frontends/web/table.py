@@ -47,6 +47,7 @@ from burako_env.core.constants import (
     MUERTO_UNTAKEN,
     PHASE_OVER,
     PHASE_PEEK,
+    S_PLAYER,
     SCORE_ITEMS,
 )
 from burako_env.core.melds import row_is_canasta, row_is_clean
@@ -200,7 +201,7 @@ def _running_score_kernel(st, params, out):
     minimum still applies, the minimum, and the provisional points the team to act laid
     this turn (0 for the other team)."""
     score_hand(st, 0, params, -1)
-    to_act = GameView.of(st.scalars[0]).player % 2
+    to_act = st.scalars[0, S_PLAYER] % 2
     for t in range(2):
         out[t, RS_TABLE] = st.score_items[0, t, I_TABLE]
         out[t, RS_CANASTA] = st.score_items[0, t, I_CANASTA]
