@@ -120,8 +120,8 @@ def test_bench_train_figures_and_engine_share():
     shares = res["shares"]
     assert set(shares) == set(TRAIN_PARTS) and abs(sum(shares.values()) - 1) < 1e-9
     assert min(shares.values()) > -1e-9
-    assert res["engine_share"] == shares["env"] + shares["heuristics"]
-    for part in ("env", "heuristics", "learner", "update"):  # each one measured
+    assert res["engine_share"] == shares["table"]
+    for part in ("table", "learner", "update"):  # each one measured
         assert shares[part] > 0, part
     assert res["snapshots_kept"] == 1  # the league mix of a run past its first snapshot
     assert res["torch_threads"] == 1 and res["update_threads"] == "auto"  # tiny's settings
@@ -158,7 +158,7 @@ def test_bench_train_cli():
         "| rollout (league mix) |",
         "| PPO update |",
         "| **whole iteration** (rollout + GAE + update) |",
-        "| **game engine** (the env and the heuristic opponents) |",
+        "| **game engine** (the table: the games and the compiled opponents) |",
         "| **PPO update** (ppo_update, keep_pending) |",
     ):
         assert words in res.output, (words, res.output)

@@ -396,18 +396,21 @@ def scalar_column_reads(files: list[Path]) -> list[str]:
         if rel.startswith(SCALAR_OWNERS):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{rel}:{line}" for line in _scalar_reads(tree)]
+    return found
 
-        def visit(node: ast.AST) -> None:
-            if _is_kernel(node):
-                return
-            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-                names = {n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name)}
-                if any(re.fullmatch(r"S_[A-Z][A-Z0-9_]*", n) for n in names):
-                    found.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
-            for child in ast.iter_child_nodes(node):
-                visit(child)
 
-        visit(tree)
+def _scalar_reads(node: ast.AST) -> list[str]:
+    """``line: source`` of each scalar column read under ``node``, kernels skipped."""
+    if _is_kernel(node):
+        return []
+    found = []
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        names = {n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name)}
+        if any(re.fullmatch(r"S_[A-Z][A-Z0-9_]*", n) for n in names):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    for child in ast.iter_child_nodes(node):
+        found += _scalar_reads(child)
     return found
 
 

@@ -319,8 +319,8 @@ class League:
             ).reshape(-1, 4)
             bad = np.flatnonzero(((words < 0) | (words >= 2**62)).any(1) | ~words.any(1))
             if bad.size:
-                i = np.unravel_index(int(bad[0]), rng.shape[:-1])
-                at = ", ".join(str(int(k)) for k in i)
+                index = np.unravel_index(int(bad[0]), rng.shape[:-1])
+                at = ", ".join(str(int(k)) for k in index)
                 raise CheckpointError(
                     f"{where}.agent_rng[{at}] is {words[bad[0]].tolist()}, expected four "
                     "words in 0..2**62-1, not all zero (a generator state)"

@@ -47,6 +47,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numba
@@ -476,31 +477,32 @@ def format_env_rows(rows: list[dict]) -> str:
 class _Clocks:
     """Seconds spent inside the calls of the functions wrapped with :meth:`wrap`, one
     clock per name, each exclusive: a wrapped call made inside another (a snapshot's
-    network inside ``League.act``) counts on its own clock only."""
+    network inside the table's ``resume``) counts on its own clock only. The nesting is
+    kept per thread: with ``overlap`` the rollout's calls and the update's run together."""
 
     def __init__(self, names) -> None:
         self.seconds = dict.fromkeys(names, 0.0)
-        self._inner: list[float] = []  # per open call: the seconds of the calls inside it
+        self._local = threading.local()  # .inner: per open call, the seconds of the calls inside
 
     def wrap(self, name: str, fn):
         def timed(*args, **kwargs):
-            self._inner.append(0.0)
+            inner = self._local.__dict__.setdefault("inner", [])
+            inner.append(0.0)
             t0 = time.perf_counter()
             try:
                 return fn(*args, **kwargs)
             finally:
                 dt = time.perf_counter() - t0
-                self.seconds[name] += dt - self._inner.pop()
-                if self._inner:
-                    self._inner[-1] += dt
+                self.seconds[name] += dt - inner.pop()
+                if inner:
+                    inner[-1] += dt
 
         return timed
 
 
 #: the parts of a training iteration :func:`bench_train` times, in the order of its table
 TRAIN_PARTS = (
-    "env",  # VectorEnv.step and reset (engine)
-    "heuristics",  # the league's agents: League.act less the snapshots' networks (engine)
+    "table",  # the table: the games and the compiled opponents, in its kernel (engine)
     "learner",  # the learner's network in the rollout: net.act (forward and sampling)
     "hint",  # net.hints: the hint heuristic's choice, an input of the network
     "snapshots",  # the frozen snapshots' networks playing the opponents' seats
@@ -534,9 +536,10 @@ def bench_train(
     ``update_steps_per_s`` (``learn()`` less GAE: the PPO epochs and ``keep_pending``) and
     ``iteration_steps_per_s`` (rollout + GAE + update). ``shares`` splits the iteration's
     wall time (all rounds together) into :data:`TRAIN_PARTS`, each measured by wrapping
-    the trainer's calls with clocks (``env.step``/``reset``, ``league.act``, the networks'
-    ``act`` and ``hints``, ``advantages``); ``engine_share`` is the fraction spent inside
-    the game engine: the env and the heuristic opponents. Raises
+    the trainer's calls with clocks (the table's ``resume`` and ``deal``, less the
+    snapshots' networks that the table calls; the networks' ``act`` and ``hints``,
+    ``advantages``); ``engine_share`` is the fraction spent inside the game engine: the
+    table's kernel, the games and the compiled opponents together. Raises
     :class:`~burako_env.extras.MissingExtra` without torch (the train extra).
     """
     import statistics
@@ -555,20 +558,20 @@ def bench_train(
         overrides.append(f"env.num_envs={int(num_envs)}")
     cfg = load_config(config, overrides)
     threads_before = torch.get_num_threads()
-    clocks = _Clocks(("env", "heuristics", "learner", "hint", "snapshots", "gae"))
+    clocks = _Clocks(("table", "learner", "hint", "snapshots", "gae"))
     try:
         with tempfile.TemporaryDirectory() as tmp:
             trainer = Trainer(cfg, Path(tmp))
             trainer.update = 1  # the learning rate of a run's first update
-            env, league, net = trainer.env, trainer.league, trainer.net
+            env, league, net, table = trainer.env, trainer.league, trainer.net, trainer.table
             if snapshot and cfg.league.snapshots > 0:
-                # a run's league past its first snapshot_every updates: the games drawn
+                # a run's league past its first snapshot_every updates: the games dealt
                 # again (no rollout yet, so no stream is cut) with a snapshot to draw
                 trainer.add_snapshot()
-                league.assign(np.arange(cfg.env.num_envs), trainer.rng)
-            env.step = clocks.wrap("env", env.step)
-            env.reset = clocks.wrap("env", env.reset)
-            league.act = clocks.wrap("heuristics", league.act)  # less the snapshots' nets
+                trainer.new_episodes(np.arange(cfg.env.num_envs))
+            # the snapshots' networks run inside these calls: the clocks are exclusive
+            table.resume = clocks.wrap("table", table.resume)
+            table.deal = clocks.wrap("table", table.deal)
             net.act = clocks.wrap("learner", net.act)
             net.hints = clocks.wrap("hint", net.hints)
             trainer.advantages = clocks.wrap("gae", trainer.advantages)
@@ -600,7 +603,7 @@ def bench_train(
                 # the parts add up to the busy time: the wall time without overlap, the
                 # rollout's and the update's seconds together with it
                 inside = 0.0  # the calls collect() made, each on its clock
-                for name in ("env", "heuristics", "learner", "hint", "snapshots"):
+                for name in ("table", "learner", "hint", "snapshots"):
                     parts[name] += c2[name] - c0[name]
                     inside += c2[name] - c0[name]
                 parts["rollout_rest"] += rollout - inside
@@ -644,15 +647,13 @@ def bench_train(
         "update_steps_per_s": steps / median["update"],
         "iteration_steps_per_s": steps / median["iteration"],
         "shares": shares,
-        "engine_share": shares["env"] + shares["heuristics"],
+        "engine_share": shares["table"],
     }
 
 
 #: the rows of :func:`format_train`'s second table: (part or parts, label)
 _TRAIN_ROWS = (
-    (("env", "heuristics"), "**game engine** (the env and the heuristic opponents)"),
-    (("env",), "- VectorEnv.step / reset"),
-    (("heuristics",), "- heuristic opponents (League.act, snapshots' networks apart)"),
+    (("table",), "**game engine** (the table: the games and the compiled opponents)"),
     (
         ("learner", "hint", "snapshots", "rollout_rest"),
         "**rollout outside the engine** (policy inference, bookkeeping)",
