@@ -305,7 +305,7 @@ def squash_observations(obs: np.ndarray) -> np.ndarray:
     return np.sign(x) * np.log1p(np.abs(x))
 
 
-def policy_function(module: Any, *, squash: bool = True, greedy: bool = True):
+def policy_function(module: Any, *, squash: bool = True, greedy: bool = True, layout: Any = None):
     """A trained module (``algo.get_module("shared")``) as a function ``(obs, mask) ->
     actions`` on a batch of the engine's observations (int16 [B, obs_size]) and masks
     ([B, 2541]): what :func:`burako_env.evaluate` and
@@ -315,10 +315,17 @@ def policy_function(module: Any, *, squash: bool = True, greedy: bool = True):
         burako_env.evaluate(policy_function(algo.get_module("shared")), num_players=2)
 
     ``greedy`` plays the most likely legal action (``forward_inference``), else samples
-    (``forward_exploration``); ``squash`` must be the environment's."""
+    (``forward_exploration``); ``squash`` must be the environment's. A module trained on
+    :class:`BurakoRLlibVectorEnv` (normalised observations) needs its ``layout``, an
+    :class:`~burako_env.envs.observation.ObservationLayout` (the env's
+    ``vector_env.observation_layout``, or ``ObservationLayout(variant)``): the
+    observations are then ``layout.normalize(obs)`` and ``squash`` is not used."""
 
     def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        x = squash_observations(obs) if squash else np.asarray(obs, np.float32)
+        if layout is not None:
+            x = layout.normalize(np.asarray(obs))
+        else:
+            x = squash_observations(obs) if squash else np.asarray(obs, np.float32)
         batch = {
             Columns.OBS: {
                 "observations": torch.from_numpy(x),
