@@ -25,6 +25,17 @@ pushed to ``-3.4e38`` (probability 0) outside the mask, so it only ever samples 
 actions. Its defaults are tiny (one local env runner, a 64-unit network, small batches):
 a smoke run, to be scaled up with RLlib's own methods on the returned config.
 
+:class:`BurakoRLlibVectorEnv` and :func:`vector_ppo_config` are the fast single-agent
+path, one learner against fixed opponents: each env runner samples ONE
+:class:`~burako_env.gym.vector.BurakoVectorEnv` of N games (the opponents played inside
+numba), through RLlib's ``SingleAgentEnvRunner`` in its ``vector_entry_point`` mode, with
+NEXT_STEP autoreset (what RLlib's loop expects) and the same masked dict observations::
+
+    algo = vector_ppo_config(num_envs=256, opponents="greedy").build_algo()
+    algo.train()
+    layout = algo.env_runner.env.unwrapped.vector_env.observation_layout
+    player = policy_function(algo.get_module(), layout=layout)
+
 **Ray on a small machine.** ``build_algo()`` of the config :func:`ppo_config` returns
 (a :class:`BurakoPPOConfig`) starts Ray with :func:`init_ray` when it is not running: a
 local instance of 2 CPUs, a 256 MiB object store and no dashboard (:data:`SMALL_RAY`),

@@ -4,7 +4,7 @@ env each RL library steps, side by side.
 
     .venv/bin/python scripts/bench_gym_vector.py [--job gym|rl] [--seconds 5]
         [--variant argentine] [--players 4] [--batch 1024] [--threads 2]
-        [--async-envs 2] [--opponents random]
+        [--async-envs 2] [--opponents random] [--rllib-batch 256]
 
 Four rows, random legal play on every seat in each (so the hands are alike):
 
@@ -33,7 +33,11 @@ actions in each, the masks read the way the library reads them:
   ``DummyVecEnv`` steps, one game a call), masks from ``action_masks()``;
 * ``rllib-aec``: :class:`~burako_env.rllib.BurakoMultiAgentEnv` (what RLlib's
   multi-agent env runner steps: one decision of any seat a call, every seat the
-  learner), skipped without the rllib extra.
+  learner), skipped without the rllib extra;
+* ``rllib-vector``: RLlib's own sampling (``SingleAgentEnvRunner``, the masking module
+  choosing) on :class:`~burako_env.rllib.BurakoRLlibVectorEnv` of ``--rllib-batch``
+  games; ``rllib-aec-sample``: RLlib's sampling (``MultiAgentEnvRunner``) on
+  ``BurakoMultiAgentEnv``; both skipped without the rllib extra.
 """
 
 from __future__ import annotations
