@@ -25,6 +25,17 @@ pushed to ``-3.4e38`` (probability 0) outside the mask, so it only ever samples 
 actions. Its defaults are tiny (one local env runner, a 64-unit network, small batches):
 a smoke run, to be scaled up with RLlib's own methods on the returned config.
 
+:class:`BurakoRLlibVectorEnv` and :func:`vector_ppo_config` are the fast single-agent
+path, one learner against fixed opponents: each env runner samples ONE
+:class:`~burako_env.gym.vector.BurakoVectorEnv` of N games (the opponents played inside
+numba), through RLlib's ``SingleAgentEnvRunner`` in its ``vector_entry_point`` mode, with
+NEXT_STEP autoreset (what RLlib's loop expects) and the same masked dict observations::
+
+    algo = vector_ppo_config(num_envs=256, opponents="greedy").build_algo()
+    algo.train()
+    layout = algo.env_runner.env.unwrapped.vector_env.observation_layout
+    player = policy_function(algo.get_module(), layout=layout)
+
 **Ray on a small machine.** ``build_algo()`` of the config :func:`ppo_config` returns
 (a :class:`BurakoPPOConfig`) starts Ray with :func:`init_ray` when it is not running: a
 local instance of 2 CPUs, a 256 MiB object store and no dashboard (:data:`SMALL_RAY`),
@@ -47,9 +58,12 @@ from typing import Any
 import numpy as np
 
 try:
+    import gymnasium
     import ray
     import torch
     from gymnasium import spaces
+    from gymnasium.vector import AutoresetMode
+    from gymnasium.vector.utils import batch_space
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import (
         DefaultPPOTorchRLModule,
@@ -68,18 +82,21 @@ except ImportError as exc:
 
 from burako_env.core.constants import NUM_ACTIONS
 from burako_env.envs.aec import IllegalMoveError, raw_env
+from burako_env.gym.vector import BurakoVectorEnv
 
 __all__ = [
     "SHARED_POLICY",
     "SMALL_RAY",
     "BurakoMultiAgentEnv",
     "BurakoPPOConfig",
+    "BurakoRLlibVectorEnv",
     "MaskedPPOTorchRLModule",
     "init_ray",
     "policy_function",
     "ppo_config",
     "shared_policy",
     "squash_observations",
+    "vector_ppo_config",
 ]
 
 #: the one policy every seat plays with in :func:`ppo_config`
@@ -299,7 +316,7 @@ def squash_observations(obs: np.ndarray) -> np.ndarray:
     return np.sign(x) * np.log1p(np.abs(x))
 
 
-def policy_function(module: Any, *, squash: bool = True, greedy: bool = True):
+def policy_function(module: Any, *, squash: bool = True, greedy: bool = True, layout: Any = None):
     """A trained module (``algo.get_module("shared")``) as a function ``(obs, mask) ->
     actions`` on a batch of the engine's observations (int16 [B, obs_size]) and masks
     ([B, 2541]): what :func:`burako_env.evaluate` and
@@ -309,10 +326,17 @@ def policy_function(module: Any, *, squash: bool = True, greedy: bool = True):
         burako_env.evaluate(policy_function(algo.get_module("shared")), num_players=2)
 
     ``greedy`` plays the most likely legal action (``forward_inference``), else samples
-    (``forward_exploration``); ``squash`` must be the environment's."""
+    (``forward_exploration``); ``squash`` must be the environment's. A module trained on
+    :class:`BurakoRLlibVectorEnv` (normalised observations) needs its ``layout``, an
+    :class:`~burako_env.envs.observation.ObservationLayout` (the env's
+    ``vector_env.observation_layout``, or ``ObservationLayout(variant)``): the
+    observations are then ``layout.normalize(obs)`` and ``squash`` is not used."""
 
     def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        x = squash_observations(obs) if squash else np.asarray(obs, np.float32)
+        if layout is not None:
+            x = layout.normalize(np.asarray(obs))
+        else:
+            x = squash_observations(obs) if squash else np.asarray(obs, np.float32)
         batch = {
             Columns.OBS: {
                 "observations": torch.from_numpy(x),
@@ -428,6 +452,171 @@ def ppo_config(
         .learners(num_learners=0)
         .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED_POLICY: module}))
+        .training(
+            train_batch_size_per_learner=train_batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=num_epochs,
+            lr=lr,
+        )
+    )
+    if seed is not None:
+        config = config.debugging(seed=seed)
+    config.ray_init = dict(ray_init or {})
+    return config
+
+
+# ---------------------------------------------------------------------- the compiled batch
+class BurakoRLlibVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` learner games against compiled opponents
+    (:class:`~burako_env.gym.vector.BurakoVectorEnv`, one numba call a step for the whole
+    batch) in the shape RLlib's ``SingleAgentEnvRunner`` samples: what
+    :func:`vector_ppo_config` puts behind RLlib, one env of N games per env runner.
+
+    * **Observations** are RLlib's action-masking dict, ``{"observations": float32
+      [N, obs_size], "action_mask": float32 [N, 2541]}``: the observations normalised
+      (``normalize_obs=True`` of the vector env, about [-1, 1]), the mask 1 exactly at
+      the learner's legal actions, for :class:`MaskedPPOTorchRLModule`.
+    * **Autoreset: NEXT_STEP**, the mode RLlib's sampling loop assumes (Gymnasium's
+      default): the step in which a game's episode ends returns that episode's last
+      observation (mask all zeros: no legal action), its reward and ``terminated``; the
+      next step ignores that game's action and returns its next episode's first
+      observation, reward 0. The vector env underneath deals the next episode in the
+      same step (SAME_STEP); this adapter keeps the game still for one step
+      (``BurakoVectorEnv.step(hold=...)``), so no action of the new episode is played
+      before RLlib has seen its first observation.
+    * ``info`` is ``{"seat": int64 [N]}``, the learner seat to act (RLlib's
+      ``DictInfoToList`` gives each game its own dict).
+
+    ``config`` is RLlib's env config: ``num_envs`` and any
+    :class:`~burako_env.gym.vector.BurakoVectorEnv` argument (``variant``,
+    ``num_players``, ``opponents``, ``reward``, ``episode``, ``illegal_action``, ...;
+    ``normalize_obs`` and ``copy`` are this adapter's). Keys RLlib adds to an
+    ``EnvContext`` (``worker_index``, ...) are attributes, not keys, so they do not
+    reach it.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, config: dict | None = None) -> None:
+        config = dict(config or {})
+        for own in ("normalize_obs", "copy"):
+            if own in config:
+                raise ValueError(
+                    f"BurakoRLlibVectorEnv sets {own!r} itself: leave it out of the config"
+                )
+        num_envs = config.pop("num_envs", 8)
+        #: the compiled games (their table, opponents, ``get_state`` / ``set_state``)
+        self.vector_env = BurakoVectorEnv(num_envs, normalize_obs=True, **config)
+        self.num_envs = n = self.vector_env.num_envs
+        self.render_mode = None
+        single_obs = self.vector_env.single_observation_space
+        self.single_observation_space = spaces.Dict(
+            {
+                "observations": single_obs,
+                "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+            }
+        )
+        self.single_action_space = self.vector_env.single_action_space
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        #: games whose episode ended at the last step: their next episode's first
+        #: observation is handed out (and nothing played) at the next step
+        self.pending = np.zeros(n, np.bool_)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal every game anew (game b from ``(seed, b)``, as the vector env)."""
+        obs, info = self.vector_env.reset(seed=seed, options=options)
+        self.pending[:] = False
+        return self._dict(obs, info["action_mask"]), {"seat": info["seat"]}
+
+    def step(self, actions: np.ndarray):
+        """One learner action per game (ignored where a game's episode ended at the last
+        step: see the class doc)."""
+        held = self.pending.copy()
+        obs, reward, terminated, truncated, info = self.vector_env.step(actions, hold=held)
+        mask = info["action_mask"].astype(np.float32)
+        if terminated.any():
+            # the ended episode's last view, its mask all zeros; the next episode, already
+            # dealt underneath, is handed out at the next step
+            for b in np.flatnonzero(terminated):
+                obs[b] = info["final_obs"][b]
+            mask[terminated] = 0.0
+        reward[held] = 0.0
+        self.pending = terminated.copy()
+        observations = {"observations": obs, "action_mask": mask}
+        return observations, reward, terminated, truncated, {"seat": info["seat"]}
+
+    @staticmethod
+    def _dict(obs: np.ndarray, mask: np.ndarray) -> dict:
+        return {"observations": obs, "action_mask": mask.astype(np.float32)}
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.vector_env.close()
+
+    def __repr__(self) -> str:
+        return f"BurakoRLlibVectorEnv({self.vector_env!r})"
+
+
+def vector_ppo_config(
+    num_envs: int = 64,
+    num_players: int = 2,
+    variant: str = "argentine",
+    *,
+    opponents: Any = "random",
+    env_config: dict | None = None,
+    hidden: tuple[int, ...] = (64,),
+    train_batch_size: int = 1024,
+    minibatch_size: int = 256,
+    num_epochs: int = 2,
+    lr: float = 3e-4,
+    num_env_runners: int = 0,
+    seed: int | None = None,
+    ray_init: dict[str, Any] | None = None,
+) -> BurakoPPOConfig:
+    """An RLlib ``PPOConfig`` (new API stack, torch) for one learner against fixed
+    opponents on the compiled batch: each env runner samples one
+    :class:`BurakoRLlibVectorEnv` of ``num_envs`` games (the opponents, ``opponents``,
+    played inside numba), with :class:`MaskedPPOTorchRLModule` (``hidden`` tanh layers,
+    the value function sharing them) as its single policy.
+
+    ``env_config`` adds :class:`~burako_env.gym.vector.BurakoVectorEnv`'s arguments
+    (``reward``, ``episode``, ``seat``, ``control``, ``illegal_action``, variant
+    parameters); ``illegal_action="raise"`` turns RLlib's env check off. The rest is
+    :func:`ppo_config`'s: tiny defaults, ``build_algo()`` starting a small local Ray
+    instance (:func:`init_ray`, ``ray_init``) unless one is running. This is the fast
+    single-agent path; :func:`ppo_config` is self-play on the AEC game."""
+    env_config = {
+        "variant": variant,
+        "num_players": num_players,
+        "opponents": opponents,
+        **(env_config or {}),
+    }
+    module = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        model_config={
+            "fcnet_hiddens": list(hidden),
+            "fcnet_activation": "tanh",
+            "head_fcnet_hiddens": [],
+            "vf_share_layers": True,
+        },
+    )
+    config = (
+        BurakoPPOConfig()
+        .framework("torch")
+        .environment(
+            BurakoRLlibVectorEnv,
+            env_config=env_config,
+            disable_env_checking=env_config.get("illegal_action") == "raise",
+        )
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=num_envs,
+            # RLlib calls BurakoRLlibVectorEnv({... "num_envs": num_envs}) once per runner
+            gym_env_vectorize_mode="vector_entry_point",
+            rollout_fragment_length="auto",
+        )
+        .learners(num_learners=0)
+        .rl_module(rl_module_spec=module)
         .training(
             train_batch_size_per_learner=train_batch_size,
             minibatch_size=minibatch_size,

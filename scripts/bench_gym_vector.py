@@ -4,7 +4,7 @@ env each RL library steps, side by side.
 
     .venv/bin/python scripts/bench_gym_vector.py [--job gym|rl] [--seconds 5]
         [--variant argentine] [--players 4] [--batch 1024] [--threads 2]
-        [--async-envs 2] [--opponents random]
+        [--async-envs 2] [--opponents random] [--rllib-batch 256]
 
 Four rows, random legal play on every seat in each (so the hands are alike):
 
@@ -33,7 +33,11 @@ actions in each, the masks read the way the library reads them:
   ``DummyVecEnv`` steps, one game a call), masks from ``action_masks()``;
 * ``rllib-aec``: :class:`~burako_env.rllib.BurakoMultiAgentEnv` (what RLlib's
   multi-agent env runner steps: one decision of any seat a call, every seat the
-  learner), skipped without the rllib extra.
+  learner), skipped without the rllib extra;
+* ``rllib-vector``: RLlib's own sampling (``SingleAgentEnvRunner``, the masking module
+  choosing) on :class:`~burako_env.rllib.BurakoRLlibVectorEnv` of ``--rllib-batch``
+  games; ``rllib-aec-sample``: RLlib's sampling (``MultiAgentEnvRunner``) on
+  ``BurakoMultiAgentEnv``; both skipped without the rllib extra.
 """
 
 from __future__ import annotations
@@ -167,6 +171,72 @@ def bench_rllib_env(seconds: float, variant: str, num_players: int | None) -> di
     )  # fmt: skip
 
 
+def bench_rllib_vector(
+    num_envs: int, seconds: float, variant: str, num_players: int | None, threads: int, opponents
+) -> dict | None:
+    """RLlib's own sampling on :class:`~burako_env.rllib.BurakoRLlibVectorEnv` of
+    ``num_envs`` games: a ``SingleAgentEnvRunner`` of :func:`~burako_env.rllib.
+    vector_ppo_config` (built in this process, no Ray actor) sampling 8 steps of every
+    game a call, the untrained masking module (64 units) choosing every action, RLlib's
+    connectors and episode objects included; learner env steps/s. None without the
+    rllib extra."""
+    try:
+        import torch
+        from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+        from burako_env.rllib import vector_ppo_config
+    except ImportError:
+        return None
+    import numba
+
+    numba.set_num_threads(threads)
+    torch.set_num_threads(1)
+    config = vector_ppo_config(num_envs, num_players, variant, opponents=opponents, seed=0)
+    runner = SingleAgentEnvRunner(config=config)
+    per_call = 8 * num_envs
+
+    def step() -> tuple[int, int]:
+        episodes = runner.sample(num_timesteps=per_call, random_actions=False)
+        return per_call, sum(1 for e in episodes if e.is_done)
+
+    steps, episodes, wall, cpu = _timed(step, seconds)
+    v = runner.env.unwrapped.vector_env
+    runner.stop()
+    return _rates(
+        "rllib-vector", steps, episodes, wall, cpu, picker="module",
+        variant=v.variant.name, players=v.num_players, batch=num_envs, threads=threads,
+    )  # fmt: skip
+
+
+def bench_rllib_aec_sampling(seconds: float, variant: str, num_players: int | None) -> dict | None:
+    """RLlib's own sampling on :class:`~burako_env.rllib.BurakoMultiAgentEnv`: a
+    ``MultiAgentEnvRunner`` of :func:`~burako_env.rllib.ppo_config` (in this process),
+    64 decisions a call, the untrained shared module choosing; steps are any seat's
+    decisions. None without the rllib extra."""
+    try:
+        import torch
+        from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+
+        from burako_env.rllib import ppo_config
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    runner = MultiAgentEnvRunner(config=ppo_config(num_players or 4, variant, seed=0))
+    per_call = 64
+
+    def step() -> tuple[int, int]:
+        episodes = runner.sample(num_timesteps=per_call, random_actions=False)
+        return per_call, sum(1 for e in episodes if e.is_done)
+
+    steps, episodes, wall, cpu = _timed(step, seconds)
+    players = runner.env.unwrapped.envs[0].unwrapped.aec.num_players
+    runner.stop()
+    return _rates(
+        "rllib-aec-sample", steps, episodes, wall, cpu, picker="module",
+        variant=variant, players=players, batch=1, threads=1,
+    )  # fmt: skip
+
+
 def rl_rows(args) -> list[dict]:
     """``--job rl``: make_vec, the sb3 VecEnv, the single env and RLlib's env."""
     rows = [
@@ -178,8 +248,15 @@ def rl_rows(args) -> list[dict]:
         ),
         bench_single(args.seconds, args.variant, args.players, args.opponents),
     ]
-    rllib_row = bench_rllib_env(args.seconds, args.variant, args.players)
-    return rows + ([rllib_row] if rllib_row else [])
+    rllib_rows = [
+        bench_rllib_vector(
+            args.rllib_batch, args.seconds, args.variant, args.players, args.threads,
+            args.opponents,
+        ),
+        bench_rllib_aec_sampling(args.seconds, args.variant, args.players),
+        bench_rllib_env(args.seconds, args.variant, args.players),
+    ]  # fmt: skip
+    return rows + [row for row in rllib_rows if row]
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -191,6 +268,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--async-envs", type=int, default=2)
+    ap.add_argument("--rllib-batch", type=int, default=256)
     ap.add_argument("--opponents", default="random")
     args = ap.parse_args(argv)
     if args.job == "rl":

@@ -28,7 +28,7 @@ from burako_env.core.constants import (
     ObsLayout,
 )
 from burako_env.core.game import IllegalActionError, generator_words
-from burako_env.core.state import copy_state, states_equal
+from burako_env.core.state import copy_state, states_equal, take_games
 from burako_env.envs.observation import POINTS_SCALE, ObservationLayout
 from burako_env.envs.rewards import team_rewards
 from burako_env.envs.vector import VectorEnv
@@ -348,6 +348,33 @@ def test_illegal_actions_terminate_or_raise():
     assert states_equal(before, strict.unwrapped.game.state)  # no game moved
     with pytest.raises(TypeError):
         strict.step(np.zeros(4) + 0.5)
+
+
+def test_held_games_do_not_move():
+    """``step(hold=...)``: the held games ignore their actions (an illegal one is not
+    refused), keep their state, observation and mask, reward 0, not terminated; the
+    others play as in a step without hold (RLlib's NEXT_STEP adapter relies on it)."""
+    kw = dict(num_players=2, opponents="greedy", illegal_action="raise")
+    held_env, plain = BurakoVectorEnv(4, **kw), BurakoVectorEnv(4, **kw)
+    obs, info = held_env.reset(seed=3)
+    plain.reset(seed=3)
+    actions = random_actions(info["action_mask"], np.random.default_rng(3))
+    bad = actions.copy()
+    bad[1] = int(np.flatnonzero(~info["action_mask"][1])[0])  # illegal: ignored when held
+    hold = np.array([False, True, False, False])
+    before = copy_state(held_env.game.state)
+    obs2, reward, terminated, _, info2 = held_env.step(bad, hold=hold)
+    want_obs, want_reward, *_ = plain.step(actions)
+    assert states_equal(take_games(before, 1), take_games(held_env.game.state, 1))
+    np.testing.assert_array_equal(obs2[1], obs[1])
+    np.testing.assert_array_equal(info2["action_mask"][1], info["action_mask"][1])
+    assert reward[1] == 0.0 and not terminated[1]
+    moved = ~hold
+    np.testing.assert_array_equal(obs2[moved], want_obs[moved])
+    np.testing.assert_array_equal(reward[moved], want_reward[moved])
+    for bad_hold in (np.ones(3, np.bool_), np.ones(4, np.int64)):
+        with pytest.raises(ValueError, match=r"hold must be a bool array of shape \(4,\)"):
+            held_env.step(actions, hold=bad_hold)
 
 
 def test_python_and_search_opponents():

@@ -28,6 +28,7 @@ DOORS = (
     ".state()",
     "BurakoSB3VecEnv(",
     "ppo_config(",
+    "vector_ppo_config(",
     'pyspiel.load_game("python_burako',
     "burako_env.evaluate(",
 )

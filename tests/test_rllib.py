@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -30,6 +31,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 from burako_env import burako_v1, evaluate  # noqa: E402
 from burako_env.core.constants import NUM_ACTIONS  # noqa: E402
 from burako_env.envs.aec import IllegalMoveError  # noqa: E402
+from burako_env.gym.vector import BurakoVectorEnv  # noqa: E402
 
 BurakoMultiAgentEnv = rllib.BurakoMultiAgentEnv
 
@@ -269,5 +271,108 @@ def test_ppo_with_the_shared_policy_trains_two_iterations(local_ray):
         sampled = rllib.policy_function(module, greedy=False)
         res = evaluate(sampled, opponents=("greedy",), **kw)
         assert res.pairing(res.agents[0], "greedy").hands == 4
+    finally:
+        algo.stop()
+
+
+# ------------------------------------------------------------------ the compiled batch
+def test_the_vector_adapter_is_next_step_and_plays_the_vector_envs_games():
+    """BurakoRLlibVectorEnv hands out a finished episode's last observation (mask all
+    zeros) with ``terminated``, then, ignoring that game's next action, its next
+    episode's first observation: per game, the decisions, rewards and observations of a
+    BurakoVectorEnv (SAME_STEP) played with the same seed and actions."""
+    n, steps = 4, 120
+    kw = dict(num_players=2, opponents="greedy", illegal_action="raise")
+    env = rllib.BurakoRLlibVectorEnv({"num_envs": n, **kw})
+    assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    plain = BurakoVectorEnv(n, normalize_obs=True, **kw)
+    pick = [np.random.default_rng(b) for b in range(n)]
+
+    def choose(mask: np.ndarray, b: int) -> int:
+        return int(pick[b].choice(np.flatnonzero(mask)))
+
+    # the plain env's per-game records: (obs seen, reward, terminated, final obs)
+    obs, info = plain.reset(seed=7)
+    want = [[] for _ in range(n)]
+    for _ in range(steps):
+        actions = np.array([choose(info["action_mask"][b], b) for b in range(n)])
+        seen = obs
+        obs, reward, terminated, _, info = plain.step(actions)
+        for b in range(n):
+            final = info["final_obs"][b] if terminated[b] else None
+            want[b].append((seen[b], reward[b], terminated[b], final, obs[b]))
+    pick = [np.random.default_rng(b) for b in range(n)]
+    obs, info = env.reset(seed=7)
+    assert env.observation_space.contains(obs) and info["seat"].tolist() == [0] * n
+    got = [[] for _ in range(n)]
+    ended = 0
+    for _ in range(steps):
+        mask = obs["action_mask"] > 0
+        pending = ~mask.any(axis=1)  # a finished episode: no legal action
+        # a held game's action is ignored: an illegal one is not refused
+        actions = np.array(
+            [NUM_ACTIONS - 1 if pending[b] else choose(mask[b], b) for b in range(n)]
+        )
+        seen = obs["observations"]
+        obs, reward, terminated, truncated, info = env.step(actions)
+        assert not truncated.any() and set(info) == {"seat"}
+        assert (obs["action_mask"][terminated] == 0).all()
+        assert (obs["action_mask"][~terminated].sum(axis=1) > 0).all()
+        for b in range(n):
+            if pending[b]:  # the next episode's first observation, nothing played
+                assert reward[b] == 0.0 and not terminated[b]
+                # the plain env returned it with the last reward (SAME_STEP)
+                np.testing.assert_array_equal(obs["observations"][b], want[b][len(got[b]) - 1][4])
+                continue
+            got[b].append((seen[b], reward[b], terminated[b], obs["observations"][b]))
+        ended += int(terminated.sum())
+    assert ended >= 2
+    for b in range(n):
+        for (o, r, t, after), (w_o, w_r, w_t, w_final, w_next) in zip(
+            got[b], want[b][: len(got[b])], strict=True
+        ):
+            np.testing.assert_array_equal(o, w_o)
+            assert (r, t) == (w_r, w_t)
+            np.testing.assert_array_equal(after, w_final if t else w_next)
+    with pytest.raises(ValueError, match="sets 'normalize_obs' itself"):
+        rllib.BurakoRLlibVectorEnv({"normalize_obs": False})
+
+
+def test_ppo_on_the_compiled_batch_trains_two_iterations(local_ray):
+    """RLlib's single-agent env runner samples one BurakoRLlibVectorEnv of 8 games (the
+    opponents compiled) with the masking module; ``illegal_action="raise"``, so an
+    illegal sampled action, or one sent to a game waiting for its next episode and
+    played, would stop training."""
+    config = rllib.vector_ppo_config(
+        num_envs=8,
+        opponents="greedy",
+        env_config={"illegal_action": "raise"},
+        hidden=(32,),
+        train_batch_size=512,
+        minibatch_size=128,
+        num_epochs=1,
+        seed=0,
+        ray_init={"num_cpus": 1, "object_store_memory": 100 * 1024 * 1024},
+    )
+    algo = config.build_algo()
+    try:
+        assert isinstance(algo.env_runner.env.unwrapped, rllib.BurakoRLlibVectorEnv)
+        assert algo.env_runner.env.unwrapped.num_envs == 8  # one env of 8 games
+        sampled = episodes = 0
+        for i in range(2):
+            result = algo.train()
+            assert result["training_iteration"] == i + 1
+            runners = result["env_runners"]
+            assert runners["num_env_steps_sampled"] >= 512
+            sampled += runners["num_env_steps_sampled"]
+            episodes += runners.get("num_episodes", 0)
+            stats = result["learners"]["default_policy"]
+            assert np.isfinite(stats["total_loss"]) and np.isfinite(stats["entropy"])
+        assert sampled >= 1024 and episodes > 0  # whole hands ended, and restarted
+        module = algo.get_module()
+        layout = algo.env_runner.env.unwrapped.vector_env.observation_layout
+        player = rllib.policy_function(module, layout=layout)
+        res = evaluate(player, opponents=("random",), hands=4, num_players=2, workers=1)
+        assert res.pairing(res.agents[0], "random").hands == 4
     finally:
         algo.stop()

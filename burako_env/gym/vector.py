@@ -218,16 +218,30 @@ class BurakoVectorEnv(gymnasium.vector.VectorEnv):
         return self._observations(), {"action_mask": self._masks(), "seat": self._seats()}
 
     def step(
-        self, actions: np.ndarray
+        self, actions: np.ndarray, *, hold: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
-        """One learner action per game (int array [N]); see the module doc."""
+        """One learner action per game (int array [N]); see the module doc.
+
+        ``hold`` (bool [N], optional) names games that do not move in this step: their
+        actions are ignored, and they return their observation and mask again with reward
+        0, not terminated (an adapter with NEXT_STEP autoreset, such as RLlib's, holds a
+        game whose next episode it has not handed out yet)."""
         if self._needs_reset:
             raise RuntimeError("call reset() before step()")
         actions = check_actions(actions, self.num_envs)
+        held = np.zeros(self.num_envs, np.bool_)
+        if hold is not None:
+            held = np.asarray(hold)
+            if held.dtype != np.bool_ or held.shape != (self.num_envs,):
+                raise ValueError(
+                    f"hold must be a bool array of shape ({self.num_envs},), "
+                    f"got {held.dtype} {held.shape}"
+                )
         cols = self.game.columns()
         inside = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = inside & self.table.mask[self._rows, np.clip(actions, 0, NUM_ACTIONS - 1)]
-        illegal = ~legal
+        legal &= ~held
+        illegal = ~legal & ~held
         if illegal.any() and self.illegal_action == "raise":
             b = int(np.flatnonzero(illegal)[0])
             code = self.game.action_error(int(actions[b]), b) if inside[b] else ERR_OUT_OF_RANGE
