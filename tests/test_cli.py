@@ -378,7 +378,7 @@ def test_play_a_whole_game_with_bad_input_mixed_in(tmp_path):
     assert res.exit_code == 0, res.output
     out = res.output
     assert "Legal moves (type the move, or its id):" in out
-    assert "Moves (cards in notation" in out  # help
+    assert "Moves (cards as rank then suit" in out  # help
     assert "unknown move 'foo'" in out
     assert "a meld opens with exactly 3 cards (got 2)" in out
     assert "unknown card 'Zz'" in out
