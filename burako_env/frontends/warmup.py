@@ -4,7 +4,11 @@ numba compiles the kernels on their first call and keeps them in its on-disk cac
 (``burako_env.jit.cache``). A first run on a machine, and the first run after an edit of
 the core, pays that compile (a minute or more on 2 cores, docs/BENCHMARKS.md): the commands say so
 on stderr before they start (:func:`announce_compile`) instead of sitting at 0%, and
-``burako warmup`` compiles every family of kernels up front, one small job each.
+``burako warmup`` compiles every family of kernels up front, one small job each. A
+kernel is compiled for the types of its arguments, and a game's state is a record of
+arrays sized by its players and decks: each table size compiles on its own, so the web
+table's job (:func:`job_web_table`) deals every size the page offers (2, 4, 6 and 8
+players), with the bots of each level, and asks a hint.
 
 The notice is said exactly when something compiles, once per process. Before a command
 starts, :func:`announce_compile` looks up the kernels it is sure to call from Python
