@@ -378,7 +378,7 @@ def test_play_a_whole_game_with_bad_input_mixed_in(tmp_path):
     assert res.exit_code == 0, res.output
     out = res.output
     assert "Legal moves (type the move, or its id):" in out
-    assert "Moves (cards in notation" in out  # help
+    assert "Moves (cards as rank then suit" in out  # help
     assert "unknown move 'foo'" in out
     assert "a meld opens with exactly 3 cards (got 2)" in out
     assert "unknown card 'Zz'" in out
@@ -398,6 +398,101 @@ def test_play_a_whole_game_with_bad_input_mixed_in(tmp_path):
     assert rec["actions"] == expected.actions and rec["scores"] == expected.scores
     check = run("replay", str(save), "--check")
     assert check.exit_code == 0, check.output
+
+
+def test_play_fits_80_columns_and_every_word_stays_whole():
+    from burako_env.frontends.play import WIDTH, fit_lines
+
+    lines, _ = script_game(seed=3)
+    script = [*BAD_LINES, "hint", *lines]
+    res = run("play", "--bots", "random", "--seed", "3", input="\n".join(script) + "\n")
+    assert res.exit_code == 0, res.output
+    out = res.output.splitlines()
+    too_long = [line for line in out if len(line) > WIDTH]
+    assert too_long == [], too_long
+    assert "Type 'help' for the moves" in res.output
+    assert not re.search(r"T[♣♦♥♠]", res.output)  # a ten in words is 10
+    text = "P1 (Normal): " + "took the discard pile (9 cards: 10♥ K♠ 3♦ 3♣ 4♠) " * 4
+    wrapped = fit_lines(text)
+    assert len(wrapped) > 1 and all(len(line) <= WIDTH for line in wrapped)
+    assert " ".join(wrapped).split() == text.split()  # broken between words, none split
+    assert fit_lines("a T♥ and Th") == ["a 10♥ and Th"]  # the words say 10, codes stay
+
+
+def test_play_tells_each_bot_turn_in_one_line_the_card_drawn_and_the_score():
+    from burako_env.frontends.web.table import running_score
+
+    game = Game("argentine", seed=3)
+    agents = make_bots(game, 0, ["random"] * 3, 3)
+    written: list[str] = []
+    screens: list[list[str]] = []  # what was written between two prompts
+    hints: list[tuple[str, list[int]]] = []
+    scores: list[str] = []
+
+    def read(prompt):
+        screens.append(written[len(sum(screens, [])) :])
+        legal = [int(a) for a in game.legal_actions()]
+        if not hints:  # first ask a hint, at the first position
+            hints.append(("", legal))
+            return "hint"
+        if hints[0][0] == "":
+            (hint,) = [line for line in written if line.startswith("  Hint: ")]
+            hints[0] = (hint, hints[0][1])
+        team = [t["total"] for t in running_score(game)]
+        match = game.match_scores[0]
+        scores.append(
+            f"Score: your team {match[0]} in the match, {team[0]} on the table"
+            f" · the other team {match[1]}, {team[1]}"
+        )
+        kinds = {a: decode_action(a).kind for a in legal}
+        for kind in ("discard", "draw", "peek_keep"):
+            found = [a for a in legal if kinds[a] == kind]
+            if found:
+                return typed_form(found[0])
+        return typed_form(legal[0])
+
+    result = play_game(game, 0, agents, read, written.append, seed=3)
+    assert result.finished
+    hint, legal = hints[0]
+    typed = hint.removeprefix("  Hint: ").split(" (")[0]
+    first = Game("argentine", seed=3)  # the position of the hint: the deal, bots first
+    for a in result.actions:
+        if int(first.current_player[0]) == 0:
+            break
+        first.step_one(a)
+    assert parse_move(typed, first, 0) in legal  # the hint is a legal move there
+    assert "Expert, in your seat" in hint
+    # a status line before each prompt: both teams' match points and table points now
+    shown = [line for line in written if line.startswith("Score: your team ")]
+    assert set(scores) <= set(shown) and len(shown) >= len(scores) > 5
+    # the card drawn, named as in words
+    draws = [line for line in written if line.startswith("  You drew ")]
+    assert draws and all(
+        re.fullmatch(
+            r"  You drew (the (10|[AKQJ2-9]) of (clubs|diamonds|hearts|spades)|a joker)\.", d
+        )
+        for d in draws
+    ), draws
+    # each bot's turn is one line (a bot acts once between two prompts of the person)
+    after_discard = [s for s in screens if any(x.startswith("P0 (you): discard") for x in s)]
+    assert len(after_discard) > 5
+    for screen in after_discard:
+        if any("is over" in line for line in screen):
+            continue
+        joined: list[str] = []  # a wrapped line with its continuations (indented)
+        for line in screen:
+            if line.startswith("  ") and joined:
+                joined[-1] += " " + line.strip()
+            else:
+                joined.append(line)
+        table_end = max(i for i, line in enumerate(joined) if line.startswith("Hand of P0 ("))
+        for p in (1, 2, 3):
+            told = [i for i, line in enumerate(joined) if line.startswith(f"P{p} (")]
+            assert len(told) == 1, screen
+            assert told[0] > table_end  # below the table, next to the prompt
+            assert ", discarded " in joined[told[0]], joined  # drew or took ..., discarded
+        first = min(i for i, line in enumerate(screen) if line.startswith("P1 ("))
+        assert len(screen) - first <= 24 - 1  # the bots' round on screen with the prompt
 
 
 def test_play_save_appends_whole_or_not_at_all(tmp_path, monkeypatch):

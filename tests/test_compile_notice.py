@@ -141,7 +141,9 @@ def test_each_command_lists_only_kernels_it_calls():
     assert names["tournament"] == {"play_kernel"}
     assert names["simulate"] == {"random_playout_kernel"}
     assert names["sweep"] == {"sweep_kernel"}
-    assert names["play"] == names["replay"] == names["distill"] == {"game_kernel"}
+    assert names["replay"] == names["distill"] == {"game_kernel"}
+    # play's status line: the points on the table (the web table's running score)
+    assert names["play"] == {"game_kernel", "_running_score_kernel"}
     assert names["train"] == {"observe_kernel", "mask_kernel"} | {
         "count_meld_rows",
         "featurize",

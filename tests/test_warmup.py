@@ -93,3 +93,66 @@ def test_a_command_says_when_it_is_about_to_compile(monkeypatch):
     monkeypatch.setattr(warmup, "cold_kernels", lambda *kernels: [])
     result = CliRunner().invoke(app, ["simulate", "--games", "2"])
     assert result.exit_code == 0 and "compiling" not in result.stderr
+
+
+def test_warmup_deals_every_table_size_the_web_table_offers():
+    from burako_env.core.game import Game
+    from burako_env.frontends.web.sessions import variant_choices
+
+    sizes = warmup.web_table_sizes()
+    assert sizes == [(v["name"], n) for v in variant_choices() for n in v["players"]]
+    assert {n for _, n in sizes} == {2, 4, 6, 8}
+    # why each size is warmed: the kernels are compiled for the types of a game's state,
+    # whose arrays are sized by the players (a warm 4 compiled again at 2, 6 or 8)
+    layouts = {
+        n: warmup._layout(Game("colombian" if n > 4 else "argentine", num_players=n))
+        for n in (2, 4, 6)
+    }
+    assert len(set(layouts.values())) == 3
+    assert any(job is warmup.job_web_table for _, _, job in warmup.WARMUP_JOBS)
+
+
+_FIRST_WEB_GAMES = """
+from burako_env.frontends.warmup import web_table_sizes
+from burako_env.frontends.web.sessions import PlaySession
+
+for variant, players in web_table_sizes():  # the page's default bots, a deal seed of its own
+    s = PlaySession.new({"variant": variant, "players": players, "seat": 1, "seed": 2**63 + 7})
+    while s.to_act != s.seat:
+        s.bot_move()
+    s.view()
+    s.ask_hint()
+    print(variant, players, "dealt and hinted")
+"""
+
+
+@pytest.mark.skipif(not JIT, reason="nothing compiles without jit")
+@pytest.mark.slow
+def test_after_warmup_a_first_deal_and_hint_at_every_size_compile_nothing(tmp_path):
+    """The first deal at 2, 6 or 8 players took about 50 s after ``burako warmup`` (its
+    jobs dealt 4 only), and the first hint as long again: on a cache that only warmup
+    filled, a fresh process deals, plays the bots and asks a hint at every size the web
+    table offers, and nothing compiles."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(root))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        out = subprocess.run(
+            [sys.executable, *args],
+            env=env,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=3000,
+        )
+        assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
+        return out
+
+    warm = run("-m", "burako_env.frontends.cli", "warmup")
+    assert "web table and burako play, every table size: compiled" in warm.stdout
+    first = run("-c", _FIRST_WEB_GAMES)
+    assert first.stdout.count("dealt and hinted") == len(warmup.web_table_sizes())
+    assert "compiling" not in first.stderr + first.stdout, first.stderr[-3000:]

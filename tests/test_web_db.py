@@ -123,6 +123,57 @@ def test_statistics_count_finished_games_by_their_bots(tmp_path):
     assert other.get("/api/history").json()["games"] == []  # another browser sees none
 
 
+def test_statistics_count_the_canastas_of_the_finished_games(tmp_path):
+    db_path = tmp_path / "g.sqlite3"
+    client = TestClient(create_app(bot_delay=0, db=db_path))
+    finals = {}
+    for seed in (3, 4, 11):  # 4 players: the person's partner, a bot, lays canastas
+        view = new_game(client, bots="normal", seed=seed, players=4)
+        while not view["over"]:
+            view = step(client, view)
+        team = view["seat"] % 2
+        canastas = [m for m in view["melds"][team] if m["canasta"]]
+        clean = sum(m["clean"] for m in canastas)  # the final table, as the page shows it
+        finals[view["id"]] = {"clean": clean, "dirty": len(canastas) - clean}
+    data = client.get("/api/history").json()
+    assert {g["id"]: g["canastas"] for g in data["games"]} == finals
+    assert any(c["clean"] + c["dirty"] for c in finals.values())  # the test counts something
+    (entry,) = data["stats"]["by_bots"]
+    clean = sum(c["clean"] for c in finals.values())
+    dirty = sum(c["dirty"] for c in finals.values())
+    assert entry["canasta_games"] == 3
+    assert (entry["clean_canastas"], entry["dirty_canastas"]) == (clean, dirty)
+    assert entry["clean_per_game"] == round(clean / 3, 2)
+    assert entry["dirty_per_game"] == round(dirty / 3, 2)
+    # a game kept before the canastas were counted (schema 1) is left out of the averages
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE games SET canastas=NULL WHERE id=?", (next(iter(finals)),))
+    data = client.get("/api/history").json()
+    (entry,) = data["stats"]["by_bots"]
+    assert entry["games"] == 3 and entry["canasta_games"] == 2
+    assert sum(g["canastas"] is None for g in data["games"]) == 1
+
+
+def test_a_match_counts_the_canastas_of_every_hand(tmp_path):
+    from burako_env.core.game import Game
+    from burako_env.frontends.web.db import canasta_tally, canastas_of_team, canastas_on_table
+
+    game = Game("argentine", num_players=2, episode="match", seed=1)
+    tally, hand_last, summed = None, None, [0, 0]
+    rng = __import__("numpy").random.default_rng(0)
+    while not game.is_over() and game.view().hands_ended < 2:
+        before = game.view().hands_ended
+        seen = canastas_on_table(game)[0]
+        game.step_one(int(rng.choice(game.legal_actions(0))))
+        tally = canasta_tally(game, tally)
+        if game.view().hands_ended > before and not game.is_over():
+            hand_last = seen
+            summed = [summed[0] + seen[0], summed[1] + seen[1]]
+    now = canastas_on_table(game)[0]
+    assert hand_last is not None  # a hand ended inside the loop
+    assert canastas_of_team(tally, 0) == (summed[0] + now[0], summed[1] + now[1])
+
+
 def test_a_damaged_move_is_refused_naming_the_game(tmp_path):
     db_path = tmp_path / "g.sqlite3"
     client = TestClient(create_app(bot_delay=0, db=db_path))

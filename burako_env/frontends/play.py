@@ -9,22 +9,40 @@ functions (the CLI passes stdin and stdout, the tests a script of lines)::
     add 2c to 3            add a card to your team's meld in slot 3
     discard Kd
     legal                  the legal moves, in words, with their ids
+    hint                   what Expert would play in your seat (the web table's hint)
     1742                   a raw action id
     table | help | quit
 
 Nothing typed can crash the loop: a move that is not legal is explained (the engine's
 ``why_illegal``) and asked again, a line that is not a move says why, and the end of the
 input ends the game.
+
+It fits a terminal of 80 columns and 24 lines: every line written is wrapped between
+words at :data:`WIDTH` columns (:func:`fit_lines`), each bot's turn is one line of what it
+did (:func:`bot_turn_line`), the card the person draws is named, and a status line above
+the prompt gives both teams' match points and this hand's points on the table
+(:func:`status_line`). In words a ten is ``10`` (``10♥``); the codes typed stay ``Th``.
 """
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from burako_env.cards import CardParseError, format_card, format_cards, parse_cards
+from burako_env.cards import (
+    JOKER,
+    RANKS,
+    CardParseError,
+    format_card,
+    format_cards,
+    parse_cards,
+    rank_of,
+    suit_of,
+)
 from burako_env.core.actions import (
     add_action,
     decode_action,
@@ -43,6 +61,7 @@ from burako_env.core.constants import (
 from burako_env.core.game import Game
 from burako_env.frontends.levels import agent_for, bot_label, default_level, why_not
 from burako_env.frontends.narrate import (
+    SUIT_WORDS,
     action_words,
     play_and_describe,
     refusal_words,
@@ -51,7 +70,7 @@ from burako_env.frontends.narrate import (
 from burako_env.render import render_table
 from burako_env.variants import load_variant
 
-COMMANDS = ("help", "quit", "legal", "table")
+COMMANDS = ("help", "quit", "legal", "table", "hint")
 WORD_ACTIONS = {
     "draw": DRAW_STOCK,
     "stock": DRAW_STOCK,
@@ -74,22 +93,88 @@ ALIASES = {
 }
 
 HELP = """\
-Moves (cards in notation: rank then suit, 7h Ts Ad 2c, * for a joker; 10h and ♥ work too):
-  draw                 draw a card from the stock
-  take                 take the whole discard pile
-  keep / reject        first turn with a peek: keep the top card, or reject it and draw
-  meld 7h 8h 9h        open a meld with exactly 3 cards (a group: 3 of a rank or 2 and a
-                       wild, the engine lays the suits; a run: 3 of a suit in order, a wild
-                       may stand in for one); lay a longer meld by adding cards after
-  add 2c to 3          add a card to your team's meld in slot 3 (slots are the [ n ] numbers)
-  discard Kd           discard a card: this ends your turn
-  muerto               take the muerto keeping your 1 or 2 wilds (colombian rules)
-  1742                 an action id, as 'legal' lists them
+Moves (cards as rank then suit: 7h Ts Ad 2c, * a joker; 10h and ♥ work too):
+  draw             draw a card from the stock
+  take             take the whole discard pile
+  keep / reject    first turn with a peek: keep the top card, or reject it and draw
+  meld 7h 8h 9h    open a meld with exactly 3 cards (a group: 3 of a rank, or 2 and
+                   a wild, the engine lays the suits; a run: 3 of a suit in order, a
+                   wild may stand in for one); lay a longer meld by adding cards after
+  add 2c to 3      add a card to your team's meld in slot 3 (the [ n ] numbers)
+  discard Kd       discard a card: this ends your turn
+  muerto           take the muerto keeping your 1 or 2 wilds (colombian rules)
+  1742             an action id, as 'legal' lists them
 Commands:
-  legal                list your legal moves, in words, with their ids
-  table                show the table again
-  help                 this text
-  quit                 leave the game (end of input does the same)"""
+  legal            list your legal moves, in words, with their ids
+  hint             what Expert would play in your seat (as the web table's hint)
+  table            show the table again
+  help             this text
+  quit             leave the game (end of input does the same)"""
+
+#: the terminal's width: every line ``burako play`` writes fits in it
+WIDTH = 80
+#: a ten in the terminal's card notation (``T♥``): words say ``10♥``
+_TEN = re.compile(r"T(?=[♣♦♥♠])")
+#: the first verb of a move's words (:func:`~burako_env.frontends.narrate.play_and_describe`)
+#: in the past, for a bot's turn told after it
+PAST = {"draw": "drew", "take": "took", "keep": "kept", "lay": "laid", "add": "added"}
+
+
+def fit_lines(text: str, width: int = WIDTH) -> list[str]:
+    """``text`` as lines of at most ``width`` columns, broken between words (never inside
+    one: a single word longer than the line stays whole), a continued line indented two
+    more than its first; a ten in words as ``10`` (``T♥`` becomes ``10♥``, the codes
+    typed, ``Th``, stay)."""
+    lines = []
+    for line in _TEN.sub("10", text).split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        lines += textwrap.wrap(
+            line,
+            width,
+            subsequent_indent=indent + "  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    return lines
+
+
+def card_name(c: int) -> str:
+    """A card in words: "the 10 of hearts", "the K of spades", "a joker"."""
+    if int(c) == JOKER:
+        return "a joker"
+    rank = RANKS[rank_of(int(c))]
+    return f"the {'10' if rank == 'T' else rank} of {SUIT_WORDS[suit_of(int(c))]}"
+
+
+def _past(text: str) -> str:
+    verb, _, rest = text.partition(" ")
+    if verb == "discard":
+        return "discarded " + rest
+    text = PAST.get(verb, verb) + (" " + rest if rest else "")
+    return text.replace(" and draw another", " and drew another")
+
+
+def bot_turn_line(seat: int, name: str, moves: list[str]) -> str:
+    """A bot's turn in one line, its moves' words in the past: "P1 (Normal): drew a card
+    from the stock, laid a run 7♥ 8♥ 9♥ (meld 0), discarded K♠"."""
+    return f"P{seat} ({name}): " + ", ".join(_past(m) for m in moves)
+
+
+def status_line(game: Game, seat: int, b: int = 0) -> str:
+    """Both teams' match points and the points each has on the table in this hand (the
+    web table's running score: cards laid and canasta bonuses), the person's team first."""
+    from burako_env.frontends.web.table import running_score
+
+    team = seat % 2
+    match = game.match_scores[b]
+    table = [t["total"] for t in running_score(game, b)]
+    return (
+        f"Score: your team {int(match[team])} in the match, {table[team]} on the table"
+        f" · the other team {int(match[1 - team])}, {table[1 - team]}"
+    )
 
 
 class MoveError(ValueError):
@@ -274,11 +359,16 @@ def play_game(
     write: Callable[[str], None],
     names: dict[int, str] | None = None,
     b: int = 0,
+    seed: int = 0,
 ) -> PlayResult:
     """Play game ``b`` to its end: seat ``seat`` reads moves from ``read(prompt)`` (None
     at the end of the input), the other seats are ``bots[seat]`` (agents). Every move is
-    written in words through ``write``; the table is shown before each of the person's
-    moves and, at the end, with every hand open and the score items."""
+    written in words through ``write``, in lines of at most :data:`WIDTH` columns (each
+    bot's turn one line, :func:`bot_turn_line`); the table and :func:`status_line` are
+    shown before each of the person's moves and, at the end, the table with every hand
+    open and the score items. ``seed``: the deal's, which seeds the hints (the web
+    table's :func:`~burako_env.frontends.thinking.hint_seed`)."""
+    from burako_env.frontends.thinking import expert_hint, hint_seed
     from burako_env.table import IllegalAgentMove, next_move
 
     names = names or {p: getattr(ag, "label", None) or ag.name for p, ag in bots.items()}
@@ -286,11 +376,32 @@ def play_game(
     result = PlayResult(finished=False)
     team = seat % 2
     show = True
+    turn: list[str] = []  # the words of the moves of the bot to act, told as its turn ends
+    bots_round: list[str] = []  # the bots' turns since the person's, told below the table
+    raw_write = write
+
+    def write(text: str) -> None:
+        for line in fit_lines(text):
+            raw_write(line)
 
     def played(p: int, a: int) -> None:
+        hand_before = _hand(game, seat, b).copy()
+        hands_ended = game.view(b).hands_ended
         told = play_and_describe(game, a, b)  # the words of the web log and burako replay
         result.actions.append(a)
-        write(f"P{p} ({'you' if p == seat else names[p]}): {told.text}")
+        if p != seat:  # told below the table, next to the prompt: it does not scroll off
+            turn.append(told.text)
+            ended = told.events or game.is_over(b) or int(game.current_player[b]) != p
+            if ended:
+                bots_round.append(bot_turn_line(p, names[p], turn))
+                turn.clear()
+            bots_round.extend(told.events)
+            return
+        write(f"P{p} (you): {told.text}")
+        drawn = np.flatnonzero(_hand(game, seat, b) > hand_before)
+        kind = decode_action(a).kind
+        if kind in ("draw", "peek_reject") and game.view(b).hands_ended == hands_ended:
+            write("  You drew " + ", ".join(card_name(int(c)) for c in drawn) + ".")
         for event in told.events:
             write(event)
 
@@ -307,6 +418,10 @@ def play_game(
             if show:
                 write("")
                 write(render_table(game, b, viewer=seat))
+                for line in bots_round:
+                    write(line)
+                bots_round.clear()
+                write(status_line(game, seat, b))
                 show = False
             line = read(f"P{seat} (you) > ")
             if line is None:
@@ -327,6 +442,11 @@ def play_game(
             if move == "table":
                 show = True
                 continue
+            if move == "hint":
+                hint = expert_hint(game, hint_seed(seed, len(result.actions)), b)
+                a = int(hint["choice"]["action"])
+                write(f"  Hint: {typed_form(a)} ({action_words(a)}). {hint['summary']}")
+                continue
             if move == "quit":
                 write("You left the game.")
                 result.reason = "quit"
@@ -338,6 +458,8 @@ def play_game(
                 continue
             played(seat, a)
             show = True
+    for line in bots_round:
+        write(line)
     write("")
     write(render_table(game, b, viewer=None))
     result.finished = True
@@ -414,11 +536,16 @@ __all__ = [
     "MoveError",
     "card_move",
     "PlayResult",
+    "WIDTH",
+    "bot_turn_line",
+    "card_name",
     "default_bot",
+    "fit_lines",
     "legal_text",
     "make_bots",
     "parse_move",
     "play_game",
     "score_text",
+    "status_line",
     "typed_form",
 ]

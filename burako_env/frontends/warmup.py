@@ -4,7 +4,11 @@ numba compiles the kernels on their first call and keeps them in its on-disk cac
 (``burako_env.jit.cache``). A first run on a machine, and the first run after an edit of
 the core, pays that compile (a minute or more on 2 cores, docs/BENCHMARKS.md): the commands say so
 on stderr before they start (:func:`announce_compile`) instead of sitting at 0%, and
-``burako warmup`` compiles every family of kernels up front, one small job each.
+``burako warmup`` compiles every family of kernels up front, one small job each. A
+kernel is compiled for the types of its arguments, and a game's state is a record of
+arrays sized by its players and decks: each table size compiles on its own, so the web
+table's job (:func:`job_web_table`) deals every size the page offers (2, 4, 6 and 8
+players), with the bots of each level, and asks a hint.
 
 The notice is said exactly when something compiles, once per process. Before a command
 starts, :func:`announce_compile` looks up the kernels it is sure to call from Python
@@ -103,6 +107,27 @@ def _policy_network_kernels() -> tuple:
     return (*_network_kernels(), legal_lists_kernel)
 
 
+def _table_view_kernels() -> tuple:
+    """The points on the table so far (the web table's view, ``burako play``'s status
+    line)."""
+    from burako_env.frontends.web.table import _running_score_kernel
+
+    return (_running_score_kernel,)
+
+
+def _web_table_kernels() -> tuple:
+    """What the web table calls for a game (and ``burako play`` with its hint): the deal
+    and the moves, the legal moves, the points on the table, Expert's search (the hint)."""
+    from burako_env.core import kernels
+
+    return (
+        kernels.game_kernel,
+        kernels.mask_kernel,
+        *_table_view_kernels(),
+        *_pimc_kernels(),
+    )
+
+
 def _simulate_kernels() -> tuple:
     from burako_env.core import kernels
 
@@ -125,7 +150,7 @@ COMMAND_KERNELS: dict[str, tuple[Callable[[], tuple], ...]] = {
     "simulate": (_simulate_kernels,),
     "sweep": (_sweep_kernels,),
     # the bots' own kernels are not foreseen (the check of each bot, its act)
-    "play": (_one_game_kernels,),
+    "play": (_one_game_kernels, _table_view_kernels),
     "replay": (_one_game_kernels,),
     # the teacher plays one game at a time; its own kernels come from Agent.kernels()
     "distill": (_one_game_kernels,),
@@ -244,6 +269,56 @@ def _job_pimc() -> None:
     make_agent("pimc:k=2,budget_ms=0", seed=0).act_game(Game("argentine", num_players=4, seed=0))
 
 
+def web_table_sizes() -> list[tuple[str, int]]:
+    """Every (variant, players) the web table's set-up form offers."""
+    from burako_env.frontends.web.sessions import variant_choices
+
+    return [(v["name"], int(n)) for v in variant_choices() for n in v["players"]]
+
+
+def _layout(game) -> tuple:
+    """What the kernels are compiled for: the types of a game's state and rules. The
+    state's fields are arrays sized by the players and the decks (``hands`` is [players,
+    cards]), so each table size is a type of its own, compiled once for each."""
+    import numba
+
+    return (numba.typeof(game.state), numba.typeof(game.params))
+
+
+def job_web_table(sizes: list[tuple[str, int]] | None = None) -> None:
+    """Every table size the web table offers (``sizes``: :func:`web_table_sizes`), as a
+    game there calls the kernels: a deal with each level's bots, their moves up to the
+    person's turn, the view and Expert's hint. The kernels are compiled per size (see
+    :func:`_layout`): a table of a size warmup never dealt compiled on its first deal
+    (about a minute on 2 cores) and again on its first hint. Sizes of the same types
+    run once."""
+    from burako_env.core.actions import decode_action
+    from burako_env.frontends.web.sessions import PlaySession, level_choices, variant_choices
+
+    offered = {v["name"]: v["levels"] for v in variant_choices()}
+    known = {lv["id"] for lv in level_choices()}
+    done: set = set()
+    for variant, players in sizes if sizes is not None else web_table_sizes():
+        for level in offered[variant][str(players)]:
+            if level not in known:
+                continue
+            options = {"variant": variant, "players": players, "seat": 0, "seed": 1}
+            session = PlaySession.new({**options, "bots": level})
+            key = (_layout(session.game), level)
+            if key in done:
+                continue
+            done.add(key)
+            while session.to_act == session.seat:  # the person's turn, then the bots'
+                legal = [int(a) for a in session.game.legal_actions()]
+                discards = [a for a in legal if decode_action(a).kind == "discard"]
+                session.move({"action": (discards or legal)[0]})
+            while session.to_act != session.seat and not session.game.is_over():
+                session.bot_move()
+            session.view()
+            if not session.game.is_over():
+                session.ask_hint()
+
+
 #: (name, the kernels it compiles, the job): ``burako warmup`` runs them in this order
 WARMUP_JOBS: tuple[tuple[str, Callable[[], tuple], Callable[[], None]], ...] = (
     ("core (Game, the environments)", _core_kernels, _job_core),
@@ -254,6 +329,7 @@ WARMUP_JOBS: tuple[tuple[str, Callable[[], tuple], Callable[[], None]], ...] = (
     ("reliability sweep", _sweep_kernels, _job_sweep),
     ("pimc search", _pimc_kernels, _job_pimc),
     ("policy network (ppo, train)", _policy_network_kernels, _job_network),
+    ("web table and burako play, every table size", _web_table_kernels, job_web_table),
 )
 
 
@@ -292,5 +368,7 @@ __all__ = [
     "WarmupStep",
     "announce_compile",
     "deal_kernels",
+    "job_web_table",
     "warmup",
+    "web_table_sizes",
 ]

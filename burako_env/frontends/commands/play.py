@@ -62,7 +62,14 @@ def play(
     import sys
 
     from burako_env.core.game import Game
-    from burako_env.frontends.play import agent_for, bot_label, default_bot, make_bots, play_game
+    from burako_env.frontends.play import (
+        agent_for,
+        bot_label,
+        default_bot,
+        fit_lines,
+        make_bots,
+        play_game,
+    )
     from burako_env.records import GameRecord, output_file, variant_fields, write_records
 
     if seed < 0:
@@ -86,17 +93,18 @@ def play(
     else:
         name, why = default_bot(variant, players)
         if why:
-            typer.echo(f"Bots: {why}.")
+            typer.echo("\n".join(fit_lines(f"Bots: {why}.")))
         names = [name] * len(others)
     labels = dict(zip(others, names, strict=True))
     with cli_errors():
         agents = make_bots(game, seat, names, seed, greedy=greedy)
 
     seats = ", ".join(f"P{p} {'you' if p == seat else bot_label(labels[p])}" for p in range(n))
-    typer.echo(
+    intro = (
         f"Burako, {game.variant.label}, {n} players ({seats}); you are team {seat % 2}. "
-        "Type 'help' for the moves."
+        "Type 'help' for the moves, 'hint' for Expert's."
     )
+    typer.echo("\n".join(fit_lines(intro)))
 
     lenient_stdin()
 
@@ -111,7 +119,7 @@ def play(
         return line if line else None
 
     try:
-        result = play_game(game, seat, agents, read, typer.echo, names=labels)
+        result = play_game(game, seat, agents, read, typer.echo, names=labels, seed=seed)
     except KeyboardInterrupt:
         typer.echo("\nInterrupted: the game is abandoned.")
         raise typer.Exit(130) from None
@@ -119,7 +127,7 @@ def play(
         fail(str(exc))
     if save is not None:
         if not result.finished:
-            typer.echo(f"The game did not finish: nothing saved to {save}.")
+            typer.echo("\n".join(fit_lines(f"The game did not finish: nothing saved to {save}.")))
         else:
             seat_names = ["human" if p == seat else labels[p] for p in range(n)]
             rules, overrides = variant_fields(game.variant)  # a name or the rules, no path
@@ -143,7 +151,7 @@ def play(
                     if Path(save).exists():
                         shutil.copyfile(save, tmp)
                     write_records(tmp, [rec], append=True)
-            typer.echo(f"Saved the game to {save} (burako replay {save}).")
+            typer.echo("\n".join(fit_lines(f"Saved the game to {save} (burako replay {save}).")))
 
 
 __all__ = ["split_bot_names", "play"]

@@ -18,7 +18,11 @@ a file from a newer burako is refused, naming both versions, and left untouched.
 
 History and statistics (:meth:`GameDatabase.history`, :meth:`GameDatabase.stats`) are
 read from the same rows: the games of one browser, per opponent level won, lost and tied,
-the average margin and the time played.
+the average margin, the canastas of the person's team (clean and dirty, in all and per
+game) and the time played. The canastas are counted as the moves are kept (the column
+``canastas``, schema version 2): each hand's canastas on the table when it ended, summed
+over the game's hands; a game kept before version 2 has none counted and is left out of
+the canasta averages.
 """
 
 from __future__ import annotations
@@ -63,6 +67,14 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             " PRIMARY KEY (game_id, n)"
             ")",
             "CREATE INDEX games_by_owner ON games(owner, updated)",
+        ),
+    ),
+    (
+        2,
+        (
+            # JSON {"hands_ended": n, "done": [[clean, dirty], [clean, dirty]], "now": ...}:
+            # per team the canastas of the hands ended ("done") and of the hand in play
+            "ALTER TABLE games ADD COLUMN canastas TEXT",
         ),
     ),
 )
@@ -187,6 +199,11 @@ class GameDatabase:
         game = session.game
         over = bool(game.is_over())
         scores = winner = None
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT canastas FROM games WHERE id=?", (session.id,)
+            ).fetchone()
+        tally = json.dumps(canasta_tally(game, json.loads(row[0]) if row and row[0] else None))
         if over:
             final = game.match_scores[0] if game.episode == "match" else game.hand_scores[0]
             scores, winner = json.dumps([int(v) for v in final]), int(game.winner[0])
@@ -204,8 +221,9 @@ class GameDatabase:
                     ),
                 )
                 self._conn.execute(
-                    "UPDATE games SET moves=?, updated=?, over=?, scores=?, winner=? WHERE id=?",
-                    (n, time.time(), int(over), scores, winner, session.id),
+                    "UPDATE games SET moves=?, updated=?, over=?, scores=?, winner=?, canastas=?"
+                    " WHERE id=?",
+                    (n, time.time(), int(over), scores, winner, tally, session.id),
                 )
                 self._conn.execute("COMMIT")
             except BaseException:
@@ -232,15 +250,17 @@ class GameDatabase:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, created, updated, variant, players, seat, episode, levels, moves,"
-                " over, scores, winner FROM games WHERE owner=? ORDER BY updated DESC LIMIT ?",
+                " over, scores, winner, canastas FROM games WHERE owner=?"
+                " ORDER BY updated DESC LIMIT ?",
                 (owner, int(limit)),
             ).fetchall()
         out = []
         for row in rows:
             gid, created, updated, variant, players, seat, episode, levels = row[:8]
-            moves, over, sc, w = row[8:]
+            moves, over, sc, w, tally = row[8:]
             scores = json.loads(sc) if sc else None
             team = seat % 2
+            clean_dirty = canastas_of_team(json.loads(tally), team) if tally else None
             out.append(
                 {
                     "id": gid,
@@ -256,23 +276,29 @@ class GameDatabase:
                     "scores": scores,
                     "result": None if not over else _result(w, team),
                     "margin": None if not scores else scores[team] - scores[1 - team],
+                    # the person's team's canastas so far (None: kept before they were)
+                    "canastas": None
+                    if clean_dirty is None
+                    else {"clean": clean_dirty[0], "dirty": clean_dirty[1]},
                 }
             )
         return out
 
     def stats(self, owner: str) -> dict:
         """``owner``'s finished games by the bots they played: games, won, lost, tied, the
-        average margin of the person's team, and the time played (seconds, first move to
-        last) over every game."""
+        average margin of the person's team, its canastas (``clean_canastas`` and
+        ``dirty_canastas`` in all, ``clean_per_game`` and ``dirty_per_game`` on average over
+        ``canasta_games``, the games whose canastas were counted; None without any), and
+        the time played (seconds, first move to last) over every game."""
         by_level: dict[str, dict] = {}
         played = 0.0
         with self._lock:
             rows = self._conn.execute(
-                "SELECT seat, levels, over, scores, winner, created, updated FROM games"
-                " WHERE owner=?",
+                "SELECT seat, levels, over, scores, winner, created, updated, canastas"
+                " FROM games WHERE owner=?",
                 (owner,),
             ).fetchall()
-        for seat, levels, over, sc, winner, created, updated in rows:
+        for seat, levels, over, sc, winner, created, updated, tally in rows:
             played += max(0.0, updated - created)
             if not over or not sc:
                 continue
@@ -280,19 +306,79 @@ class GameDatabase:
             scores = json.loads(sc)
             key = ", ".join(sorted(set(json.loads(levels))))
             entry = by_level.setdefault(
-                key, {"bots": key, "games": 0, "won": 0, "lost": 0, "tied": 0, "margin": 0.0}
+                key,
+                {
+                    "bots": key,
+                    "games": 0,
+                    "won": 0,
+                    "lost": 0,
+                    "tied": 0,
+                    "margin": 0.0,
+                    "canasta_games": 0,
+                    "clean_canastas": 0,
+                    "dirty_canastas": 0,
+                },
             )
             entry["games"] += 1
             entry[{"won": "won", "lost": "lost", "tie": "tied"}[_result(winner, team)]] += 1
             entry["margin"] += scores[team] - scores[1 - team]
+            if tally:
+                clean, dirty = canastas_of_team(json.loads(tally), team)
+                entry["canasta_games"] += 1
+                entry["clean_canastas"] += clean
+                entry["dirty_canastas"] += dirty
         for entry in by_level.values():
             entry["margin"] = round(entry["margin"] / entry["games"], 1)
+            counted = entry["canasta_games"]
+            for kind in ("clean", "dirty"):
+                total = entry[f"{kind}_canastas"]
+                entry[f"{kind}_per_game"] = round(total / counted, 2) if counted else None
         return {"by_bots": sorted(by_level.values(), key=lambda e: e["bots"]), "seconds": played}
 
     def close(self) -> None:
         """Close the file (the object is not used again)."""
         with self._lock:
             self._conn.close()
+
+
+def canastas_on_table(game, b: int = 0) -> list[list[int]]:
+    """Each team's ``[clean, dirty]`` canastas on the table of game ``b`` now, as the table
+    shows them (:func:`~burako_env.frontends.web.table.meld_view`: a canasta of wilds
+    counts as dirty)."""
+    from burako_env.frontends.web.table import meld_view
+
+    st = game.state
+    counts = []
+    for t in range(2):
+        views = [meld_view(st.melds[b, t, i], i, 0) for i in range(int(st.num_melds[b, t]))]
+        canastas = [m for m in views if m["canasta"]]
+        clean = sum(m["clean"] for m in canastas)
+        counts.append([clean, len(canastas) - clean])
+    return counts
+
+
+def canasta_tally(game, tally: dict | None, b: int = 0) -> dict:
+    """The canasta count of a game after a move, from the count before it (``tally``,
+    None for the first move): a hand that ended since adds its last canastas seen to
+    ``done``, and ``now`` is the table's now. The melds of an ended hand are gone once the
+    next is dealt, so a canasta made by the very move that ends a hand of a match is not
+    seen; a game's last hand stays on the table and is counted whole."""
+    hands_ended = int(game.view(b).hands_ended)
+    if tally is None:
+        tally = {"hands_ended": 0, "done": [[0, 0], [0, 0]], "now": [[0, 0], [0, 0]]}
+    done = [list(pair) for pair in tally["done"]]
+    now = canastas_on_table(game, b)
+    if hands_ended > tally["hands_ended"] and not game.is_over(b):
+        done = [[d + n for d, n in zip(done[t], tally["now"][t], strict=True)] for t in range(2)]
+    return {"hands_ended": hands_ended, "done": done, "now": now}
+
+
+def canastas_of_team(tally: dict, team: int) -> tuple[int, int]:
+    """``(clean, dirty)``: team ``team``'s canastas over the hands of a :func:`canasta_tally`."""
+    return (
+        tally["done"][team][0] + tally["now"][team][0],
+        tally["done"][team][1] + tally["now"][team][1],
+    )
 
 
 def _result(winner: int, team: int) -> str:
@@ -305,4 +391,7 @@ __all__ = [
     "GameDatabase",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "canasta_tally",
+    "canastas_of_team",
+    "canastas_on_table",
 ]

@@ -1144,12 +1144,15 @@ async function showHistory(panel) {
   panel.append(h("ul", { class: "files", id: "history-games" }, games.map(g => h("li", {},
     h("a", { href: "#/play/" + g.id, "data-game": g.id },
       g.variant + ", " + g.players + " players, against " + g.bots.join(", ") + ": " +
-      (g.over ? (g.result === "tie" ? "a tie" : "you " + g.result) + " (" + (g.margin >= 0 ? "+" : "") + g.margin + ")" : "in play, " + g.moves + " moves: resume"))))));
+      (g.over ? (g.result === "tie" ? "a tie" : "you " + g.result) + " (" + (g.margin >= 0 ? "+" : "") + g.margin + ")" : "in play, " + g.moves + " moves: resume") +
+      (g.canastas ? ", your canastas: " + g.canastas.clean + " clean, " + g.canastas.dirty + " dirty" : ""))))));
   const stats = res.data.stats;
   if (stats && stats.by_bots.length) {
     panel.append(h("table", { class: "scores", id: "history-stats" },
-      h("tr", {}, ["against", "games", "won", "lost", "tied", "average margin"].map(t => h("th", {}, t))),
-      stats.by_bots.map(e => h("tr", {}, [e.bots, e.games, e.won, e.lost, e.tied, e.margin].map(t => h("td", {}, String(t)))))),
+      h("tr", {}, ["against", "games", "won", "lost", "tied", "average margin", "clean canastas (per game)", "dirty canastas (per game)"].map(t => h("th", {}, t))),
+      stats.by_bots.map(e => h("tr", {}, [e.bots, e.games, e.won, e.lost, e.tied, e.margin,
+        e.clean_canastas + (e.clean_per_game === null ? "" : " (" + e.clean_per_game + ")"),
+        e.dirty_canastas + (e.dirty_per_game === null ? "" : " (" + e.dirty_per_game + ")")].map(t => h("td", {}, String(t)))))),
       h("p", {}, "Time played: " + Math.round(stats.seconds / 60) + " minutes."));
   }
 }
