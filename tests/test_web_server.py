@@ -42,7 +42,7 @@ from burako_env.core.state import copy_state, states_equal
 from burako_env.frontends.cli import app as cli_app
 from burako_env.frontends.narrate import action_words, play_and_describe
 from burako_env.frontends.playback import check_record
-from burako_env.frontends.thinking import hint_seed
+from burako_env.frontends.thinking import hint_seed, policy_json, public_filter, search_json
 from burako_env.frontends.web import create_app
 from burako_env.frontends.web.app import serve_app
 from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
@@ -233,16 +233,42 @@ def test_view_hides_other_hands_and_shows_public_things():
         table_view(game, viewer=9)
 
 
-def _seen_by(game: Game, seat: int) -> tuple[str, str]:
-    """Everything the web table and the text render draw for ``seat``."""
-    return json.dumps(table_view(game, viewer=seat), sort_keys=True), render_table(game, 0, seat)
+def _thinking_seen_by(game: Game, seat: int, played: int) -> str:
+    """The thinking panel of the decision of the player to act, as ``seat`` reads it (the
+    session's :func:`public_filter`): every legal move a candidate with the same numbers
+    (an agent's numbers come from its own information), ``played`` the move played
+    (public once played); empty for the player's own seat (its decision is its own)."""
+    from agents.pimc import CandidateReport, SearchReport
+    from agents.ppo_agent import PolicyReport
+
+    player = int(game.current_player[0])
+    if game.is_over() or seat == player:
+        return ""
+    legal = [int(a) for a in game.legal_actions()]
+    rows = tuple(CandidateReport(a, 4, 0.0, 1.0, 0.5, 0.0, 1.0) for a in legal)
+    search = SearchReport(played, played, "margin", 4, rows, False)
+    policy = PolicyReport(played, 0.0, tuple((a, 0.1) for a in legal))
+    shown = public_filter(game, player)
+    panels = [search_json(search, player, "Expert", shown)]
+    panels.append(policy_json(policy, player, "Hard", shown))
+    return json.dumps(panels, sort_keys=True)
+
+
+def _seen_by(game: Game, seat: int, played: int = -1) -> tuple[str, str, str]:
+    """Everything the web table, the text render and the thinking panel (of the move
+    ``played`` next, -1: none) draw for ``seat``."""
+    thinking = "" if played < 0 else _thinking_seen_by(game, seat, played)
+    table = json.dumps(table_view(game, viewer=seat), sort_keys=True)
+    return table, render_table(game, 0, seat), thinking
 
 
 def test_views_show_a_seat_only_what_its_observation_holds():
     """Two games a seat cannot tell apart (the same observation) look the same to it in
-    every field of the web table's JSON and of the text render. The pairs: the italian
-    rediscard bar after a one-card pile (it appears only when the taker held no copy:
-    issue 59, the views once showed it to every seat), and re-deals of every card hidden
+    every field of the web table's JSON, of the text render and of a bot's thinking panel
+    (the candidates shown to the person: a discard of the card just taken, shown once
+    the pile had made it public, told that the taker held another copy). The pairs: the
+    italian rediscard bar after a one-card pile (it appears only when the taker held no
+    copy: issue 59, the views once showed it to every seat), and re-deals of every card hidden
     from a seat along a game (Game.determinize keeps that seat's observation)."""
     from burako_env.core.constants import TAKE_PILE
     from burako_env.scenario import build_game
@@ -272,7 +298,10 @@ def test_views_show_a_seat_only_what_its_observation_holds():
     assert len(pairs) > 20
     for one, other, seat in pairs:
         assert np.array_equal(one.observe_one(seat), other.observe_one(seat)), seat
-        assert _seen_by(one, seat) == _seen_by(other, seat), seat
+        # the thinking panel of the next move, the same move played in both games
+        common = np.intersect1d(one.legal_actions(), other.legal_actions())
+        played = int(common[0]) if len(common) and not one.is_over() else -1
+        assert _seen_by(one, seat, played) == _seen_by(other, seat, played), seat
 
 
 def test_legal_moves_come_from_the_engine():

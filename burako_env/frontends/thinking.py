@@ -37,7 +37,11 @@ better half each round), then by margin; a policy's most likely first.
 (``public`` given: the play view), a candidate is shown only when every card it moves is
 one the seat can know is in that hand (the hand's cards known to all: taken from the
 pile, wilds shown with a muerto), or it is the move played (public once played);
-``withheld`` says that others were left out. The numbers come from the bot's own
+``withheld`` says that others were left out. Where a variant bars rediscarding the card
+of a one-card pile (``pile_no_rediscard``), no discard but the one played is shown in
+the turn after the pile was taken: whether that card's discard is legal tells whether
+the taker held another copy, which only the taker may know (the views show the bar to
+the taker only). The numbers come from the bot's own
 information: the search deals again every card hidden from *the bot*
 (``Game.determinize``), the policy reads the bot's observation. The watch view (records,
 every hand open) shows every candidate.
@@ -48,6 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from burako_env.core.actions import decode_action
+from burako_env.core.constants import PHASE_PLAY
 from burako_env.frontends.levels import EXPERT, agent_for, bot_label
 from burako_env.frontends.narrate import action_words
 
@@ -90,13 +95,31 @@ def _cards_moved(game, action: int, seat: int, b: int) -> np.ndarray:
     return counts
 
 
+def _rediscard_undisclosed(game, b: int) -> bool:
+    """True while the rediscard bar (``pile_no_rediscard``) may hold for the player to act
+    and only that player may know it: the play phase with the pile empty, as after
+    taking it (or drawing from an empty one, which a viewer is not told apart here)."""
+    view = game.live_view(b)
+    return (
+        bool(game.variant.pile_no_rediscard)
+        and view.phase == PHASE_PLAY
+        and int(game.state.pile_len[b]) == 0
+    )
+
+
 def public_filter(game, seat: int, b: int = 0):
     """A test ``shown(action)`` for the candidates of ``seat``'s decision now, before the
     move: True when every card the move takes from the hand is known to all to be there
-    (read now: call before the move is played)."""
+    (read now: call before the move is played). A discard is not shown after a pile
+    was taken where the rediscard bar may hold (``pile_no_rediscard``): the card taken
+    from a one-card pile is known, but whether its discard is legal tells whether the
+    taker held another copy, which only the taker knows (issue 59)."""
     known = game.state.known[b, seat].astype(np.int64).copy()
+    discards_undisclosed = _rediscard_undisclosed(game, b)
 
     def shown(action: int) -> bool:
+        if discards_undisclosed and decode_action(action).kind == "discard":
+            return False
         return bool((_cards_moved(game, action, seat, b) <= known).all())
 
     return shown
