@@ -499,3 +499,32 @@ def test_database_urls_are_told_from_files_and_their_passwords_hidden():
     assert not is_database_url("mysql://h/d") and not is_database_url("postgresql:games")
     assert redact_url("postgresql://u:pw@h:5/d") == "postgresql://u:***@h:5/d"
     assert redact_url("postgres://u@h/d") == "postgres://u@h/d"
+
+
+def test_servers_opening_a_new_postgresql_database_at_once_create_it_once(
+    postgres_server, tmp_path
+):
+    """The migrations hold an advisory lock and read the version inside it: handles
+    opened at the same moment on an empty database create its tables once, none fails."""
+    url = Backend("postgresql", tmp_path, postgres_server).db("race")
+    opened: list = []
+    failed: list = []
+    start = threading.Barrier(4)
+
+    def open_it() -> None:
+        start.wait()
+        try:
+            opened.append(GameDatabase(url))
+        except Exception as exc:  # noqa: BLE001 (the test reports it)
+            failed.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not failed and len(opened) == 4
+    assert {db.schema_version() for db in opened} == {SCHEMA_VERSION}
+    assert {db.secret("cookie") for db in opened} == {opened[0].secret("cookie")}
+    for db in opened:
+        db.close()
