@@ -10,7 +10,9 @@
 * ``rllib``: Ray's RLlib (and torch), for :mod:`burako_env.rllib`;
 * ``openspiel``: OpenSpiel, for :mod:`burako_env.openspiel` (the ``python_burako`` game)
   and the ``openspiel_ismcts`` agent;
-* ``all``: the five.
+* ``postgres``: psycopg 3, for ``burako serve --db postgresql://...`` (the web table's
+  games in PostgreSQL, :mod:`burako_env.frontends.web.db`);
+* ``all``: the six.
 
 The core imports none of them at start: each is imported where it is used, and asking
 for a part whose extra is missing raises :class:`MissingExtra`, which names the extra
@@ -31,6 +33,7 @@ EXTRAS = {
     "ray": "ray",
     "pyspiel": "openspiel",
     "open_spiel": "openspiel",
+    "psycopg": "postgres",
 }
 
 

@@ -20,7 +20,7 @@ extras="${1:-train}"
 torch="${BURAKO_TORCH:-torch==2.13.0}"
 stamp=.venv/.burako-setup
 # what `all` stands for (pyproject's all extra)
-all_extras="train,web,ray,rllib,openspiel"
+all_extras="train,web,ray,rllib,openspiel,postgres"
 
 sources_hash() {
   # the hash of what the install depends on besides the extras

@@ -129,7 +129,8 @@ def test_the_core_dependencies_leave_out_the_extras():
     }
     for core in ("numpy", "numba", "gymnasium", "pettingzoo", "pyyaml", "typer", "tqdm"):
         assert core in names
-    assert not {"torch", "tensorboard", "starlette", "uvicorn", "ray", "open_spiel"} & names
+    optional = {"torch", "tensorboard", "starlette", "uvicorn", "ray", "open_spiel", "psycopg"}
+    assert not optional & names
     extras = project["optional-dependencies"]
     torch = [d for d in extras["train"] if d.startswith("torch")]
     assert torch and "==" not in torch[0] and ">=" in torch[0], torch  # a range, not a pin
@@ -139,7 +140,8 @@ def test_the_core_dependencies_leave_out_the_extras():
     assert any(d.startswith("ray[rllib]") for d in extras["rllib"])
     assert any(d.startswith("torch") for d in extras["rllib"])  # RLlib's modules are torch
     assert any(d.startswith("open_spiel>=") for d in extras["openspiel"])
-    assert extras["all"] == ["burako[train,web,ray,rllib,openspiel]"]
+    assert extras["postgres"] == ["psycopg[binary]>=3.1"]
+    assert extras["all"] == ["burako[train,web,ray,rllib,openspiel,postgres]"]
     assert project["version"] == "0.6.0"
 
 

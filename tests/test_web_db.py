@@ -1,16 +1,27 @@
-"""The web table's games kept in SQLite (burako_env/frontends/web/db.py): a restarted
+"""The web table's games kept in a database (burako_env/frontends/web/db.py): a restarted
 server resumes every game from its link, mid-hand, exactly; a kill -9 loses no move the
-page was told about; the schema migrates and refuses a newer file; the browser's history
-and statistics come from the same rows."""
+page was told about; the schema migrates and refuses a newer database; the browser's
+history and statistics come from the same rows.
+
+The tests that take the ``backend`` fixture run twice: on SQLite files and on a real
+PostgreSQL server that this module starts itself (``initdb`` and ``pg_ctl`` into a
+temporary folder, on a free port; as root, as the user ``nobody``, since PostgreSQL
+refuses to run as root), skipped with a message where the server's binaries or psycopg
+are missing (in CI, where ``.ci/run`` installs them with apt-get, a missing server fails
+them). Two server processes share one PostgreSQL database below."""
 
 from __future__ import annotations
 
+import itertools
 import os
+import shutil
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -29,6 +40,110 @@ from burako_env.frontends.web.sessions import PlaySession, bot_seed  # noqa: E40
 
 ROOT = Path(__file__).resolve().parent.parent
 VOLATILE = ("hint", "thinking")
+#: the superuser of the test's PostgreSQL server and its password (the TCP logins ask it)
+PG_USER, PG_PASSWORD = "burako", "table-secret"
+
+
+# ------------------------------------------------------------------ the two backends
+def _postgres_bin() -> Path | None:
+    """The folder of PostgreSQL's server binaries (Debian: /usr/lib/postgresql/N/bin)."""
+    for folder in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (folder / "initdb").exists() and (folder / "pg_ctl").exists():
+            return folder
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb and shutil.which("pg_ctl") else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def postgres_server():
+    """A PostgreSQL server of its own: its admin URL (password logins over TCP on
+    127.0.0.1), stopped and deleted at the end."""
+    pytest.importorskip(
+        "psycopg", reason="psycopg is not installed: pip install 'burako[postgres]'"
+    )
+    bin_dir = _postgres_bin()
+    if bin_dir is None or os.name != "posix":
+        if os.environ.get("CI") == "true" and shutil.which("apt-get"):
+            pytest.fail("PostgreSQL is not installed: .ci/run installs it with apt-get in CI")
+        pytest.skip(
+            "PostgreSQL's server (initdb, pg_ctl) is not installed: apt-get install postgresql"
+        )
+    as_user: list[str] = []
+    if os.getuid() == 0:  # PostgreSQL refuses to run as root: run it as nobody
+        if shutil.which("runuser") is None:
+            pytest.skip("running as root without runuser: cannot start PostgreSQL as another user")
+        as_user = ["runuser", "-u", "nobody", "--"]
+    # not under pytest's tmp_path: its folders are the owner's only, and nobody must enter
+    home = Path(tempfile.mkdtemp(prefix="burako-pg-"))
+    (home / "pw").write_text(PG_PASSWORD)
+    if as_user:
+        import pwd
+
+        nobody = pwd.getpwnam("nobody")
+        for path in (home, home / "pw"):
+            os.chown(path, nobody.pw_uid, nobody.pw_gid)
+    port = _free_port()
+    initdb = [str(bin_dir / "initdb"), "-D", str(home / "data"), "-U", PG_USER, "-E", "UTF8"]
+    initdb += ["--pwfile", str(home / "pw"), "--auth-local=trust", "--auth-host=scram-sha-256"]
+    subprocess.run([*as_user, *initdb], check=True, capture_output=True, timeout=120)
+    pg_ctl = [*as_user, str(bin_dir / "pg_ctl"), "-D", str(home / "data")]
+    options = f"-p {port} -k {home} -c listen_addresses=127.0.0.1"
+    subprocess.run(
+        [*pg_ctl, "-l", str(home / "log"), "-w", "-t", "120", "-o", options, "start"],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    try:
+        yield f"postgresql://{PG_USER}:{PG_PASSWORD}@127.0.0.1:{port}"
+    finally:
+        subprocess.run([*pg_ctl, "-m", "immediate", "stop"], capture_output=True, timeout=120)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+_database_numbers = itertools.count()
+
+
+class Backend:
+    """Where a test keeps its games: :meth:`db` names a new database (a SQLite file in the
+    test's folder, or a new PostgreSQL database), :meth:`execute` writes to it behind the
+    server's back (a damaged row, a newer schema)."""
+
+    def __init__(self, name: str, tmp_path: Path, server: str | None) -> None:
+        self.name, self.tmp_path, self.server = name, tmp_path, server
+
+    def db(self, name: str):
+        if self.server is None:
+            return self.tmp_path / f"{name}.sqlite3"
+        import psycopg
+
+        database = f"burako_{name}_{next(_database_numbers)}"
+        with psycopg.connect(f"{self.server}/postgres", autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{database}"')
+        return f"{self.server}/{database}"
+
+    def execute(self, db, sql: str, params: tuple = ()) -> list[tuple]:
+        """Run ``sql`` (``?`` placeholders) on ``db``, committed; its rows."""
+        if self.server is None:
+            with sqlite3.connect(db) as conn:
+                return conn.execute(sql, params).fetchall()
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as conn:
+            cur = conn.execute(sql.replace("?", "%s"), params)
+            return cur.fetchall() if cur.description else []
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request, tmp_path) -> Backend:
+    server = None if request.param == "sqlite" else request.getfixturevalue("postgres_server")
+    return Backend(request.param, tmp_path, server)
 
 
 def new_game(client, **options) -> dict:
@@ -51,8 +166,8 @@ def step(client, view) -> dict:
     return r.json()
 
 
-def test_a_restarted_server_resumes_the_game_mid_hand_exactly(tmp_path):
-    db = tmp_path / "games.sqlite3"
+def test_a_restarted_server_resumes_the_game_mid_hand_exactly(backend):
+    db = backend.db("games")
     first = TestClient(create_app(bot_delay=0, db=db))
     view = new_game(first, bots="normal")
     for _ in range(23):
@@ -73,16 +188,16 @@ def test_a_restarted_server_resumes_the_game_mid_hand_exactly(tmp_path):
     )
 
 
-def test_a_resumed_game_plays_on_as_the_uninterrupted_one(tmp_path):
+def test_a_resumed_game_plays_on_as_the_uninterrupted_one(backend):
     """The bots' generators are seeded by the deal and the position, so a game that went
     through a restart is, move for move, the game that did not."""
-    straight = TestClient(create_app(bot_delay=0, db=tmp_path / "a.sqlite3"))
+    straight = TestClient(create_app(bot_delay=0, db=backend.db("a")))
     view = new_game(straight, bots="hard", players=4, seed=77)
     while not view["over"]:
         view = step(straight, view)
     whole = [(e["seat"], e["text"]) for e in view["log"]]
 
-    db = tmp_path / "b.sqlite3"
+    db = backend.db("b")
     cut = TestClient(create_app(bot_delay=0, db=db))
     view = new_game(cut, bots="hard", players=4, seed=77)
     for _ in range(40):
@@ -102,8 +217,9 @@ def test_bot_seeds_depend_on_the_position_alone():
     assert 0 <= bot_seed(2**64 - 1, 10**6, 5) < 2**63
 
 
-def test_statistics_count_finished_games_by_their_bots(tmp_path):
-    client = TestClient(create_app(bot_delay=0, db=tmp_path / "g.sqlite3"))
+def test_statistics_count_finished_games_by_their_bots(backend):
+    db = backend.db("g")
+    client = TestClient(create_app(bot_delay=0, db=db))
     finished = []
     for seed in (3, 4):
         view = new_game(client, bots="easy", seed=seed)
@@ -119,7 +235,7 @@ def test_statistics_count_finished_games_by_their_bots(tmp_path):
     results = [g for g in data["games"] if g["over"]]
     assert entry["won"] == sum(g["result"] == "won" for g in results)
     assert entry["margin"] == round(sum(g["margin"] for g in results) / 2, 1)
-    other = TestClient(create_app(bot_delay=0, db=tmp_path / "g.sqlite3"))
+    other = TestClient(create_app(bot_delay=0, db=db))
     assert other.get("/api/history").json()["games"] == []  # another browser sees none
 
 
@@ -174,16 +290,16 @@ def test_a_match_counts_the_canastas_of_every_hand(tmp_path):
     assert canastas_of_team(tally, 0) == (summed[0] + now[0], summed[1] + now[1])
 
 
-def test_a_damaged_move_is_refused_naming_the_game(tmp_path):
-    db_path = tmp_path / "g.sqlite3"
+def test_a_damaged_move_is_refused_naming_the_game(backend):
+    db_path = backend.db("g")
     client = TestClient(create_app(bot_delay=0, db=db_path))
     view = new_game(client)
     for _ in range(6):
         view = step(client, view)
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE moves SET action=2540 WHERE n=3")
+    backend.execute(db_path, "UPDATE moves SET action=2540 WHERE n=3")
     db = GameDatabase(db_path)
     options, moves = db.load(view["id"])
+    db.close()
     with pytest.raises(Exception, match=r"cannot be replayed at move 3"):
         PlaySession.restore(view["id"], options, moves)
     again = TestClient(create_app(bot_delay=0, db=db_path))
@@ -191,33 +307,40 @@ def test_a_damaged_move_is_refused_naming_the_game(tmp_path):
     assert r.status_code == 500 and "cannot be replayed at move 3" in r.json()["error"]
 
 
-def test_the_schema_migrates_and_refuses_a_newer_file(tmp_path):
-    path = tmp_path / "g.sqlite3"
+def test_the_schema_migrates_and_refuses_a_newer_file(backend, tmp_path):
+    path = backend.db("g")
     db = GameDatabase(path)
     assert db.schema_version() == SCHEMA_VERSION
     db.close()
-    assert GameDatabase(path).schema_version() == SCHEMA_VERSION  # opened again: as it was
-    with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (SCHEMA_VERSION + 1,))
-    before = path.read_bytes()
+    db = GameDatabase(path)  # opened again: as it was
+    assert db.schema_version() == SCHEMA_VERSION
+    db.close()
+    newer = str(SCHEMA_VERSION + 1)
+    backend.execute(path, "UPDATE meta SET value=? WHERE key='schema_version'", (newer,))
+
+    def contents():
+        rows = backend.execute(path, "SELECT key, value FROM meta ORDER BY key")
+        return rows, (path.read_bytes() if backend.name == "sqlite" else None)
+
+    before = contents()
     with pytest.raises(DatabaseError, match=r"newer than this burako's"):
         GameDatabase(path)
-    assert path.read_bytes() == before  # left untouched
-    junk = tmp_path / "junk.sqlite3"
-    junk.write_bytes(b"this is no database" * 100)
+    assert contents() == before  # left untouched
+    foreign = backend.db("foreign")  # another program's tables: refused, not mixed in
+    backend.execute(foreign, "CREATE TABLE games (x INTEGER)")
     with pytest.raises(DatabaseError, match="is not a burako game database"):
-        GameDatabase(junk)
+        GameDatabase(foreign)
+    assert backend.execute(foreign, "SELECT count(*) FROM games") == [(0,)]
+    if backend.name == "sqlite":
+        junk = tmp_path / "junk.sqlite3"
+        junk.write_bytes(b"this is no database" * 100)
+        with pytest.raises(DatabaseError, match="is not a burako game database"):
+            GameDatabase(junk)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _server(db: Path, port: int) -> subprocess.Popen:
+def _server(db, port: int, records: Path) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "burako_env.frontends.cli", "serve", "--port", str(port)]
-    cmd += ["--db", str(db), "--bot-delay", "0", "--records", str(db.parent / "records")]
+    cmd += ["--db", str(db), "--bot-delay", "0", "--records", str(records)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -268,10 +391,10 @@ class _Answer:
 
 
 @pytest.mark.skipif(os.name != "posix", reason="kill -9 is POSIX")
-def test_a_kill_9_loses_no_acknowledged_move(tmp_path):
-    db = tmp_path / "g.sqlite3"
+def test_a_kill_9_loses_no_acknowledged_move(backend, tmp_path):
+    db = backend.db("g")
     port = _free_port()
-    proc = _server(db, port)
+    proc = _server(db, port, tmp_path / "records")
     try:
         http = _Http(f"http://127.0.0.1:{port}")
         r = http.post("/api/games", json={"seed": 8, "bots": "greedy", "players": 2})
@@ -283,7 +406,7 @@ def test_a_kill_9_loses_no_acknowledged_move(tmp_path):
         proc.send_signal(signal.SIGKILL)  # between two moves: no clean shutdown
         proc.wait(timeout=30)
     port = _free_port()
-    proc = _server(db, port)
+    proc = _server(db, port, tmp_path / "records")
     try:
         again = _Http(f"http://127.0.0.1:{port}", http.jar)
         resumed = again.get(f"/api/games/{view['id']}").json()
@@ -293,11 +416,11 @@ def test_a_kill_9_loses_no_acknowledged_move(tmp_path):
     assert resumed["log"] == view["log"] and resumed["moves"] == view["moves"]
 
 
-def test_house_rules_deal_the_engines_variant_and_are_kept(tmp_path):
+def test_house_rules_deal_the_engines_variant_and_are_kept(backend):
     from burako_env.frontends.rules_text import rules_summary
     from burako_env.variants import load_variant
 
-    db = tmp_path / "g.sqlite3"
+    db = backend.db("g")
     client = TestClient(create_app(bot_delay=0, db=db))
     page = client.get("/api/rules", params={"variant": "italian", "players": 4}).json()
     assert page["text"] == rules_summary(load_variant("italian", num_players=4))  # one source
@@ -325,3 +448,134 @@ def test_house_rules_deal_the_engines_variant_and_are_kept(tmp_path):
     assert bad.status_code == 400 and "choose the variant and the players" in bad.json()["error"]
     hard = client.post("/api/games", json={"bots": "hard", "rules": {"target": 1500}})
     assert hard.status_code == 400  # the shipped policy plays its own rules only
+
+
+# ------------------------------------------------------------------ PostgreSQL only
+def test_two_server_processes_share_one_postgresql_database(postgres_server, tmp_path):
+    """Two servers write the moves of their own games at the same time into one database;
+    the second then resumes the first's game from its link, and plays it on."""
+    backend = Backend("postgresql", tmp_path, postgres_server)
+    db = backend.db("shared")
+    servers = []
+    try:
+        for _ in range(2):
+            port = _free_port()
+            servers.append((_server(db, port, tmp_path / "records"), f"http://127.0.0.1:{port}"))
+        browsers = [_Http(base) for _, base in servers]
+        views: list = [None, None]
+
+        def play(i: int) -> None:
+            r = browsers[i].post("/api/games", json={"seed": 20 + i, "bots": "greedy"})
+            assert r.status_code == 201, r.text
+            view = r.json()
+            for _ in range(12):
+                view = step(browsers[i], view)
+            views[i] = view
+
+        threads = [threading.Thread(target=play, args=(i,)) for i in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=300)
+        assert all(views), "a server's game did not finish its moves"
+        # the rows are in PostgreSQL, one game per server, every acknowledged move there
+        rows = backend.execute(db, "SELECT id, moves FROM games ORDER BY id")
+        assert sorted(r[0] for r in rows) == sorted(v["id"] for v in views)
+        for gid, moves in rows:
+            (count,) = backend.execute(db, "SELECT count(*) FROM moves WHERE game_id=?", (gid,))
+            assert count[0] == moves > 0
+        # the second server resumes the first's game (the cookie key is in the database)
+        second = _Http(servers[1][1], browsers[0].jar)
+        resumed = second.get(f"/api/games/{views[0]['id']}").json()
+        assert resumed["log"] == views[0]["log"] and resumed["moves"] == views[0]["moves"]
+        view = step(second, resumed)
+        first_again = browsers[0].get(f"/api/games/{views[0]['id']}").json()
+        assert len(view["log"]) > len(resumed["log"])
+        assert first_again["id"] == views[0]["id"]
+    finally:
+        for proc, _ in servers:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+
+
+def _serve_error(args: list[str]) -> str:
+    """``burako serve ARGS``'s output, checked to be one ``error:`` line and exit 2."""
+    from typer.testing import CliRunner
+
+    from burako_env.frontends.cli import app as cli_app
+
+    r = CliRunner().invoke(cli_app, ["serve", "--port", "0", *args])
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
+    assert "Traceback" not in r.output
+    return lines[0]
+
+
+def test_a_postgresql_url_that_cannot_be_used_is_one_error_line(postgres_server, tmp_path):
+    records = ["--records", str(tmp_path)]
+    good = Backend("postgresql", tmp_path, postgres_server).db("login")
+    wrong = good.replace(f":{PG_PASSWORD}@", ":not-the-password@")
+    line = _serve_error(["--db", wrong, *records])
+    assert "cannot connect to the game database" in line and "password" in line
+    assert "not-the-password" not in line  # never printed
+    nowhere = f"postgresql://{PG_USER}:x@127.0.0.1:{_free_port()}/burako"
+    line = _serve_error(["--db", nowhere, *records])
+    assert "cannot connect" in line and "server is running" in line
+    line = _serve_error(["--db", "postgres://u@localhost:notaport/db", *records])
+    assert "is not a valid PostgreSQL URL" in line and "postgresql://user:password@host" in line
+    no_database = good.rsplit("/", 1)[0] + "/no_such_database"
+    line = _serve_error(["--db", no_database, *records])
+    assert "no_such_database" in line and "database name" in line
+
+
+def test_a_missing_driver_names_the_extra(monkeypatch, tmp_path):
+    from burako_env.extras import MissingExtra
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError
+    url = "postgresql://me:secret@127.0.0.1:5432/games"
+    with pytest.raises(MissingExtra, match=r"pip install 'burako\[postgres\]'"):
+        GameDatabase(url)
+    line = _serve_error(["--db", url, "--records", str(tmp_path)])
+    assert "needs psycopg: pip install 'burako[postgres]'" in line and "secret" not in line
+    assert not (ROOT / "postgresql:").exists()  # the URL was never taken for a file name
+
+
+def test_database_urls_are_told_from_files_and_their_passwords_hidden():
+    from burako_env.frontends.web.db import is_database_url, redact_url
+
+    assert is_database_url("postgresql://u@h:5432/d") and is_database_url("postgres://h/d")
+    assert is_database_url("PostgreSQL://h/d")
+    assert not is_database_url("games.sqlite3") and not is_database_url(Path("postgres://h"))
+    assert not is_database_url("mysql://h/d") and not is_database_url("postgresql:games")
+    assert redact_url("postgresql://u:pw@h:5/d") == "postgresql://u:***@h:5/d"
+    assert redact_url("postgres://u@h/d") == "postgres://u@h/d"
+
+
+def test_servers_opening_a_new_postgresql_database_at_once_create_it_once(
+    postgres_server, tmp_path
+):
+    """The migrations hold an advisory lock and read the version inside it: handles
+    opened at the same moment on an empty database create its tables once, none fails."""
+    url = Backend("postgresql", tmp_path, postgres_server).db("race")
+    opened: list = []
+    failed: list = []
+    start = threading.Barrier(4)
+
+    def open_it() -> None:
+        start.wait()
+        try:
+            opened.append(GameDatabase(url))
+        except Exception as exc:  # noqa: BLE001 (the test reports it)
+            failed.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not failed and len(opened) == 4
+    assert {db.schema_version() for db in opened} == {SCHEMA_VERSION}
+    assert {db.secret("cookie") for db in opened} == {opened[0].secret("cookie")}
+    for db in opened:
+        db.close()

@@ -28,7 +28,8 @@ def serve(
         str | None,
         typer.Option(
             help="SQLite file that keeps every game as it is played "
-            "(default: burako-games.sqlite3 in the records folder)"
+            "(default: burako-games.sqlite3 in the records folder), or a PostgreSQL URL "
+            "(postgresql://user:password@host:port/dbname) that several servers share"
         ),
     ] = None,
     memory: Annotated[
@@ -39,8 +40,9 @@ def serve(
 
     Prints the URL to open. Watch shows the record files under --records (and nothing
     outside it); a finished game can be saved there as a record. Every game is kept in a
-    SQLite file as it is played (--db; --memory keeps none), so a restarted server resumes
-    each game from its link.
+    SQLite file, or a PostgreSQL database, as it is played (--db; --memory keeps none), so
+    a restarted server, or another one sharing the database, resumes each game from its
+    link.
     """
     from pathlib import Path
 
@@ -58,12 +60,15 @@ def serve(
             require(module, "burako serve")
     from burako_env.frontends.web import serve as run
     from burako_env.frontends.web.app import default_db
-    from burako_env.frontends.web.db import DatabaseError
+    from burako_env.frontends.web.db import DatabaseError, is_database_url, redact_url
 
     if memory and db is not None:
         fail("--db and --memory contradict each other: give one")
     database = None if memory else (db if db is not None else default_db(records))
-    if database is not None and Path(database).is_dir():
+    if database is not None and is_database_url(database):
+        with cli_errors():  # the postgres extra: error: ... names it
+            require("psycopg", f"--db {redact_url(str(database))}", "postgres")
+    elif database is not None and Path(database).is_dir():
         fail(f"--db {str(database)!r} is a folder; give a file")
 
     # nothing compiles until a browser starts a game: the notice comes then, in the log

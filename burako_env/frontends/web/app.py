@@ -93,7 +93,12 @@ except ImportError as exc:
 
     raise MissingExtra("the web server (burako serve)", "starlette") from exc
 
-from burako_env.frontends.web.db import DEFAULT_DB_NAME, GameDatabase
+from burako_env.frontends.web.db import (
+    DEFAULT_DB_NAME,
+    GameDatabase,
+    is_database_url,
+    redact_url,
+)
 from burako_env.frontends.web.moves import BadMove, RefusedMove
 from burako_env.frontends.web.sessions import (
     BOT_NAMES,
@@ -348,9 +353,9 @@ def create_app(
     none); ``save_dir``: where finished games are saved (default ``records_dir``; None for
     both: saving is off); ``bot_delay``: seconds the page waits before each bot move;
     ``allowed_hosts``: the Host names answered, with any port (None: any; ``burako serve``
-    sets them with :func:`allowed_hosts_for`); ``db``: the SQLite file that keeps every
-    game as it is played (:mod:`burako_env.frontends.web.db`; None: games live in memory
-    only)."""
+    sets them with :func:`allowed_hosts_for`); ``db``: the SQLite file, or the PostgreSQL
+    URL, that keeps every game as it is played (:mod:`burako_env.frontends.web.db`; None:
+    games live in memory only)."""
     bot_delay = check_bot_delay(bot_delay)
     database = GameDatabase(db) if db is not None else None
     library = RecordLibrary(records_dir)
@@ -645,6 +650,12 @@ def default_db(records_dir: str | Path | None) -> Path | None:
     return None if records_dir is None else Path(records_dir) / DEFAULT_DB_NAME
 
 
+def _database_name(db: str | Path) -> str:
+    """The database as the server's first lines name it: the file's full path, or the
+    PostgreSQL URL without its password."""
+    return redact_url(str(db)) if is_database_url(db) else str(Path(db).resolve())
+
+
 def serve_app(
     host: str = DEFAULT_HOST,
     records_dir: str | Path | None = "games",
@@ -694,7 +705,7 @@ def serve(
     folder = Path(records_dir).resolve() if records_dir is not None else None
     echo(f"Burako table at http://{shown}:{bound}/")
     echo(f"records from {folder if folder else '(none)'}; Ctrl+C stops the server")
-    echo(f"games kept in {Path(db).resolve()}" if db is not None else "games kept in memory only")
+    echo(f"games kept in {_database_name(db)}" if db is not None else "games kept in memory only")
     sys.stdout.flush()
     # log_config=None: uvicorn's own config goes through logging.config.dictConfig, which
     # closes every handler the process already has (absl's, for one, then closes the

@@ -10,11 +10,27 @@ server, a closed tab or a second device resumes the exact game, mid-hand, from i
 A bot's decisions depend only on the deal's seed and the position (its generator is
 seeded per move), so a resumed game plays on as it would have.
 
-SQLite (Python's own ``sqlite3``) holds it: one file, created on first start, in WAL mode
-(readers never wait for the writer, several server processes may share the file) with
-``synchronous=FULL``. The schema carries its version (``meta.schema_version``) and grows
-by the numbered migrations of :data:`MIGRATIONS`, applied in order when a file is opened;
-a file from a newer burako is refused, naming both versions, and left untouched.
+Two backends hold it, behind the same API, schema and migrations:
+
+* SQLite (Python's own ``sqlite3``), the default: one file, created on first start, in WAL
+  mode (readers never wait for the writer, several server processes on one machine may
+  share the file) with ``synchronous=FULL``;
+* PostgreSQL, when ``--db`` is a URL (``postgresql://user:password@host:port/dbname``,
+  ``postgres://`` too; :func:`is_database_url`): a server that several server processes,
+  on one machine or several, share. It needs the ``postgres`` extra (psycopg 3), imported
+  only then.
+
+The seam between them is small (:class:`_SqliteBackend`, :class:`_PostgresBackend`): the
+placeholders (the SQL here is written with ``?``), the column types (SQLite's ``REAL`` is
+PostgreSQL's ``DOUBLE PRECISION``: ``REAL`` there is 4 bytes, too few for a timestamp),
+the question "does this table exist", and how a write transaction starts (SQLite's
+``BEGIN IMMEDIATE`` takes the file's write lock; PostgreSQL's migrations take an advisory
+lock, so that two processes opening a new database at once create it once). The upserts
+are written in the ``INSERT ... ON CONFLICT`` form both read.
+
+The schema carries its version (``meta.schema_version``) and grows by the numbered
+migrations of :data:`MIGRATIONS`, applied in order when a database is opened; one from a
+newer burako is refused, naming both versions, and left untouched.
 
 History and statistics (:meth:`GameDatabase.history`, :meth:`GameDatabase.stats`) are
 read from the same rows: the games of one browser, per opponent level won, lost and tied,
@@ -28,10 +44,17 @@ the canasta averages.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from burako_env.extras import require
 
 #: the file name of the default database, beside the records folder
 DEFAULT_DB_NAME = "burako-games.sqlite3"
@@ -82,76 +105,230 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
+#: the URL schemes of a PostgreSQL ``--db``
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+#: seconds a PostgreSQL connection attempt waits for the server (an unreachable host is
+#: an error, not a hang), unless the URL sets ``connect_timeout``
+CONNECT_TIMEOUT = 10
+#: the key of the advisory lock PostgreSQL's migrations hold (any constant; "burako")
+_MIGRATION_LOCK = 0x6275_7261_6B6F
+
+
 class DatabaseError(RuntimeError):
     """The database cannot be used: a file that is no SQLite database, one from a newer
-    burako, a folder that cannot be written. The message says what to fix."""
+    burako, a folder that cannot be written, a PostgreSQL URL that is malformed or whose
+    server cannot be reached or refuses the login. The message says what to fix."""
+
+
+def is_database_url(db: str | Path) -> bool:
+    """Whether ``db`` names a PostgreSQL database (``postgresql://...`` or
+    ``postgres://...``) rather than a SQLite file."""
+    if not isinstance(db, str) or "://" not in db:
+        return False
+    return db.split("://", 1)[0].lower() in POSTGRES_SCHEMES
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password replaced by ``***``: for messages and logs."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+class _SqliteBackend:
+    """SQLite: the file ``path``, one connection in autocommit mode (the transactions are
+    explicit)."""
+
+    name = "SQLite"
+    errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
+
+    def __init__(self, path: Path) -> None:
+        self.where = str(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(
+                str(path), check_same_thread=False, isolation_level=None, timeout=30
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise DatabaseError(f"cannot open the game database {self.where!r}: {exc}") from exc
+        try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise DatabaseError(self.not_ours(exc)) from exc
+
+    def not_ours(self, exc: BaseException) -> str:
+        return (
+            f"{self.where!r} is not a burako game database ({exc}): give another --db file, "
+            "or move this one away"
+        )
+
+    def execute(self, sql: str, params: tuple = ()) -> Any:
+        return self.conn.execute(sql, params)
+
+    def ddl(self, sql: str) -> str:
+        return sql
+
+    def has_table(self, name: str) -> bool:
+        row = self.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)
+        ).fetchone()
+        return row is not None
+
+    @contextmanager
+    def transaction(self, schema: bool = False) -> Iterator[None]:
+        # IMMEDIATE: the write lock at once, so that a reader-turned-writer never fails
+        # on another process's write in between
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class _PostgresBackend:
+    """PostgreSQL at ``url``: one psycopg connection in autocommit mode (the transactions
+    are explicit), the server's own durability (a commit is on its disk before it
+    returns, with the server's default ``synchronous_commit``)."""
+
+    name = "PostgreSQL"
+
+    def __init__(self, url: str) -> None:
+        self.where = redact_url(url)
+        psycopg = require("psycopg", f"--db {self.where}", "postgres")
+        self.errors: tuple[type[BaseException], ...] = (psycopg.Error,)
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 (a port that is no number raises here)
+            options = psycopg.conninfo.conninfo_to_dict(url)
+        except (ValueError, psycopg.Error) as exc:
+            raise DatabaseError(
+                f"--db {self.where!r} is not a valid PostgreSQL URL ({_one_line(exc)}): "
+                "write it as postgresql://user:password@host:port/dbname"
+            ) from exc
+        extra = {} if "connect_timeout" in options else {"connect_timeout": CONNECT_TIMEOUT}
+        try:
+            self.conn = psycopg.connect(url, autocommit=True, **extra)
+        except psycopg.Error as exc:
+            raise DatabaseError(
+                f"cannot connect to the game database {self.where}: {_one_line(exc)}; check "
+                "the host, port, user, password and database name of --db, and that the "
+                "server is running"
+            ) from exc
+
+    def not_ours(self, exc: BaseException) -> str:
+        return (
+            f"{self.where} is not a burako game database ({_one_line(exc)}): give another "
+            "--db database, or empty this one"
+        )
+
+    def execute(self, sql: str, params: tuple = ()) -> Any:
+        return self.conn.execute(sql.replace("?", "%s"), params)
+
+    def ddl(self, sql: str) -> str:
+        return re.sub(r"\bREAL\b", "DOUBLE PRECISION", sql)
+
+    def has_table(self, name: str) -> bool:
+        # a scan of the catalog under the statement's snapshot, not to_regclass: that one
+        # reads the session's catalog cache, which a table another server committed while
+        # this one waited on the migration lock may not have reached yet
+        row = self.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables"
+            " WHERE schemaname = current_schema() AND tablename = ?)",
+            (name,),
+        ).fetchone()
+        return bool(row[0])
+
+    @contextmanager
+    def transaction(self, schema: bool = False) -> Iterator[None]:
+        with self.conn.transaction():
+            if schema:  # one process migrates at a time; the lock ends with the transaction
+                self.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
+            yield
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line (psycopg's span several)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 class GameDatabase:
-    """The games of the web table in the SQLite file ``path`` (created with its folder
-    on first use). Safe to call from the server's worker threads: one connection, one
-    lock, one transaction per write."""
+    """The games of the web table in the SQLite file ``db`` (created with its folder on
+    first use), or in the PostgreSQL database ``db`` names when it is a URL
+    (:func:`is_database_url`). Safe to call from the server's worker threads: one
+    connection, one lock, one transaction per write. Several processes may share one
+    database (a file on one machine, a PostgreSQL server on any)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(
-                str(self.path), check_same_thread=False, isolation_level=None, timeout=30
-            )
-        except (OSError, sqlite3.Error) as exc:
-            raise DatabaseError(f"cannot open the game database {str(self.path)!r}: {exc}") from exc
+    def __init__(self, db: str | Path) -> None:
+        self._backend: _SqliteBackend | _PostgresBackend
+        if is_database_url(db):
+            self.path: Path | None = None
+            self._backend = _PostgresBackend(str(db))
+        else:
+            self.path = Path(db)
+            self._backend = _SqliteBackend(self.path)
+        #: what the database is, for messages: the file, or the URL without its password
+        self.where = self._backend.where
         self._lock = threading.Lock()
         try:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=FULL")
-            self._conn.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            self._conn.close()
-            raise DatabaseError(
-                f"{str(self.path)!r} is not a burako game database ({exc}): give another "
-                "--db file, or move this one away"
-            ) from exc
+        except self._backend.errors as exc:
+            self._backend.close()
+            raise DatabaseError(self._backend.not_ours(exc)) from exc
+        except BaseException:
+            self._backend.close()
+            raise
 
     # ------------------------------------------------------------ schema
     def schema_version(self) -> int:
-        """The schema version of the file (0 for an empty one)."""
-        has_meta = self._conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
-        ).fetchone()
-        if not has_meta:
+        """The schema version of the database (0 for an empty one)."""
+        if not self._backend.has_table("meta"):
             return 0
-        row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        row = self._backend.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         return int(row[0]) if row else 0
 
     def _migrate(self) -> None:
         with self._lock:
-            version = self.schema_version()
-            if version > SCHEMA_VERSION:
-                raise DatabaseError(
-                    f"{str(self.path)!r} has schema version {version}, newer than this "
-                    f"burako's {SCHEMA_VERSION}: upgrade burako, or give another --db file"
-                )
-            for number, statements in MIGRATIONS:
-                if number <= version:
-                    continue
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
+            for number, statements in ((0, ()), *MIGRATIONS):
+                # the version is read inside the transaction: another process may have
+                # migrated since (the transaction's lock orders them)
+                with self._backend.transaction(schema=True):
+                    version = self.schema_version()
+                    if version > SCHEMA_VERSION:
+                        raise DatabaseError(
+                            f"{self.where!r} has schema version {version}, newer than this "
+                            f"burako's {SCHEMA_VERSION}: upgrade burako, or give another "
+                            "--db database"
+                        )
+                    if number == 0 or number <= version:
+                        continue
                     if number == 1:
-                        self._conn.execute(
+                        self._backend.execute(
                             "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)"
                         )
                     for sql in statements:
-                        self._conn.execute(sql)
-                    self._conn.execute(
-                        "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                        self._backend.execute(self._backend.ddl(sql))
+                    self._backend.execute(
+                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?)"
+                        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                         (str(number),),
                     )
-                    self._conn.execute("COMMIT")
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
 
     def secret(self, name: str, size: int = 32) -> bytes:
         """A random key kept in the file (made on first use): the server's cookie key, so
@@ -160,13 +337,14 @@ class GameDatabase:
 
         key = f"secret:{name}"
         with self._lock:
-            row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+            row = self._backend.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
             if row is None:
                 value = secrets.token_hex(size)
-                self._conn.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (key, value)
+                self._backend.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                    (key, value),
                 )
-                row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+                row = self._backend.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return bytes.fromhex(row[0])
 
     # ------------------------------------------------------------ writing
@@ -175,7 +353,7 @@ class GameDatabase:
         now = time.time()
         levels = [a for a in session.agents if a != "human"]
         with self._lock:
-            self._conn.execute(
+            self._backend.execute(
                 "INSERT INTO games (id, owner, created, updated, options, variant, players,"
                 " seat, episode, levels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -200,45 +378,41 @@ class GameDatabase:
         over = bool(game.is_over())
         scores = winner = None
         with self._lock:
-            row = self._conn.execute(
+            row = self._backend.execute(
                 "SELECT canastas FROM games WHERE id=?", (session.id,)
             ).fetchone()
         tally = json.dumps(canasta_tally(game, json.loads(row[0]) if row and row[0] else None))
         if over:
             final = game.match_scores[0] if game.episode == "match" else game.hand_scores[0]
             scores, winner = json.dumps([int(v) for v in final]), int(game.winner[0])
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.execute(
-                    "INSERT INTO moves (game_id, n, seat, action, thinking) VALUES (?, ?, ?, ?, ?)",
-                    (
-                        session.id,
-                        n,
-                        int(seat),
-                        int(action),
-                        None if thinking is None else json.dumps(thinking),
-                    ),
-                )
-                self._conn.execute(
-                    "UPDATE games SET moves=?, updated=?, over=?, scores=?, winner=?, canastas=?"
-                    " WHERE id=?",
-                    (n, time.time(), int(over), scores, winner, tally, session.id),
-                )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+        with self._lock, self._backend.transaction():
+            self._backend.execute(
+                "INSERT INTO moves (game_id, n, seat, action, thinking) VALUES (?, ?, ?, ?, ?)",
+                (
+                    session.id,
+                    n,
+                    int(seat),
+                    int(action),
+                    None if thinking is None else json.dumps(thinking),
+                ),
+            )
+            self._backend.execute(
+                "UPDATE games SET moves=?, updated=?, over=?, scores=?, winner=?, canastas=?"
+                " WHERE id=?",
+                (n, time.time(), int(over), scores, winner, tally, session.id),
+            )
 
     # ------------------------------------------------------------ reading
     def load(self, game_id: str) -> tuple[dict, list[tuple[int, int, dict | None]]] | None:
         """``(options, moves)`` of a kept game, each move ``(seat, action, thinking)`` in
         order; None when there is no such game."""
         with self._lock:
-            row = self._conn.execute("SELECT options FROM games WHERE id=?", (game_id,)).fetchone()
+            row = self._backend.execute(
+                "SELECT options FROM games WHERE id=?", (game_id,)
+            ).fetchone()
             if row is None:
                 return None
-            moves = self._conn.execute(
+            moves = self._backend.execute(
                 "SELECT seat, action, thinking FROM moves WHERE game_id=? ORDER BY n", (game_id,)
             ).fetchall()
         return json.loads(row[0]), [
@@ -248,7 +422,7 @@ class GameDatabase:
     def history(self, owner: str, limit: int = 50) -> list[dict]:
         """The games of ``owner``, the most recently played first."""
         with self._lock:
-            rows = self._conn.execute(
+            rows = self._backend.execute(
                 "SELECT id, created, updated, variant, players, seat, episode, levels, moves,"
                 " over, scores, winner, canastas FROM games WHERE owner=?"
                 " ORDER BY updated DESC LIMIT ?",
@@ -293,7 +467,7 @@ class GameDatabase:
         by_level: dict[str, dict] = {}
         played = 0.0
         with self._lock:
-            rows = self._conn.execute(
+            rows = self._backend.execute(
                 "SELECT seat, levels, over, scores, winner, created, updated, canastas"
                 " FROM games WHERE owner=?",
                 (owner,),
@@ -336,9 +510,9 @@ class GameDatabase:
         return {"by_bots": sorted(by_level.values(), key=lambda e: e["bots"]), "seconds": played}
 
     def close(self) -> None:
-        """Close the file (the object is not used again)."""
+        """Close the file or the connection (the object is not used again)."""
         with self._lock:
-            self._conn.close()
+            self._backend.close()
 
 
 def canastas_on_table(game, b: int = 0) -> list[list[int]]:
@@ -386,12 +560,16 @@ def _result(winner: int, team: int) -> str:
 
 
 __all__ = [
+    "CONNECT_TIMEOUT",
     "DEFAULT_DB_NAME",
     "DatabaseError",
     "GameDatabase",
     "MIGRATIONS",
+    "POSTGRES_SCHEMES",
     "SCHEMA_VERSION",
     "canasta_tally",
     "canastas_of_team",
     "canastas_on_table",
+    "is_database_url",
+    "redact_url",
 ]
