@@ -10,6 +10,7 @@
     burako replay games.jsonl --check
     burako serve --records games       # the table in a browser: play, watch records
     burako train --config configs/train/tiny.yaml
+    burako exploit discard_table --env-steps 2000000   # a best response's win rate
     burako distill --hands 40 --out labels.npz    # a search's decisions, for distill.data
     burako tournament greedy discard_table --hands 4000 --ray   # on Ray (docs/SCALING.md)
 
@@ -33,6 +34,7 @@ import typer
 from burako_env.frontends.commands import (
     bench,
     distill,
+    exploit,
     leaderboard,
     play,
     replay,
@@ -99,6 +101,7 @@ COMMANDS = (
     replay.replay,
     serve.serve,
     train.train,
+    exploit.exploit,
     distill.distill,
 )
 for command in COMMANDS:
