@@ -292,7 +292,7 @@ def legal_lists_kernel(mask, ids, counts):
         counts[i] = k
 
 
-# the reference (scripts/build_api_docs.py) documents these; the rest are the kernels'
+# the reference (scripts/tools/build_api_docs.py) documents these; the rest are the kernels'
 # internals
 __all__ = [
     "POLICY_RANDOM",

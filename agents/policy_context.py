@@ -488,6 +488,6 @@ def opening_run_span(a):
     return suit, s, s + 2
 
 
-# the reference (scripts/build_api_docs.py) documents these; the rest are the kernels'
+# the reference (scripts/tools/build_api_docs.py) documents these; the rest are the kernels'
 # internals (the workspace layout and the helpers of the decisions)
 __all__ = ["layout_of_obs", "new_workspace"]

@@ -705,7 +705,7 @@ def meld_potential(x, legal, n, cards):
     return total
 
 
-# the reference (scripts/build_api_docs.py) documents the weights; the scoring
+# the reference (scripts/tools/build_api_docs.py) documents the weights; the scoring
 # functions are the kernels' internals
 __all__ = [
     "W_TAKE_PILE_USEFUL",

@@ -1,9 +1,9 @@
 """The documents' examples are run: every ``<!-- checked -->`` example of README.md and
-docs/*.md (scripts/regen_doc_examples.py; the convention is in docs/TESTING.md, "Checked
+docs/*.md (scripts/tools/regen_doc_examples.py; the convention is in docs/TESTING.md, "Checked
 examples") prints what the document shows, timings and the machine aside.
 
 One test per example, named by file and line (``README.md:287``); a changed figure fails
-until the documents are regenerated with ``python scripts/regen_doc_examples.py``. Each
+until the documents are regenerated with ``python scripts/tools/regen_doc_examples.py``. Each
 document's examples run once, in order, in one scratch folder (a later one may read what
 an earlier one wrote): a test runs the examples before its own first, except slow ones.
 """
@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location(
-    "regen_doc_examples", ROOT / "scripts" / "regen_doc_examples.py"
+    "regen_doc_examples", ROOT / "scripts" / "tools" / "regen_doc_examples.py"
 )
 regen = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = regen  # dataclasses look their module up
@@ -49,7 +49,8 @@ def _result(example):
 )
 def test_example_prints_what_the_document_shows(example):
     result = _result(example)
-    assert result.ok, result.report() + "\n\nregenerate with: python scripts/regen_doc_examples.py"
+    regenerate = "\n\nregenerate with: python scripts/tools/regen_doc_examples.py"
+    assert result.ok, result.report() + regenerate
 
 
 def test_every_example_that_shows_output_is_checked_or_says_why_not():

@@ -1,4 +1,4 @@
-"""The API reference (``scripts/build_api_docs.py``, pdoc): it builds with no warning, no
+"""The API reference (``scripts/tools/build_api_docs.py``, pdoc): it builds with no warning, no
 reference that names nothing and no markup that Markdown would mangle, and its pages
 cover the environments' keywords, the agents and their settings, the tournament, the
 records and every key of the training config, each with its docstring."""
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "build_api_docs.py"
+SCRIPT = ROOT / "scripts" / "tools" / "build_api_docs.py"
 
 
 def build(out: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -626,7 +626,7 @@ def test_a_game_too_big_for_memory_says_what_to_lower_in_a_line():
 
 # ------------------------------------------------------------------ benchmarks
 def load_bench():
-    path = Path(__file__).resolve().parent.parent / "scripts" / "bench_envs.py"
+    path = Path(__file__).resolve().parent.parent / "scripts" / "bench" / "bench_envs.py"
     spec = importlib.util.spec_from_file_location("bench_envs", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -156,27 +156,6 @@ def test_every_schedule_of_a_shipped_recipe_keeps_its_unseen_opponents_unseen(va
     assert sum(s.ppo.total_env_steps for s in stages) <= 128_000_000
 
 
-def test_the_compute_plot_reads_a_chain_as_one_curve(tmp_path):
-    """scripts/plot_compute_strength.py draws a run of schedules as one curve: each
-    schedule after the env steps before it, the clock from the first one's start."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).parents[1] / "scripts" / "plot_compute_strength.py"
-    spec = importlib.util.spec_from_file_location("plot_compute_strength", path)
-    plot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plot)
-    run_dir = tmp_path / "run"
-    train("tiny", ["fine_tunes=[{ppo.lr: 1.0e-4}]"], run_dir=run_dir, verbose=False)
-    rows = plot.run_curve(run_dir, "greedy")
-    first = plot.run_curve(run_dir / "schedule-1", "greedy")
-    # evaluations at 0, 2 and 4 updates of 1,024 steps in each; the second's start left out
-    assert [r["msteps"] for r in rows] == [0.0, 0.002048, 0.004096, 0.006144, 0.008192]
-    assert rows[:3] == first
-    minutes = [r["minutes"] for r in rows]
-    assert minutes == sorted(minutes) and minutes[3] > minutes[2]
-
-
 def test_burako_train_runs_a_chain_and_says_each_schedule(tmp_path):
     from typer.testing import CliRunner
 

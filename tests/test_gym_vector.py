@@ -555,7 +555,7 @@ def test_ppo_vector_example_smoke(monkeypatch, tmp_path, capsys):
     )
     import torch
 
-    path = ROOT / "scripts" / "ppo_vector_example.py"
+    path = ROOT / "scripts" / "tools" / "ppo_vector_example.py"
     spec = importlib.util.spec_from_file_location("ppo_vector_example", path)
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, module)  # its dataclass looks itself up
@@ -598,7 +598,7 @@ def test_ppo_vector_example_smoke(monkeypatch, tmp_path, capsys):
 
 def test_ppo_vector_example_says_no_return_before_an_episode_ends(monkeypatch, capsys):
     pytest.importorskip("torch", reason="the PPO example needs torch: pip install 'burako[train]'")
-    path = ROOT / "scripts" / "ppo_vector_example.py"
+    path = ROOT / "scripts" / "tools" / "ppo_vector_example.py"
     spec = importlib.util.spec_from_file_location("ppo_vector_example", path)
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, module)

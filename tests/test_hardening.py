@@ -746,7 +746,7 @@ def test_bench_training_measures_update_threads_under_load():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "bench_training", ROOT / "scripts" / "bench_training.py"
+        "bench_training", ROOT / "scripts" / "bench" / "bench_training.py"
     )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -438,3 +438,134 @@ def test_the_scalar_scan_catches_reads_and_leaves_kernels_and_writes(tmp_path, m
     bad.write_text(source + "\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert [int(f.split(":")[1]) for f in scalar_column_reads([bad])] == [1, 2, 3]
+
+
+# ------------------------------------------------------------ scripts/: tools, bench, experiments
+#: where a file of scripts/ may sit (scripts/README.md): one of these folders, or one of
+#: the files at the top (the shell scripts are called by these paths from the README's
+#: commands and from .ci/run)
+SCRIPT_FOLDERS = ("tools", "bench", "experiments")
+SCRIPT_TOP_FILES = ("setup.sh", "run.sh", "test.sh", "README.md")
+#: a record of docs/experiments/, as an experiment script's docstring names it
+RECORD = re.compile(r"docs/experiments/(\d{4}-\d{2}-\d{2}-[\w-]+\.md)")
+
+
+def misplaced_scripts(scripts: Path) -> list[str]:
+    """Every file under ``scripts`` outside :data:`SCRIPT_FOLDERS` that is not one of
+    :data:`SCRIPT_TOP_FILES` (Python's bytecode caches aside: a test that loads a tool
+    writes one)."""
+    found = []
+    for path in sorted(scripts.rglob("*")):
+        rel = path.relative_to(scripts)
+        if path.is_dir() or "__pycache__" in rel.parts:
+            continue
+        top_file = len(rel.parts) == 1 and rel.name in SCRIPT_TOP_FILES
+        if not top_file and rel.parts[0] not in SCRIPT_FOLDERS:
+            found.append(str(rel))
+    return found
+
+
+def experiment_uses(tests: list[Path], experiments: list[str]) -> list[str]:
+    """``file:line`` of every line of ``tests`` that names the experiments' folder or an
+    experiment script (``NAME.py``, or ``import NAME`` after a path insert): a test that
+    imports or runs a finished experiment."""
+    names = "|".join(re.escape(n) for n in experiments) or "(?!)"
+    patterns = [
+        re.compile(r"scripts[/\\]experiments"),
+        re.compile(r"[\"']scripts[\"']\s*[/,]\s*[\"']experiments[\"']"),
+        re.compile(rf"\b({names})\.py\b"),
+        re.compile(rf"^\s*(from|import)\s+({names})\b"),
+    ]
+    found = []
+    for path in tests:
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if any(p.search(line) for p in patterns):
+                found.append(f"{path.name}:{i}: {line.strip()}")
+    return found
+
+
+def unrecorded_experiments(scripts: list[Path], records: Path) -> list[str]:
+    """Every experiment script whose module docstring names no record of ``records``
+    (``docs/experiments/DATE-topic.md``), or names one that does not exist."""
+    found = []
+    for path in scripts:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        named = RECORD.findall(doc)
+        missing = [n for n in named if not (records / n).is_file()]
+        if not named or missing:
+            found.append(f"{path.name}: names {missing or 'no record'}")
+    return found
+
+
+def _experiment_scripts(root: Path) -> list[Path]:
+    return sorted((root / "scripts" / "experiments").glob("*.py"))
+
+
+def test_every_script_sits_in_tools_bench_or_experiments():
+    misplaced = misplaced_scripts(ROOT / "scripts")
+    assert not misplaced, (
+        "files of scripts/ outside tools/, bench/ and experiments/ (scripts/README.md says "
+        "which holds what):\n" + "\n".join(misplaced)
+    )
+    assert _experiment_scripts(ROOT), "scripts/experiments/ holds no script"
+
+
+def test_no_test_imports_or_runs_an_experiment():
+    names = [p.stem for p in _experiment_scripts(ROOT)]
+    # this file names the folder in its checks, and runs nothing of it
+    tests = [p for p in sorted((ROOT / "tests").rglob("*.py")) if p.name != Path(__file__).name]
+    found = experiment_uses(tests, names)
+    assert not found, (
+        "tests that use a finished experiment (test what it measures with, or move the "
+        "script to scripts/tools/ or scripts/bench/):\n" + "\n".join(found)
+    )
+
+
+def test_every_experiment_names_its_record():
+    found = unrecorded_experiments(_experiment_scripts(ROOT), ROOT / "docs" / "experiments")
+    assert not found, (
+        "experiment scripts whose docstring names no existing docs/experiments/ record:\n"
+        + "\n".join(found)
+    )
+
+
+def test_the_scripts_checks_catch_each_fault(tmp_path):
+    scripts = tmp_path / "scripts"
+    for rel in ("setup.sh", "README.md", "tools/a.py", "bench/b.py", "experiments/c.py"):
+        (scripts / rel).parent.mkdir(parents=True, exist_ok=True)
+        (scripts / rel).write_text("")
+    (scripts / "tools" / "__pycache__").mkdir()
+    (scripts / "tools" / "__pycache__" / "a.cpython-312.pyc").write_bytes(b"")
+    assert misplaced_scripts(scripts) == []
+    (scripts / "stray.py").write_text("")
+    (scripts / "figures").mkdir()
+    (scripts / "figures" / "plot.py").write_text("")
+    (scripts / "bench" / "README.md").write_text("")  # inside a folder: allowed
+    assert misplaced_scripts(scripts) == ["figures/plot.py", "stray.py"]
+
+    test = tmp_path / "test_x.py"
+    lines = [
+        'path = ROOT / "scripts" / "experiments" / "c.py"',  # 1
+        'spec = load("scripts/experiments/c.py")',  # 2
+        'subprocess.run([sys.executable, "c.py"])',  # 3
+        "import c",  # 4
+        'path = ROOT / "scripts" / "tools" / "a.py"',  # 5: a tool
+        'doc = ROOT / "docs" / "experiments"',  # 6: the records
+        "import cc",  # 7: another name
+    ]
+    test.write_text("\n".join(lines) + "\n")
+    found = experiment_uses([test], ["c"])
+    assert [int(f.split(":")[1]) for f in found] == [1, 2, 3, 4]
+
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "2026-01-02-topic.md").write_text("")
+    good, none, gone = (tmp_path / f"{n}.py" for n in ("good", "none", "gone"))
+    good.write_text('"""X.\n\nResult: docs/experiments/2026-01-02-topic.md."""\n')
+    none.write_text('"""X, no record."""\n# docs/experiments/2026-01-02-topic.md\n')
+    gone.write_text('"""X: docs/experiments/2026-01-03-other.md."""\n')
+    found = unrecorded_experiments([good, none, gone], records)
+    assert found == [
+        "none.py: names no record",
+        "gone.py: names ['2026-01-03-other.md']",
+    ]

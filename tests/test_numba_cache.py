@@ -253,7 +253,7 @@ def test_each_process_numbers_its_compiled_functions_apart():
     assert len(starts) == 2
 
 
-_STRESS = ROOT / "scripts" / "stress_cache.py"
+_STRESS = ROOT / "scripts" / "tools" / "stress_cache.py"
 
 
 def _stress_module():
@@ -265,13 +265,13 @@ def _stress_module():
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no cache without jit")
 def test_numba_alone_clashes_across_processes_and_burako_does_not():
-    """The minimal reproduction (scripts/numba_symbol_clash.py): two cold processes
+    """The minimal reproduction (scripts/tools/numba_symbol_clash.py): two cold processes
     compile one kernel for two record types; a third loads both entries. With numba
     alone the second runs the first's machine code; with burako's numba setup it cannot.
     (Should a numba release fix the clash itself, the first assertion says so: burako's
     patch of the function numbering could then go.)"""
     spec = importlib.util.spec_from_file_location(
-        "numba_symbol_clash", ROOT / "scripts" / "numba_symbol_clash.py"
+        "numba_symbol_clash", ROOT / "scripts" / "tools" / "numba_symbol_clash.py"
     )
     clash = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(clash)
@@ -288,7 +288,7 @@ def test_four_cold_processes_on_one_cache_play_what_one_cold_process_plays():
     and 6 players, each starting from another player count (another record type); then
     one more loads what they left. Each prints the digest of its
     games: all must equal a single cold process's. Before the fix this failed: processes
-    crashed or played wrong games, and the folder stayed poisoned. scripts/stress_cache.py
+    crashed or played wrong games, and the folder stayed poisoned. scripts/tools/stress_cache.py
     runs this again and again (docs/RELIABILITY.md)."""
     stress = _stress_module()
     reference = stress.reference_digest(timeout=1500)

@@ -162,7 +162,7 @@ def _eval_script():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "eval_pimc.py"
+    path = Path(__file__).resolve().parents[1] / "scripts" / "tools" / "eval_pimc.py"
     spec = importlib.util.spec_from_file_location("eval_pimc", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -170,7 +170,7 @@ def _eval_script():
 
 
 def test_the_evaluation_log_pools_its_chunks(tmp_path):
-    """scripts/eval_pimc.py keeps docs/STRATEGIES.md's evaluation in chunks: the pooled row
+    """scripts/tools/eval_pimc.py keeps docs/STRATEGIES.md's evaluation in chunks: the pooled row
     sums the counts and weights the margins and times by hands and decisions."""
     import json
 
@@ -223,7 +223,7 @@ def test_the_evaluation_refuses_an_agent_it_cannot_report(agent, message, monkey
 
 
 def test_the_evaluation_counts_only_its_timed_hands():
-    """scripts/eval_pimc.py plays one deal before the clock so that no compile lands in the
+    """scripts/tools/eval_pimc.py plays one deal before the clock so that no compile lands in the
     first chunk's times: the row it reports is the pairing a fresh pair of agents plays on
     the same seed, decision for decision (the warm-up neither counts nor moves the RNGs)."""
     from burako_env.agents.tournament import run_tournament

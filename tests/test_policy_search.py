@@ -376,23 +376,6 @@ def test_inference_keeps_the_likelier_worlds():
     assert read == [([3], cards[:1].tolist())]
 
 
-def test_the_discard_inference_script_measures_the_rewind():
-    """scripts/discard_inference.py (the figures of docs/STRATEGIES.md): the real hand of
-    the previous seat makes its discard likelier than the determinizations' hands, and
-    the effective worlds lie between one and all of them."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "discard_inference.py"
-    spec = importlib.util.spec_from_file_location("discard_inference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    real, dealt, ess = module.measure(hands=1, worlds=8, seed=0)
-    assert len(real[0]) == len(dealt[0]) > 0
-    assert np.mean(real[0]) > np.mean(dealt[0]) + 2.0
-    assert all(1.0 - 1e-9 <= e <= 8.0 + 1e-9 for values in ess.values() for e in values)
-
-
 def test_search_leaves_the_game_untouched():
     search_leaves_the_game_untouched(
         Game("italian", num_players=4, seed=3), "ppo_search:k=3,top=6,skip=1,budget_ms=0", 30

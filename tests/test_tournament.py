@@ -279,7 +279,9 @@ def test_bad_arguments():
 def test_bench_runs():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_agents", ROOT / "scripts/bench_agents.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_agents", ROOT / "scripts/bench/bench_agents.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = mod.bench_tournament(hands=64, repeats=1)

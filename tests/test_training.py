@@ -573,24 +573,6 @@ def test_card_history_is_saved_in_the_spec_and_needs_card_features():
         load_config("tiny", ["network.card_features=false", "network.card_history=true"])
 
 
-def test_the_clone_accuracy_script_reports_every_kind_the_teacher_played():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "clone_accuracy.py"
-    spec = importlib.util.spec_from_file_location("clone_accuracy", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    kinds = module.action_kinds(np.array([0, 1, ADD_BASE, DISCARD_BASE]))
-    assert list(kinds) == ["draw", "take_pile", "add", "discard"]  # decode_action's names
-    res = module.clone_accuracy(
-        steps=4, test_steps=20, epochs=1, hidden=16, encoder=8, meld_dim=8, log=lambda line: None
-    )
-    assert 0.0 <= res["accuracy"] <= 1.0 and res["decisions"] > 0
-    assert {"draw", "discard"} <= set(res["by_kind"])
-    assert sum(share for share, _ in res["by_kind"].values()) == pytest.approx(1.0)
-
-
 def test_a_resume_may_change_the_league_agents(tmp_path):
     """``--set league.heuristics...`` on a resume: agents are matched by name, a new one
     enters the league at rating 1000, a dropped one's games in flight turn into self-play

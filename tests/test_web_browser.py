@@ -5,7 +5,7 @@ and Debian's Chromium (Playwright's own browser download is not used), then play
 hand against the bots by clicking, check the message of a refused move, step a recorded
 game forward and back, reload a game, check that screenshots are not blank, and read the
 bots' thinking and the hint as the page shows them (the hint's numbers against
-``agents.pimc``'s own). No test times anything: scripts/bench_web.py does.
+``agents.pimc``'s own). No test times anything: scripts/bench/bench_web.py does.
 
 On a machine without Chromium the tests skip and say why; in CI (``CI=true``) a missing
 Chromium fails them, since ``.ci/run`` installs it.
@@ -509,7 +509,7 @@ def test_running_score_on_the_table(open_page):
 
 def test_fast_bots_play_rounds_to_the_persons_turn(open_page):
     """Three discard_table bots at "fast" play round after round back to the person's
-    turn. How long a round takes is a benchmark (scripts/bench_web.py), not a test."""
+    turn. How long a round takes is a benchmark (scripts/bench/bench_web.py), not a test."""
     page = open_page(LAPTOP, speed="fast")
     start_game(page, players=4, seed=3, bots="normal")
     rounds = []

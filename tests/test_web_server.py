@@ -1336,10 +1336,12 @@ def test_ppo_bots_share_one_loaded_policy(monkeypatch):
 
 
 def test_load_script_smoke():
-    """scripts/web_load.py: a few clients for 2 seconds against a real server."""
+    """scripts/bench/web_load.py: a few clients for 2 seconds against a real server."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("web_load", ROOT / "scripts" / "web_load.py")
+    spec = importlib.util.spec_from_file_location(
+        "web_load", ROOT / "scripts" / "bench" / "web_load.py"
+    )
     web_load = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(web_load)
     figures = web_load.run_load(clients=3, seconds=2, bots="random", players=2)

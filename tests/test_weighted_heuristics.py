@@ -132,21 +132,3 @@ def test_a_training_league_takes_weighted_players_and_names_bad_ones():
         load_config("tiny", ['league.heuristics={"discard_table:reckless": 0.2}'])
     assert "league.heuristics" in str(err.value)
     assert "unknown weight preset 'reckless'" in str(err.value)
-
-
-def test_the_agreement_script_tells_a_copy_from_another_player():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "agreement.py"
-    spec = importlib.util.spec_from_file_location("agreement", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    shares, decisions = module.agreement(
-        "discard_table", ["discard_table", "discard_table:cautious", "greedy"], games=16, seed=3
-    )
-    assert decisions > 100
-    assert shares["discard_table"] == 1.0  # the same policy and seed: every choice the same
-    assert shares["greedy"] < shares["discard_table:cautious"] < 1.0
-    with pytest.raises(ValueError, match="needs the game"):
-        module.agreement("discard_table", ["pimc"], games=2)

@@ -267,7 +267,7 @@ class TrainConfig:
     number, or ``auto``: the faster, per transition, of 1 and the cores no other process
     keeps busy, each timed (:class:`~burako_env.training.ppo.UpdateThreads`). A fixed 2
     on 2 cores was 20x slower (2.2 s to 45-58 s) whenever anything else kept a core busy,
-    as torch's threads wait for each other at every operation (scripts/bench_training.py
+    as torch's threads wait for each other at every operation (scripts/bench/bench_training.py
     --busy 1 measures it), and no faster than 1 on these idle cores since 0.4. The
     update's results do not depend on this count (tests/test_training.py checks it)."""
     device: str = "auto"

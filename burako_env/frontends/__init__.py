@@ -12,7 +12,7 @@ A layer of its own: front ends call down into :mod:`burako_env` (core, envs, rec
 * :mod:`burako_env.frontends.simulate`: random games summarised (``burako simulate``).
 * :mod:`burako_env.frontends.sweep`: the reliability sweep (``burako sweep``; its kernel is
   :mod:`burako_env.core.sweep`).
-* :mod:`burako_env.frontends.bench`: the benchmarks (``burako bench``, ``scripts/``).
+* :mod:`burako_env.frontends.bench`: the benchmarks (``burako bench``, ``scripts/bench/``).
 * :mod:`burako_env.frontends.rules_text`: a variant's rules in words (``burako rules``).
 * :mod:`burako_env.frontends.web`: ``burako serve``, the table in a browser (play against
   the bots, watch recorded games).

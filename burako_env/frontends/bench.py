@@ -1,8 +1,8 @@
 """Benchmarks: the core (uniformly random legal play run entirely inside numba), the
 environment adapters (the PettingZoo AEC env and the batched VectorEnv) and PPO training.
 
-Used by ``scripts/bench_core.py``, ``scripts/bench_envs.py``,
-``scripts/bench_training.py`` and ``burako bench``; figures go to docs/BENCHMARKS.md.
+Used by ``scripts/bench/bench_core.py``, ``scripts/bench/bench_envs.py``,
+``scripts/bench/bench_training.py`` and ``burako bench``; figures go to docs/BENCHMARKS.md.
 
 * :func:`bench_core`: random playouts of whole hands in one compiled kernel.
 * :func:`bench_aec`: uniformly random legal play through ``burako_v1.env()`` (all of

@@ -10,7 +10,7 @@ its own cache entry, and a process that later loads both links every call to tha
 whichever it loaded first: the 6-player game runs the 4-player machine code (wrong games,
 crashes), and the folder stays poisoned. :func:`_unique_symbols` numbers each process's
 functions from a random 56-bit start, so two processes never name two functions alike;
-``scripts/numba_symbol_clash.py`` reproduces the fault with numba alone, and
+``scripts/tools/numba_symbol_clash.py`` reproduces the fault with numba alone, and
 docs/RELIABILITY.md tells the story. A folder written before the fix is never reused: its
 name carries :data:`burako_env.jit.cache.CACHE_FORMAT`.
 

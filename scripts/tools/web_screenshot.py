@@ -13,8 +13,8 @@ the person sees it on their turn, a card selected so that the melds it fits glow
 Each one also checks what the browser tests check: no sideways scrolling, the hand's top
 on the screen. Needs Debian's chromium (``apt-get install chromium``)::
 
-    .venv/bin/python scripts/web_screenshot.py                 # the three, in docs/img/
-    .venv/bin/python scripts/web_screenshot.py --turns 6 --out /tmp   # elsewhere
+    .venv/bin/python scripts/tools/web_screenshot.py                 # the three, in docs/img/
+    .venv/bin/python scripts/tools/web_screenshot.py --turns 6 --out /tmp   # elsewhere
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 #: name, viewport, whether the screen is touch
 SIZES = (
     ("phone", {"width": 390, "height": 844}, True),

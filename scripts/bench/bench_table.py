@@ -1,6 +1,6 @@
 """The table's side-by-side benchmark (docs/experiments/2026-12-06-the-table.md): the tree
 before the table (OLD) and after (NEW), alternating, a fresh process each, medians.
-Usage: python scripts/bench_table.py ROUNDS [tournament ppo gymvec train]; OLD and NEW are
+Usage: python scripts/bench/bench_table.py ROUNDS [tournament ppo gymvec train]; OLD and NEW are
 the folders of TREES below (or $BENCH_OLD, $BENCH_NEW), each with its own .venv (a git
 worktree of the older commit)."""
 
@@ -17,7 +17,7 @@ TREES = {
 CFG = {"old": "default", "new": "hinted"}  # the same recipe under its two names
 SNIP = r"""
 import json, sys, time
-sys.path.insert(0, "scripts")
+sys.path[:0] = ["scripts/bench", "scripts"]  # bench_agents: this layout, then a tree before it
 job = sys.argv[1]
 if job == "tournament":
     from bench_agents import bench_tournament

@@ -1,6 +1,6 @@
 """Benchmark PPO training throughput (env steps per second, policy inference included).
 
-    .venv/bin/python scripts/bench_training.py [--config hinted]
+    .venv/bin/python scripts/bench/bench_training.py [--config hinted]
         [--num-envs 1024] [--rounds 3] [--set key=value ...]
 
 The measuring is :func:`burako_env.frontends.bench.bench_train` (``burako bench --api

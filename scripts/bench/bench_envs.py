@@ -1,6 +1,6 @@
 """Benchmark the environment adapters: the PettingZoo AEC env and the batched VectorEnv.
 
-    .venv/bin/python scripts/bench_envs.py [--seconds 3] [--variant argentine] [--players 4]
+    .venv/bin/python scripts/bench/bench_envs.py [--seconds 3] [--variant argentine] [--players 4]
         [--batch 1024] [--threads 2]
 
 The same as ``burako bench --api aec|vector``. The functions live in

@@ -1,6 +1,6 @@
 """Benchmark the numba core: random legal play, batch sizes 1, 64, 1024 on 1 and 2 threads.
 
-.venv/bin/python scripts/bench_core.py [--variant argentine] [--players 4] [--compile]
+.venv/bin/python scripts/bench/bench_core.py [--variant argentine] [--players 4] [--compile]
 """
 
 from __future__ import annotations

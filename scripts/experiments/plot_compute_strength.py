@@ -1,7 +1,7 @@
 """What an afternoon buys: runs' win rates against one opponent over env steps and over
 wall-clock minutes, from their own logs.
 
-    .venv/bin/python scripts/plot_compute_strength.py --run runs/fast-arg \\
+    .venv/bin/python scripts/experiments/plot_compute_strength.py --run runs/fast-arg \\
         --run runs/oracle-ft@32.0:63 --opponent discard_table \\
         --out docs/img/compute_strength.png \\
         --point "shipped policy, 4,000 hands=32.0:0.616:0.601:0.631"
@@ -15,6 +15,9 @@ schedule after the env steps of those before it, the clock running from the firs
 (a fine-tune's step-0 evaluation, the last schedule's policy again, is left out). ``--point
 LABEL=MSTEPS:RATE:LOW:HIGH``: a measured point known by its env steps only (drawn on the
 steps panel). Prints the table it plots.
+
+A finished experiment (scripts/README.md): its result is recorded in
+docs/experiments/2026-12-05-levers-against-the-plateau.md.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ its own cache entry (the index keys them apart), and a third process that loads 
 links the second one's call to the callee under that name to the first one's code: it
 reads the record at the other type's offsets.
 
-    python scripts/numba_symbol_clash.py            # plain numba: WRONG, exit 1
-    python scripts/numba_symbol_clash.py --burako   # with burako_env.jit: ok, exit 0
+    python scripts/tools/numba_symbol_clash.py            # plain numba: WRONG, exit 1
+    python scripts/tools/numba_symbol_clash.py --burako   # with burako_env.jit: ok, exit 0
 
 Each run uses a fresh temporary cache folder. Nothing here runs concurrently: two cold
 processes racing on one cache only make the clash likely, since they compile the same

@@ -2,8 +2,8 @@
 instance of 1 and 2 CPUs (one numba thread per task), the overhead of a task, and the
 bytes a training rollout moves.
 
-    .venv/bin/python scripts/bench_ray.py                 # all of it (a few minutes)
-    .venv/bin/python scripts/bench_ray.py --hands 2000 --parts tournament
+    .venv/bin/python scripts/bench/bench_ray.py                 # all of it (a few minutes)
+    .venv/bin/python scripts/bench/bench_ray.py --hands 2000 --parts tournament
 
 Each figure is the best of ``--repeat`` runs, after a warm-up run that starts the Ray
 workers and loads the compiled kernels from the numba cache.

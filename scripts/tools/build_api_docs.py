@@ -1,7 +1,7 @@
 """Build the API reference: HTML pages from the docstrings, with pdoc, into docs/api/.
 
-    .venv/bin/python scripts/build_api_docs.py            # writes docs/api/ (git-ignored)
-    .venv/bin/python scripts/build_api_docs.py --out DIR  # anywhere else
+    .venv/bin/python scripts/tools/build_api_docs.py            # writes docs/api/ (git-ignored)
+    .venv/bin/python scripts/tools/build_api_docs.py --out DIR  # anywhere else
 
 Open ``docs/api/index.html`` in a browser: plain files, nothing fetched from elsewhere, a
 search box included. The build fails (exit code 1, every problem listed) on any warning
@@ -37,7 +37,7 @@ import tokenize
 import warnings
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 
 #: source folders and the package names they install as (pyproject's package-dir)
 SOURCES = {

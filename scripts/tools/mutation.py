@@ -1,9 +1,9 @@
 """Mutation testing of the Python layers with mutmut, one layer at a time (docs/TESTING.md).
 
-    python scripts/mutation.py                       # every layer, 40 mutants each (seed 0)
-    python scripts/mutation.py --layer agents --sample 100 --seed 3
-    python scripts/mutation.py --layer envs --full   # every mutant of the layer
-    python scripts/mutation.py --report              # the last results, no run
+    python scripts/tools/mutation.py                       # every layer, 40 mutants each (seed 0)
+    python scripts/tools/mutation.py --layer agents --sample 100 --seed 3
+    python scripts/tools/mutation.py --layer envs --full   # every mutant of the layer
+    python scripts/tools/mutation.py --report              # the last results, no run
 
 Each layer runs in ``.mutation/<layer>/`` (git-ignored): links to the sources and tests
 and a ``pyproject.toml`` whose ``[tool.mutmut]`` names the layer's files
@@ -15,7 +15,7 @@ second run only runs the mutants that have none (``--rerun`` runs the sample aga
 
 mutmut skips decorated functions, so the numba kernels (``burako_env.jit``'s ``njit``,
 ``njit_kernel``, ``njit_parallel``) are never mutated; ``burako_env/core`` is not in any layer (the
-compiled rules have hand-written mutants: ``scripts/rule_mutants.py``).
+compiled rules have hand-written mutants: ``scripts/tools/rule_mutants.py``).
 
 The sample: mutmut writes every mutant of the layer (cheap), the script lists their
 names, sorts them and draws ``--sample`` of them with ``random.Random(seed)``; mutmut
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 WORK = ROOT / ".mutation"
 #: what a layer's folder links to (mutmut copies the sources and tests into mutants/)
 LINKS = ("burako_env", "agents", "training", "tests", "configs", "scripts", "notebooks")

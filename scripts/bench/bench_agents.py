@@ -1,7 +1,7 @@
 """Speed of heuristic-only tournaments: whole games inside the compiled kernel.
 
-    .venv/bin/python scripts/bench_agents.py                 # argentine, 4 players
-    .venv/bin/python scripts/bench_agents.py --variant colombian --hands 8192
+    .venv/bin/python scripts/bench/bench_agents.py                 # argentine, 4 players
+    .venv/bin/python scripts/bench/bench_agents.py --variant colombian --hands 8192
 
 Reports hands per second of ``run_tournament`` for one pairing (seats swapped), after
 a warm-up that compiles (or loads) the kernels; the best of ``repeats`` runs. On a shared

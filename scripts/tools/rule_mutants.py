@@ -1,8 +1,8 @@
 """Hand-written mutants of the compiled rules, run against the rule tests (docs/TESTING.md).
 
-    python scripts/rule_mutants.py                  # every mutant
-    python scripts/rule_mutants.py --only M07 M12   # some of them
-    python scripts/rule_mutants.py --list           # the mutants, nothing run
+    python scripts/tools/rule_mutants.py                  # every mutant
+    python scripts/tools/rule_mutants.py --only M07 M12   # some of them
+    python scripts/tools/rule_mutants.py --list           # the mutants, nothing run
 
 mutmut cannot mutate the numba-compiled core (it skips decorated functions, and its
 trampolines would break numba), so each mutant here is a one-line edit of
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 
 #: the tests of the rules: fast as plain Python (NUMBA_DISABLE_JIT=1)
 TESTS = (

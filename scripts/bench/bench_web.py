@@ -17,8 +17,8 @@ their default budget under 2 s. The machine's cores and load are printed with it
 server, its bots and Chromium share them. Needs Debian's chromium
 (``apt-get install chromium``)::
 
-    .venv/bin/python scripts/bench_web.py                       # 9 rounds per level
-    .venv/bin/python scripts/bench_web.py --rounds 15 --levels normal,expert
+    .venv/bin/python scripts/bench/bench_web.py                       # 9 rounds per level
+    .venv/bin/python scripts/bench/bench_web.py --rounds 15 --levels normal,expert
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 VIEWPORT = {"width": 1366, "height": 768}
 #: level id -> (agent, the goal of a round in seconds)
 LEVELS = {

@@ -1,7 +1,7 @@
 """Masked PPO on Burako's Gymnasium vector API, in one file (CleanRL's ``ppo.py`` with
 invalid-action masking): read it top to bottom.
 
-    .venv/bin/python scripts/ppo_vector_example.py --total-timesteps 200000 --num-envs 64
+    .venv/bin/python scripts/tools/ppo_vector_example.py --total-timesteps 200000 --num-envs 64
     tensorboard --logdir runs                   # its charts/ and losses/, as CleanRL's
 
 It needs the ``train`` extra (``pip install 'burako[train]'``: torch). The environment is

@@ -1,6 +1,6 @@
 """Overlay the evaluation curves of training runs: win rate against env steps.
 
-    .venv/bin/python scripts/plot_eval_overlay.py --out docs/img/overlay.png \\
+    .venv/bin/python scripts/experiments/plot_eval_overlay.py --out docs/img/overlay.png \\
         --run "fast=runs/fast-arg/eval.jsonl" \\
         --points "run F=0:0.520,3276800:0.555,13107200:0.590" --opponent discard_table
 
@@ -8,6 +8,9 @@
 ``--points LABEL=STEP:RATE,...``: a run known only from the figures recorded in the
 docs (its folder gone). One panel per ``--opponent`` (repeatable); each run's points
 carry their 95% Wilson interval where the file has it.
+
+A finished experiment (scripts/README.md): its result is recorded in
+docs/experiments/2026-12-05-training-throughput.md.
 """
 
 from __future__ import annotations

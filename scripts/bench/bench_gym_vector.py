@@ -2,7 +2,7 @@
 VectorEnv and against Gymnasium's AsyncVectorEnv of the single env; ``--job rl``: the
 env each RL library steps, side by side.
 
-    .venv/bin/python scripts/bench_gym_vector.py [--job gym|rl] [--seconds 5]
+    .venv/bin/python scripts/bench/bench_gym_vector.py [--job gym|rl] [--seconds 5]
         [--variant argentine] [--players 4] [--batch 1024] [--threads 2]
         [--async-envs 2] [--opponents random] [--rllib-batch 256]
 

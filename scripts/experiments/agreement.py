@@ -1,6 +1,6 @@
 """How often two agents choose the same action: a measure of how different an opponent is.
 
-    .venv/bin/python scripts/agreement.py discard_table discard_table:cautious \
+    .venv/bin/python scripts/experiments/agreement.py discard_table discard_table:cautious \
         discard_table:thrifty greedy --games 256 --seed 5
 
 The first agent plays every seat of ``--games`` games to their end; at each of its
@@ -8,6 +8,9 @@ decisions with more than one legal action, every other agent is asked for its ch
 the same observation and mask, and the script prints the share of those decisions on which
 each agrees with the first. Agents that take an observation (the compiled heuristics,
 ``ppo``) can be compared; search agents, which need the game, cannot.
+
+A finished experiment (scripts/README.md): its result is recorded in
+docs/experiments/2026-12-05-strategy-results.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A bounded load test of the web table (``burako serve``) on loopback.
 
-    python scripts/web_load.py --bots greedy              # 50 clients, 20 seconds
-    python scripts/web_load.py --bots ppo --clients 20 --seconds 10
+    python scripts/bench/web_load.py --bots greedy              # 50 clients, 20 seconds
+    python scripts/bench/web_load.py --bots ppo --clients 20 --seconds 10
 
 Starts ``burako serve`` as a subprocess on a free port of 127.0.0.1 (nothing else is ever
 contacted), warms it up (one game and a bot move: numba compiles, ppo loads its policy),
@@ -26,7 +26,7 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 HOST = "127.0.0.1"  # loopback only: the script never sends a request anywhere else
 #: bounds of a run, whatever the command line says
 MAX_CLIENTS = 200

@@ -1,5 +1,6 @@
 """How much the other players' last discards say about their hands (``ppo_search``'s
-``infer``): the figures of docs/STRATEGIES.md, "Inference from the discards".
+``infer``): the figures of docs/STRATEGIES.md, "Inference from the discards" (measured
+in the strategy results record, named below).
 
 Every seat of 4-player argentine hands plays the shipped policy's argmax, so every
 discard is the policy's own choice. At each of seat 0's draw decisions after a discard,
@@ -12,7 +13,10 @@ determinizations; then, per ``infer_power``, the effective number of worlds amon
 ``--worlds`` that the weights leave (``(sum w)^2 / sum w^2``), with every seat's discard
 and with the previous seat's alone.
 
-    .venv/bin/python scripts/discard_inference.py --hands 6 --worlds 64 --seed 0
+    .venv/bin/python scripts/experiments/discard_inference.py --hands 6 --worlds 64 --seed 0
+
+A finished experiment (scripts/README.md): its result is recorded in
+docs/experiments/2026-12-05-strategy-results.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How well a network imitates a teacher, by the kind of the teacher's action.
 
-    .venv/bin/python scripts/clone_accuracy.py --steps 400 --epochs 3 \
+    .venv/bin/python scripts/experiments/clone_accuracy.py --steps 400 --epochs 3 \
         [--hidden 128 --encoder 64 --meld-dim 32 --card-context] [--teacher discard_table]
 
 Records ``--steps`` steps of 1,024 games played by the teacher on every seat (the warm
@@ -9,7 +9,11 @@ into a fresh hint-free network (:func:`burako_env.training.imitation.behaviour_c
 warm start's settings), and reports the clone's accuracy on 100 steps (``test_steps``)
 of other games: over all decisions with a choice, and by the kind of action the teacher
 took (draw, take the pile, open, add, discard...). It tells which of the teacher's
-decisions the network cannot yet represent: docs/TRAINING.md ("What the network can imitate").
+decisions the network cannot yet represent (docs/TRAINING.md, "What the network can
+imitate", links the record).
+
+A finished experiment (scripts/README.md): its result is recorded in
+docs/experiments/2026-12-05-what-the-network-can-imitate.md.
 """
 
 from __future__ import annotations

@@ -2,14 +2,14 @@
 check that every one plays what a single cold process plays (docs/RELIABILITY.md).
 
 Each run: an empty ``NUMBA_CACHE_DIR``; ``--processes`` processes of
-``scripts/cache_digest.py`` started together, each in another order (``--order i``: they
+``scripts/tools/cache_digest.py`` started together, each in another order (``--order i``: they
 compile the same kernels at the same time, each for another record type first); then
 one more process on the cache they left (it loads everything). A run fails when a
 process crashes, hangs past ``--timeout`` or prints a digest other than the reference (a
 single cold process's, computed first).
 
-    python scripts/stress_cache.py --runs 20 --processes 4
-    python scripts/stress_cache.py --pytest --runs 10   # the -n 2 cold test run instead
+    python scripts/tools/stress_cache.py --runs 20 --processes 4
+    python scripts/tools/stress_cache.py --pytest --runs 10   # the -n 2 cold test run instead
 
 ``--pytest`` runs instead, each on an empty cache folder, the cold ``pytest -n 2`` (xdist's
 default distribution) over the core's test files, where two workers compile the same
@@ -28,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DIGEST = [sys.executable, str(ROOT / "scripts" / "cache_digest.py")]
+ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
+DIGEST = [sys.executable, str(ROOT / "scripts" / "tools" / "cache_digest.py")]
 PYTEST_FILES = [
     "tests/test_core_random.py",
     "tests/test_core_rules.py",

@@ -1,6 +1,6 @@
 """Evaluate a pimc agent against opponents: the rows of docs/STRATEGIES.md.
 
-    .venv/bin/python scripts/eval_pimc.py --agent pimc:budget_ms=0 \
+    .venv/bin/python scripts/tools/eval_pimc.py --agent pimc:budget_ms=0 \
         --opponents random greedy discard_table ppo --hands 2000 --seed 2026 --out pimc.json
 
 Each opponent plays ``--hands`` hands against the agent in a tournament pairing (the same
@@ -13,7 +13,7 @@ reported and skipped.
 
 A long evaluation can be cut into chunks that survive an interruption:
 
-    .venv/bin/python scripts/eval_pimc.py --opponents discard_table --hands 2000 \
+    .venv/bin/python scripts/tools/eval_pimc.py --opponents discard_table --hands 2000 \
         --chunk 200 --log pimc-chunks.jsonl
 
 plays 200-hand pairings on seeds ``seed, seed + 1, ...`` and appends each finished chunk

@@ -29,9 +29,9 @@ durations (``0.98 s``), timestamps and dates, the bench's machine line and the d
 figures of a Markdown table's cells become placeholders, so a timing never fails a test
 while every other figure does.
 
-    python scripts/regen_doc_examples.py            # run them all, rewrite what changed
-    python scripts/regen_doc_examples.py --check    # exit 1 naming each example that differs
-    python scripts/regen_doc_examples.py README.md --list
+    python scripts/tools/regen_doc_examples.py            # run them all, rewrite what changed
+    python scripts/tools/regen_doc_examples.py --check    # exit 1 naming each example that differs
+    python scripts/tools/regen_doc_examples.py README.md --list
 
 A rewrite keeps a trimmed output trimmed: each run of lines between ``...`` is replaced
 by the run of actual lines that resembles it most, and a line whose normalised form did
@@ -52,7 +52,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 #: the documents whose examples are checked, relative to the repository root
 DOC_GLOBS = ("README.md", "docs/*.md", "docs/experiments/*.md")
 DEFAULT_TIMEOUT = 300.0
@@ -592,7 +592,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{len(bad)} of {len(results)} examples differ", end="")
             print("" if args.check else " (nothing rewritten: a command failed)")
             if args.check:
-                print("regenerate with: python scripts/regen_doc_examples.py")
+                print("regenerate with: python scripts/tools/regen_doc_examples.py")
             return 1
         print(f"{len(results)} examples as documented")
         return 0

@@ -1,6 +1,6 @@
 """Which functions a cold start compiles, how often, and with which argument types.
 
-    NUMBA_CACHE_DIR=$(mktemp -d) .venv/bin/python scripts/compile_profile.py --out prof.json
+    NUMBA_CACHE_DIR=$(mktemp -d) .venv/bin/python scripts/bench/compile_profile.py --out prof.json
 
 Plays the main job's heuristic tournament (random, greedy, discard_table, 2 hands per
 pairing, one thread) with numba's compiler events recorded (``numba.core.event``), then

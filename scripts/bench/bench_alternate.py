@@ -1,10 +1,10 @@
 """Compare the core's speed of two source trees in one alternating run.
 
-    .venv/bin/python scripts/bench_alternate.py OLD_TREE NEW_TREE [--rounds 5]
+    .venv/bin/python scripts/bench/bench_alternate.py OLD_TREE NEW_TREE [--rounds 5]
 
 Each round runs ``bench_core`` (random legal play of whole hands inside one compiled
 kernel; ``--job tournament``: a greedy against discard_table tournament pairing, whole
-hands inside the tournament's kernel, ``scripts/bench_agents.py``; ``--job aec``: random
+hands inside the tournament's kernel, ``scripts/bench/bench_agents.py``; ``--job aec``: random
 legal play through the wrapped PettingZoo env, one game; ``--job vector``: ``VectorEnv``
 of ``--batch`` games stepped with random legal actions; ``--job train``: whole PPO
 iterations of ``--config`` (``bench_train``), env steps/s; ``--job ppo``: the shipped
@@ -36,7 +36,7 @@ print("RESULT " + json.dumps(r))
 
 TOURNAMENT_SNIPPET = """
 import json, sys
-sys.path.insert(0, "scripts")
+sys.path[:0] = ["scripts/bench", "scripts"]  # bench_agents: this layout, then a tree before it
 from bench_agents import bench_tournament
 r = bench_tournament({variant!r}, {players}, hands={games}, workers={threads}, repeats=1,
                      seed={seed})

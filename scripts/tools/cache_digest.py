@@ -1,15 +1,15 @@
 """Play seeded games through every family of compiled kernels and print one digest.
 
 Used by the cache concurrency test (tests/test_numba_cache.py) and
-``scripts/stress_cache.sh``: processes that compiled the kernels at the same time into one
+``scripts/tools/stress_cache.py``: processes that compiled the kernels at the same time into one
 cache folder, or loaded them from it, must print the digest of a single cold process. For
 each variant at each player count it allows among 2, 4 and 6 (record types of three
 sizes, the case that once clashed): the VectorEnv (the core's batch kernels), the AEC env
 (the kernels PettingZoo's ``api_test`` drives), a greedy-vs-discard_table tournament (the
 policies' compiled play) and pimc's search (its determinize and rollout kernels).
 
-    python scripts/cache_digest.py            # prints {"digest": ..., "parts": {...}}
-    python scripts/cache_digest.py --order 1  # the same games, 4 players first
+    python scripts/tools/cache_digest.py            # prints {"digest": ..., "parts": {...}}
+    python scripts/tools/cache_digest.py --order 1  # the same games, 4 players first
 
 ``--order K`` starts from the K-th player count (rotated) and plays the variants from the
 K-th on: the digest is the same, but processes started with different orders compile the
