@@ -86,7 +86,7 @@ from burako_env.agents.policies import (
     POLICY_RANDOM,
     act_batch,
     act_serial,
-    decide,
+    decide_nb,
 )
 from burako_env.agents.policy_context import new_workspace as policy_workspace
 from burako_env.agents.policy_scores import NUM_WEIGHTS, default_weights
@@ -98,10 +98,10 @@ from burako_env.core.constants import (
     S_MATCH0,
     S_PLAYER,
 )
-from burako_env.core.determinize import copy_game, determinize_into
-from burako_env.core.kernels import game_kernel, mask_kernel, sorted_legal
-from burako_env.core.observe import observe_one
-from burako_env.core.rules import apply_action
+from burako_env.core.determinize import copy_game_nb, determinize_into_nb
+from burako_env.core.kernels import game_kernel, mask_kernel, sorted_legal_nb
+from burako_env.core.observe import observe_one_nb
+from burako_env.core.rules import apply_action_nb
 from burako_env.core.state import allocate_state
 from burako_env.jit import borrowed, njit, njit_kernel, run_sliced
 
@@ -134,7 +134,7 @@ NUM_VALUES = 2
 
 # ---------------------------------------------------------------- compiled search
 @njit
-def rollout(st, j, params, lay, kind, w, rng, obs, x, rows, legal, max_steps):
+def rollout_nb(st, j, params, lay, kind, w, rng, obs, x, rows, legal, max_steps):
     """Play game ``j`` with policy ``kind`` on every seat until its hand ends; returns the
     steps taken (-1 when ``max_steps`` cut it off)."""
     steps = 0
@@ -144,18 +144,18 @@ def rollout(st, j, params, lay, kind, w, rng, obs, x, rows, legal, max_steps):
             return steps
         if steps >= max_steps:
             return -1
-        n = sorted_legal(st, j, params, legal)
+        n = sorted_legal_nb(st, j, params, legal)
         st.num_legal[j] = n
         p = s[S_PLAYER]
         if kind != POLICY_RANDOM and n > 1:
-            observe_one(st, j, p, params, lay, obs)
-        a = decide(kind, obs, legal, n, lay, rng, w, x, rows)
-        apply_action(st, j, a, params)
+            observe_one_nb(st, j, p, params, lay, obs)
+        a = decide_nb(kind, obs, legal, n, lay, rng, w, x, rows)
+        apply_action_nb(st, j, a, params)
         steps += 1
 
 
 @njit
-def hand_values(st, j, team, out):
+def hand_values_nb(st, j, team, out):
     """The searching team's margin and win value of game ``j``'s finished hand."""
     s = st.scalars[j]
     out[V_MARGIN] = s[S_HAND_SCORE0 + team] - s[S_HAND_SCORE0 + 1 - team]
@@ -200,21 +200,21 @@ def search_kernel(
     n_cand = cands.shape[0]
     for k_ in range(first, last):
         k = np.uint64(k_)  # the index type of every kernel: callees compile once
-        determinize_into(src, b, viewer, params, dets, k, det_words[k])
+        determinize_into_nb(src, b, viewer, params, dets, k, det_words[k])
         legal = np.empty(NUM_ACTIONS, np.int64)
         rng = np.empty(4, np.int64)
         for c in range(n_cand):
-            copy_game(dets, k, rolls, k)
+            copy_game_nb(dets, k, rolls, k)
             rng[:] = roll_words[k]  # the same rollout luck for every candidate
-            apply_action(rolls, k, cands[c], params)
-            steps = rollout(
+            apply_action_nb(rolls, k, cands[c], params)
+            steps = rollout_nb(
                 rolls, k, params, lay, kind, w, rng, obs[k], x[k], rows[k], legal, max_steps
             )
             if steps < 0:
                 values[k, c, V_MARGIN] = 0.0
                 values[k, c, V_WIN] = 0.5
             else:
-                hand_values(rolls, k, team, values[k, c])
+                hand_values_nb(rolls, k, team, values[k, c])
 
 
 # ---------------------------------------------------------------- the schedule

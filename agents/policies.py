@@ -5,7 +5,7 @@ the mask is true, ascending) and nothing else, so it sees only what a player may
 (RULES.md section 10). The same code serves three callers:
 
 * :func:`act_batch`: a batch of observations and masks (``Agent.act``), in parallel;
-* :func:`decide`: one decision inside another numba kernel, e.g. the tournament kernel
+* :func:`decide_nb`: one decision inside another numba kernel, e.g. the tournament kernel
   that plays whole games without leaving compiled code;
 * ``Agent.act_one``: a batch of one.
 
@@ -15,7 +15,7 @@ are data, not code.
 
 This module is the move choice: each policy's phase by phase decision and the batch
 acting. What a decision reads from the observation (the workspace,
-:func:`~burako_env.agents.policy_context.read_context`) is
+:func:`~burako_env.agents.policy_context.read_context_nb`) is
 :mod:`burako_env.agents.policy_context`; the scores it weighs (the value of keeping a
 card, the danger of a discard, the score of a meld, the weights) are
 :mod:`burako_env.agents.policy_scores`.
@@ -44,22 +44,22 @@ from burako_env.agents.policy_context import (
     XS_PILE_N,
     layout_of_obs,
     new_workspace,
-    read_context,
+    read_context_nb,
 )
 from burako_env.agents.policy_scores import (
     W_PILE_MAX_LATE,
     W_TAKE_PILE_USEFUL,
     default_weights,
-    going_out_ok,
-    greedy_keep_value,
-    greedy_meld_score,
-    hand_ending,
-    keep_value,
-    meld_potential,
-    pile_meldable,
-    pile_useful_count,
-    table_discard_cost,
-    table_meld_score,
+    going_out_ok_nb,
+    greedy_keep_value_nb,
+    greedy_meld_score_nb,
+    hand_ending_nb,
+    keep_value_nb,
+    meld_potential_nb,
+    pile_meldable_nb,
+    pile_useful_count_nb,
+    table_discard_cost_nb,
+    table_meld_score_nb,
 )
 from burako_env.core.constants import (
     DISCARD_BASE,
@@ -73,8 +73,8 @@ from burako_env.core.constants import (
     TAKE_MUERTO_KEEP_WILDS,
     TAKE_PILE,
 )
-from burako_env.core.melds import card_value, is_wild_card
-from burako_env.core.rng import randint
+from burako_env.core.melds import card_value_nb, is_wild_card_nb
+from burako_env.core.rng import randint_nb
 from burako_env.jit import njit, njit_kernel, njit_parallel, prange
 
 #: this module defines compiled functions (agents/kernel_cache.py reads the mark)
@@ -88,14 +88,14 @@ POLICY_NAMES = ("random", "greedy", "discard_table")  #: the names, by ``kind``
 
 # ---------------------------------------------------------------- greedy
 @njit
-def greedy_decide(obs, legal, n, lay, rng, w, x, rows):
-    read_context(obs, lay, x, rows)
+def greedy_decide_nb(obs, legal, n, lay, rng, w, x, rows):
+    read_context_nb(obs, lay, x, rows)
     sc = x[X_SC : X_SC + 32]
     phase = sc[XS_PHASE]
     cards = np.empty(3, np.int64)
     if phase == PHASE_PEEK:
         c = sc[XS_PEEK]
-        if c >= 0 and (is_wild_card(c) or greedy_keep_value(x, rows, c) >= 40):
+        if c >= 0 and (is_wild_card_nb(c) or greedy_keep_value_nb(x, rows, c) >= 40):
             return PEEK_KEEP
         return PEEK_REJECT
     if phase == PHASE_DRAW:
@@ -103,7 +103,7 @@ def greedy_decide(obs, legal, n, lay, rng, w, x, rows):
         for j in range(n):
             if legal[j] == TAKE_PILE:
                 can_take = True
-        if can_take and pile_meldable(x, rows):
+        if can_take and pile_meldable_nb(x, rows):
             return TAKE_PILE
         return DRAW_STOCK
     best = -1
@@ -112,7 +112,7 @@ def greedy_decide(obs, legal, n, lay, rng, w, x, rows):
         a = legal[j]
         if a >= DISCARD_BASE or a < TAKE_MUERTO_KEEP_WILDS:
             continue
-        s = greedy_meld_score(x, rows, legal, n, a, cards)
+        s = greedy_meld_score_nb(x, rows, legal, n, a, cards)
         if s > best_score:
             best_score = s
             best = a
@@ -126,25 +126,25 @@ def greedy_decide(obs, legal, n, lay, rng, w, x, rows):
         if a < DISCARD_BASE:
             continue
         c = a - DISCARD_BASE
-        cost = greedy_keep_value(x, rows, c) * 100.0 - card_value(c, params)
+        cost = greedy_keep_value_nb(x, rows, c) * 100.0 - card_value_nb(c, params)
         if cost < best_cost:
             best_cost = cost
             best = a
     if best < 0:
-        best = legal[randint(rng, n)]
+        best = legal[randint_nb(rng, n)]
     return best
 
 
 # ---------------------------------------------------------------- discard table
 @njit
-def table_decide(obs, legal, n, lay, rng, w, x, rows):
-    read_context(obs, lay, x, rows)
+def table_decide_nb(obs, legal, n, lay, rng, w, x, rows):
+    read_context_nb(obs, lay, x, rows)
     sc = x[X_SC : X_SC + 32]
     phase = sc[XS_PHASE]
     cards = np.empty(3, np.int64)
     if phase == PHASE_PEEK:
         c = sc[XS_PEEK]
-        if c >= 0 and keep_value(x, rows, c, np.int64(1)) >= 40:
+        if c >= 0 and keep_value_nb(x, rows, c, np.int64(1)) >= 40:
             return PEEK_KEEP
         return PEEK_REJECT
     if phase == PHASE_DRAW:
@@ -154,25 +154,25 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
                 can_take = True
         if not can_take:
             return DRAW_STOCK
-        if pile_meldable(x, rows):
+        if pile_meldable_nb(x, rows):
             return TAKE_PILE
-        if hand_ending(x, w) and sc[XS_PILE_N] > w[W_PILE_MAX_LATE]:
+        if hand_ending_nb(x, w) and sc[XS_PILE_N] > w[W_PILE_MAX_LATE]:
             return DRAW_STOCK
-        if pile_useful_count(x, rows) >= w[W_TAKE_PILE_USEFUL]:
+        if pile_useful_count_nb(x, rows) >= w[W_TAKE_PILE_USEFUL]:
             return TAKE_PILE
         return DRAW_STOCK
-    out_ok = going_out_ok(x, rows, w)
+    out_ok = going_out_ok_nb(x, rows, w)
     best = -1
     best_score = 0.0
     # min_first_meld: lay nothing unless this turn can reach the minimum
-    can_meld = sc[XS_MIN_NEED] <= 0 or meld_potential(x, legal, n, cards) >= sc[XS_MIN_NEED]
+    can_meld = sc[XS_MIN_NEED] <= 0 or meld_potential_nb(x, legal, n, cards) >= sc[XS_MIN_NEED]
     for j in range(n):
         if not can_meld:
             break
         a = legal[j]
         if a >= DISCARD_BASE or a < TAKE_MUERTO_KEEP_WILDS:
             continue
-        s = table_meld_score(x, rows, legal, n, a, cards, w, out_ok)
+        s = table_meld_score_nb(x, rows, legal, n, a, cards, w, out_ok)
         if s > best_score:
             best_score = s
             best = a
@@ -184,7 +184,7 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
         if a < DISCARD_BASE:
             continue
         c = a - DISCARD_BASE
-        cost = table_discard_cost(x, rows, c, w)
+        cost = table_discard_cost_nb(x, rows, c, w)
         if cost < best_cost:
             best_cost = cost
             best = a
@@ -193,7 +193,7 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
         best_score = -1e18
         for j in range(n):
             a = legal[j]
-            s = table_meld_score(x, rows, legal, n, a, cards, w, np.bool_(True))
+            s = table_meld_score_nb(x, rows, legal, n, a, cards, w, np.bool_(True))
             if s > best_score:
                 best_score = s
                 best = a
@@ -202,7 +202,7 @@ def table_decide(obs, legal, n, lay, rng, w, x, rows):
 
 # ---------------------------------------------------------------- dispatch
 @njit
-def decide(kind, obs, legal, n, lay, rng, w, x, rows):
+def decide_nb(kind, obs, legal, n, lay, rng, w, x, rows):
     """One action for policy ``kind`` from an observation and its ``n`` legal actions
     (``legal[:n]``, ascending). ``rng`` (int64[4]) is the decision's generator state;
     ``x`` and ``rows`` a workspace row (:func:`new_workspace`)."""
@@ -213,14 +213,14 @@ def decide(kind, obs, legal, n, lay, rng, w, x, rows):
     rows = rows[:, ::1]
     rng = rng[::1]
     if kind == POLICY_GREEDY:
-        return int(greedy_decide(obs, legal, n, lay, rng, w, x, rows))
+        return int(greedy_decide_nb(obs, legal, n, lay, rng, w, x, rows))
     if kind == POLICY_DISCARD_TABLE:
-        return int(table_decide(obs, legal, n, lay, rng, w, x, rows))
-    return int(legal[randint(rng, n)])
+        return int(table_decide_nb(obs, legal, n, lay, rng, w, x, rows))
+    return int(legal[randint_nb(rng, n)])
 
 
 @njit
-def act_row(kind, obs, mask, lay, rng, w, x, rows, legal):
+def act_row_nb(kind, obs, mask, lay, rng, w, x, rows, legal):
     n = 0
     for a in range(NUM_ACTIONS):
         if mask[a]:
@@ -228,18 +228,18 @@ def act_row(kind, obs, mask, lay, rng, w, x, rows, legal):
             n += 1
     if n == 0:
         return -1
-    return decide(kind, obs, legal, n, lay, rng, w, x, rows)
+    return decide_nb(kind, obs, legal, n, lay, rng, w, x, rows)
 
 
 @njit_parallel
 def act_kernel(kind, obs, mask, lay, rng, w, x, rows, out):
-    """:func:`decide` for every row of a batch, from the boolean mask."""
+    """:func:`decide_nb` for every row of a batch, from the boolean mask."""
     for b_ in prange(obs.shape[0]):
         # one type for the index in numba's serial typing and in the parallel
         # body (int64, then uint64): every callee compiles once, unsigned
         b = np.uint64(b_)
         legal = np.empty(NUM_ACTIONS, np.int64)
-        out[b] = act_row(kind, obs[b], mask[b], lay, rng[b], w, x[b], rows[b], legal)
+        out[b] = act_row_nb(kind, obs[b], mask[b], lay, rng[b], w, x[b], rows[b], legal)
 
 
 @njit_kernel
@@ -247,7 +247,7 @@ def act_serial(kind, obs, mask, lay, rng, w, x, rows, out):
     """:func:`act_kernel` on the calling thread (small batches: no thread pool)."""
     legal = np.empty(NUM_ACTIONS, np.int64)
     for b in range(obs.shape[0]):
-        out[b] = act_row(kind, obs[b], mask[b], lay, rng[b], w, x[b], rows[b], legal)
+        out[b] = act_row_nb(kind, obs[b], mask[b], lay, rng[b], w, x[b], rows[b], legal)
 
 
 def act_batch(
@@ -299,7 +299,7 @@ __all__ = [
     "POLICY_GREEDY",
     "POLICY_DISCARD_TABLE",
     "POLICY_NAMES",
-    "decide",
+    "decide_nb",
     "act_batch",
     "legal_lists_kernel",
 ]

@@ -1,7 +1,7 @@
 """What a heuristic decision reads from one observation (:mod:`burako_env.agents.policies`).
 
 A decision works in a workspace row: ``x`` (int64, the ``X_*`` blocks and the ``XS_*``
-scalars, :func:`read_context` fills it from the observation) and ``rows`` (the meld rows
+scalars, :func:`read_context_nb` fills it from the observation) and ``rows`` (the meld rows
 of both teams and two scratch rows). The functions here read it: which of the team's melds
 take a card, cards of a rank, run neighbours, and which cards an action moves. The
 observation's blocks are found through the layout tuple ``lay`` of
@@ -58,10 +58,10 @@ from burako_env.core.constants import (
 from burako_env.core.melds import (
     GROUP_TEMPLATES,
     WILD_GROUP_COMBOS,
-    add_card,
-    is_wild_card,
-    position_card,
-    wild_of_kind,
+    add_card_nb,
+    is_wild_card_nb,
+    position_card_nb,
+    wild_of_kind_nb,
 )
 from burako_env.core.params import (
     P_DECKS,
@@ -139,7 +139,7 @@ def layout_of_obs(obs_row: np.ndarray) -> tuple:
 
 def new_workspace(batch: int) -> tuple[np.ndarray, np.ndarray]:
     """The scratch arrays of ``batch`` decisions (``x``, ``rows`` of
-    :func:`~burako_env.agents.policies.decide`)."""
+    :func:`~burako_env.agents.policies.decide_nb`)."""
     return (
         np.zeros((batch, WORKSPACE), np.int64),
         np.zeros((batch, ROWS, NUM_MELD_FIELDS), np.int8),
@@ -148,13 +148,13 @@ def new_workspace(batch: int) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------- small card helpers
 @njit
-def rank_count(h, r):
+def rank_count_nb(h, r):
     """Natural cards of rank ``r`` in a counts vector (any suit)."""
     return h[r] + h[NUM_RANKS + r] + h[2 * NUM_RANKS + r] + h[3 * NUM_RANKS + r]
 
 
 @njit
-def wild_count(h):
+def wild_count_nb(h):
     n = h[JOKER]
     for s in range(4):
         n += h[s * NUM_RANKS + RANK_TWO]
@@ -162,7 +162,7 @@ def wild_count(h):
 
 
 @njit
-def group_blocked(rows, n_own, n_opp, team_rel, r, unique_table):
+def group_blocked_nb(rows, n_own, n_opp, team_rel, r, unique_table):
     """True if team ``team_rel`` (0 own, 1 opponents) may not open a group of rank ``r``."""
     for t in range(2):
         if t != team_rel and not unique_table:
@@ -177,9 +177,9 @@ def group_blocked(rows, n_own, n_opp, team_rel, r, unique_table):
 
 
 @njit
-def fits_team(rows, base, n, c, max_meld, out):
+def fits_team_nb(rows, base, n, c, max_meld, out):
     """Number of the team's melds (rows base..base+n-1) that accept card ``c``."""
-    wild = is_wild_card(c)
+    wild = is_wild_card_nb(c)
     k = 0
     for i in range(n):
         row = rows[base + i]
@@ -192,13 +192,13 @@ def fits_team(rows, base, n, c, max_meld, out):
                 continue
         elif not wild:
             continue
-        if add_card(row, c, max_meld, out) == 0:
+        if add_card_nb(row, c, max_meld, out) == 0:
             k += 1
     return k
 
 
 @njit
-def fits_team_natural(rows, base, n, c, max_meld, out):
+def fits_team_natural_nb(rows, base, n, c, max_meld, out):
     """Melds that take ``c`` as a natural card (a suited 2 coming home in a run counts)."""
     k = 0
     for i in range(n):
@@ -212,48 +212,52 @@ def fits_team_natural(rows, base, n, c, max_meld, out):
                 continue
         else:
             continue
-        if add_card(row, c, max_meld, out) == 0 and not (row[MF_WILD] < 0 and out[MF_WILD] >= 0):
+        if add_card_nb(row, c, max_meld, out) == 0 and not (row[MF_WILD] < 0 and out[MF_WILD] >= 0):
             k += 1
     return k
 
 
 @njit
-def fit_own(x, rows, c):
+def fit_own_nb(x, rows, c):
     """Card ``c`` fits one of the own team's melds (cached per decision)."""
     v = x[X_FIT_OWN + c]
     if v < 0:
         sc = x[X_SC : X_SC + 32]
         mm = x[X_PARAMS + P_MAX_MELD]
-        v = 1 if fits_team(rows, np.int64(0), sc[XS_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
+        v = 1 if fits_team_nb(rows, np.int64(0), sc[XS_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
         x[X_FIT_OWN + c] = v
     return v > 0
 
 
 @njit
-def fit_own_natural(x, rows, c):
+def fit_own_natural_nb(x, rows, c):
     v = x[X_FIT_OWN_NAT + c]
     if v < 0:
         sc = x[X_SC : X_SC + 32]
         mm = x[X_PARAMS + P_MAX_MELD]
-        v = 1 if fits_team_natural(rows, 0, sc[XS_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
+        v = 1 if fits_team_natural_nb(rows, 0, sc[XS_N_OWN], c, mm, rows[R_TMP]) > 0 else 0
         x[X_FIT_OWN_NAT + c] = v
     return v > 0
 
 
 @njit
-def fit_opp(x, rows, c):
+def fit_opp_nb(x, rows, c):
     """Card ``c`` fits one of the opponents' melds (cached per decision)."""
     v = x[X_FIT_OPP + c]
     if v < 0:
         sc = x[X_SC : X_SC + 32]
         mm = x[X_PARAMS + P_MAX_MELD]
-        v = 1 if fits_team(rows, np.int64(MAX_MELDS), sc[XS_N_OPP], c, mm, rows[R_TMP]) > 0 else 0
+        v = (
+            1
+            if fits_team_nb(rows, np.int64(MAX_MELDS), sc[XS_N_OPP], c, mm, rows[R_TMP]) > 0
+            else 0
+        )
         x[X_FIT_OPP + c] = v
     return v > 0
 
 
 @njit
-def run_neighbours(h, c):
+def run_neighbours_nb(h, c):
     """(cards at distance 1, at distance 2) of the same suit in ``h`` around natural ``c``."""
     s = c // NUM_RANKS
     r = c % NUM_RANKS
@@ -266,7 +270,7 @@ def run_neighbours(h, c):
             p = pos0 + d
             if p < 1 or p > 14 or p == 2:  # a 2 in hand is a wild, not a neighbour
                 continue
-            k = h[position_card(s, p)]
+            k = h[position_card_nb(s, p)]
             if k > 0:
                 if d == -1 or d == 1:
                     near += 1
@@ -277,7 +281,7 @@ def run_neighbours(h, c):
 
 # ---------------------------------------------------------------- reading an observation
 @njit
-def read_context(obs, lay, x, rows):
+def read_context_nb(obs, lay, x, rows):
     """Fill the workspace ``x`` and meld ``rows`` from one observation."""
     o_hand = lay[0]
     o_table = lay[1]
@@ -404,7 +408,7 @@ def read_context(obs, lay, x, rows):
 
 # ---------------------------------------------------------------- what an action moves
 @njit
-def action_cards(a, out3):
+def action_cards_nb(a, out3):
     """Cards an opening / add / discard takes from the hand, written to ``out3``; returns
     (count, kind) with kind 1 group, 2 run, 3 wild group, 4 add, 5 discard, 0 other.
     Groups report the cards they name."""
@@ -417,7 +421,7 @@ def action_cards(a, out3):
     if a >= OPEN_WILD_GROUP_BASE:
         i = a - OPEN_WILD_GROUP_BASE
         for k in range(3):
-            out3[k] = wild_of_kind(WILD_GROUP_COMBOS[i, k])
+            out3[k] = wild_of_kind_nb(WILD_GROUP_COMBOS[i, k])
         return 3, 3
     if a >= OPEN_RUN_BASE:
         idx = a - OPEN_RUN_BASE
@@ -425,21 +429,21 @@ def action_cards(a, out3):
         tpl = idx % RUN_TEMPLATES_PER_SUIT
         if tpl < RUN_CLEAN_TEMPLATES:
             s = tpl + 1
-            out3[0] = position_card(suit, s)
-            out3[1] = position_card(suit, s + 1)
-            out3[2] = position_card(suit, s + 2)
+            out3[0] = position_card_nb(suit, s)
+            out3[1] = position_card_nb(suit, s + 1)
+            out3[2] = position_card_nb(suit, s + 2)
         elif tpl < RUN_CLEAN_TEMPLATES + RUN_PAIR_TEMPLATES:
             k = tpl - RUN_CLEAN_TEMPLATES
             s = k // 5 + 1
-            out3[0] = position_card(suit, s)
-            out3[1] = position_card(suit, s + 1)
-            out3[2] = wild_of_kind(k % 5 + 1)
+            out3[0] = position_card_nb(suit, s)
+            out3[1] = position_card_nb(suit, s + 1)
+            out3[2] = wild_of_kind_nb(k % 5 + 1)
         else:
             k = tpl - RUN_CLEAN_TEMPLATES - RUN_PAIR_TEMPLATES
             s = k // 5 + 1
-            out3[0] = position_card(suit, s)
-            out3[1] = position_card(suit, s + 2)
-            out3[2] = wild_of_kind(k % 5 + 1)
+            out3[0] = position_card_nb(suit, s)
+            out3[1] = position_card_nb(suit, s + 2)
+            out3[2] = wild_of_kind_nb(k % 5 + 1)
         return 3, 2
     if a >= OPEN_GROUP_BASE:
         idx = a - OPEN_GROUP_BASE
@@ -451,13 +455,13 @@ def action_cards(a, out3):
                 out3[k] = s * NUM_RANKS + rank
                 k += 1
         if tpl[4] > 0:
-            out3[2] = wild_of_kind(tpl[4])
+            out3[2] = wild_of_kind_nb(tpl[4])
         return 3, 1
     return 0, 0
 
 
 @njit
-def opening_wild(a):
+def opening_wild_nb(a):
     """The wild card of an opening (-1 for none); a wild group reports the joker."""
     if a >= OPEN_WILD_GROUP_BASE:
         return JOKER
@@ -466,14 +470,14 @@ def opening_wild(a):
         if tpl < RUN_CLEAN_TEMPLATES:
             return -1
         if tpl < RUN_CLEAN_TEMPLATES + RUN_PAIR_TEMPLATES:
-            return wild_of_kind((tpl - RUN_CLEAN_TEMPLATES) % 5 + 1)
-        return wild_of_kind((tpl - RUN_CLEAN_TEMPLATES - RUN_PAIR_TEMPLATES) % 5 + 1)
+            return wild_of_kind_nb((tpl - RUN_CLEAN_TEMPLATES) % 5 + 1)
+        return wild_of_kind_nb((tpl - RUN_CLEAN_TEMPLATES - RUN_PAIR_TEMPLATES) % 5 + 1)
     kind = GROUP_TEMPLATES[(a - OPEN_GROUP_BASE) % GROUP_TEMPLATES_PER_RANK, 4]
-    return wild_of_kind(kind) if kind > 0 else -1
+    return wild_of_kind_nb(kind) if kind > 0 else -1
 
 
 @njit
-def opening_run_span(a):
+def opening_run_span_nb(a):
     """(suit, lo, hi) of the naturals of a run opening."""
     idx = a - OPEN_RUN_BASE
     suit = idx // RUN_TEMPLATES_PER_SUIT

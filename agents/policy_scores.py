@@ -46,16 +46,16 @@ from burako_env.agents.policy_context import (
     XS_PILE_N,
     XS_PROV,
     XS_STOCK,
-    action_cards,
-    fit_opp,
-    fit_own,
-    fit_own_natural,
-    group_blocked,
-    opening_run_span,
-    opening_wild,
-    rank_count,
-    run_neighbours,
-    wild_count,
+    action_cards_nb,
+    fit_opp_nb,
+    fit_own_natural_nb,
+    fit_own_nb,
+    group_blocked_nb,
+    opening_run_span_nb,
+    opening_wild_nb,
+    rank_count_nb,
+    run_neighbours_nb,
+    wild_count_nb,
 )
 from burako_env.core.constants import (
     ADD_BASE,
@@ -80,7 +80,13 @@ from burako_env.core.constants import (
     RANK_TWO,
     TAKE_MUERTO_KEEP_WILDS,
 )
-from burako_env.core.melds import add_card, card_value, is_wild_card, position_card, row_value
+from burako_env.core.melds import (
+    add_card_nb,
+    card_value_nb,
+    is_wild_card_nb,
+    position_card_nb,
+    row_value_nb,
+)
 from burako_env.core.params import (
     CLOSE_ANY_CANASTA,
     CLOSE_CLEAN_CANASTA,
@@ -162,75 +168,75 @@ def default_weights() -> np.ndarray:
 
 # ---------------------------------------------------------------- usefulness of a card
 @njit
-def keep_value(x, rows, c, hand_extra):
+def keep_value_nb(x, rows, c, hand_extra):
     """How much a hand wants to keep card ``c`` (higher: keep). ``hand_extra`` is added
     to the hand counts' view of ``c`` (use -1 to judge a card as if it were gone)."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
     h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
-    if is_wild_card(c):
+    if is_wild_card_nb(c):
         return 1000
     v = 0
-    if fit_own_natural(x, rows, c):
+    if fit_own_natural_nb(x, rows, c):
         v += 400
     r = c % NUM_RANKS
-    n_r = rank_count(h, r) + hand_extra
-    if n_r >= 2 and not group_blocked(
+    n_r = rank_count_nb(h, r) + hand_extra
+    if n_r >= 2 and not group_blocked_nb(
         rows, sc[XS_N_OWN], sc[XS_N_OPP], 0, r, params[P_UNIQUE_TABLE]
     ):
         v += 60 * (n_r - 1)
-        if n_r == 2 and rank_count(x[X_UNSEEN : X_UNSEEN + NUM_CARD_TYPES], r) == 0:
+        if n_r == 2 and rank_count_nb(x[X_UNSEEN : X_UNSEEN + NUM_CARD_TYPES], r) == 0:
             v -= 30  # the third one is nowhere to be found
-    near, far = run_neighbours(h, c)
+    near, far = run_neighbours_nb(h, c)
     v += 40 * near + 20 * far
     return v
 
 
 @njit
-def greedy_keep_value(x, rows, c):
+def greedy_keep_value_nb(x, rows, c):
     h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
-    if is_wild_card(c):
+    if is_wild_card_nb(c):
         return 1000
     v = 0
-    if fit_own(x, rows, c):
+    if fit_own_nb(x, rows, c):
         v += 400
-    n_r = rank_count(h, c % NUM_RANKS)
+    n_r = rank_count_nb(h, c % NUM_RANKS)
     if n_r >= 2:
         v += 60 * (n_r - 1)
-    near, far = run_neighbours(h, c)
+    near, far = run_neighbours_nb(h, c)
     v += 40 * near + 20 * far
     return v
 
 
 # ---------------------------------------------------------------- can the pile be melded
 @njit
-def pile_meldable(x, rows):
+def pile_meldable_nb(x, rows):
     """True if some pile card could be melded at once with the hand and the pile together
     (laid on an own meld, or in a new group or run)."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
     hand = x[X_HAND : X_HAND + NUM_CARD_TYPES]
     pile = x[X_PILE : X_PILE + NUM_CARD_TYPES]
-    wilds = wild_count(hand) + wild_count(pile)
+    wilds = wild_count_nb(hand) + wild_count_nb(pile)
     n_own = sc[XS_N_OWN]
     for c in range(NUM_CARD_TYPES):
         if pile[c] == 0:
             continue
-        if fit_own(x, rows, c):
+        if fit_own_nb(x, rows, c):
             return True
-        if is_wild_card(c):
+        if is_wild_card_nb(c):
             # a wild helps open a group from a pair held
             for ri in range(GROUP_RANKS_ARR.shape[0]):
                 r = GROUP_RANKS_ARR[ri]
-                if rank_count(hand, r) >= 2 and not group_blocked(
+                if rank_count_nb(hand, r) >= 2 and not group_blocked_nb(
                     rows, n_own, sc[XS_N_OPP], 0, r, params[P_UNIQUE_TABLE]
                 ):
                     return True
             continue
         r = c % NUM_RANKS
         if r != RANK_TWO:
-            nat = rank_count(hand, r) + rank_count(pile, r)
-            if (nat >= 3 or (nat >= 2 and wilds >= 1)) and not group_blocked(
+            nat = rank_count_nb(hand, r) + rank_count_nb(pile, r)
+            if (nat >= 3 or (nat >= 2 and wilds >= 1)) and not group_blocked_nb(
                 rows, n_own, sc[XS_N_OPP], 0, r, params[P_UNIQUE_TABLE]
             ):
                 return True
@@ -243,7 +249,7 @@ def pile_meldable(x, rows):
                     continue
                 have = 0
                 for p in range(start, start + 3):
-                    cc = position_card(s, p)
+                    cc = position_card_nb(s, p)
                     if p == 2:
                         if hand[cc] + pile[cc] > 0:
                             have += 1
@@ -255,7 +261,7 @@ def pile_meldable(x, rows):
 
 
 @njit
-def pile_useful_count(x, rows):
+def pile_useful_count_nb(x, rows):
     """Pile cards that pair with, extend or fit the hand and the team's melds."""
     hand = x[X_HAND : X_HAND + NUM_CARD_TYPES]
     pile = x[X_PILE : X_PILE + NUM_CARD_TYPES]
@@ -263,16 +269,16 @@ def pile_useful_count(x, rows):
     for c in range(NUM_CARD_TYPES):
         if pile[c] == 0:
             continue
-        if is_wild_card(c):
+        if is_wild_card_nb(c):
             k += 2 * pile[c]
             continue
-        if fit_own(x, rows, c):
+        if fit_own_nb(x, rows, c):
             k += pile[c]
             continue
-        if rank_count(hand, c % NUM_RANKS) >= 1:
+        if rank_count_nb(hand, c % NUM_RANKS) >= 1:
             k += pile[c]
             continue
-        near, _ = run_neighbours(hand, c)
+        near, _ = run_neighbours_nb(hand, c)
         if near > 0:
             k += pile[c]
     return k
@@ -280,7 +286,7 @@ def pile_useful_count(x, rows):
 
 # ---------------------------------------------------------------- go out?
 @njit
-def team_estimate(rows, base, n, params):
+def team_estimate_nb(rows, base, n, params):
     """(table points, canasta bonuses, has canasta, has clean canasta) of a team's melds."""
     table = 0
     bonus = 0
@@ -301,19 +307,19 @@ def team_estimate(rows, base, n, params):
             else:
                 bonus += params[P_CLEAN_CANASTA] if clean else params[P_DIRTY_CANASTA]
             if params[P_CANASTA_CARD_POINTS]:
-                table += row_value(row, params)
+                table += row_value_nb(row, params)
         else:
-            table += row_value(row, params)
+            table += row_value_nb(row, params)
     return table, bonus, any_c, clean_c
 
 
 @njit
-def scores_if_out(x, rows):
+def scores_if_out_nb(x, rows):
     """Estimated hand scores (own team, opponents) if this player went out now."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
-    t0, b0, c0, _ = team_estimate(rows, np.int64(0), sc[XS_N_OWN], params)
-    t1, b1, c1, _ = team_estimate(rows, np.int64(MAX_MELDS), sc[XS_N_OPP], params)
+    t0, b0, c0, _ = team_estimate_nb(rows, np.int64(0), sc[XS_N_OWN], params)
+    t1, b1, c1, _ = team_estimate_nb(rows, np.int64(MAX_MELDS), sc[XS_N_OPP], params)
     avg = 9  # a typical card value in hand
     own = b0 + params[P_GOING_OUT] - sc[XS_PARTNER_N] * avg
     opp = b1 - sc[XS_OPP_N] * avg + sc[XS_OPP_MUERTOS] * params[P_MUERTO_NOT_TAKEN]
@@ -333,7 +339,7 @@ def scores_if_out(x, rows):
 
 
 @njit
-def can_close(canasta_flag, params):
+def can_close_nb(canasta_flag, params):
     req = params[P_CLOSE_REQUIRES]
     if req == CLOSE_ANY_CANASTA:
         return canasta_flag >= 1
@@ -343,7 +349,7 @@ def can_close(canasta_flag, params):
 
 
 @njit
-def hand_ending(x, w):
+def hand_ending_nb(x, w):
     """The stock is nearly out, or an opponent able to go out holds very few cards."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
@@ -351,28 +357,28 @@ def hand_ending(x, w):
         return True
     return (
         sc[XS_OPP_MUERTOS] == 0
-        and can_close(sc[XS_OPP_CANASTA], params)
+        and can_close_nb(sc[XS_OPP_CANASTA], params)
         and sc[XS_OPP_MIN_N] <= w[W_THREAT_HAND]
     )
 
 
 @njit
-def going_out_ok(x, rows, w):
+def going_out_ok_nb(x, rows, w):
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
-    own, opp = scores_if_out(x, rows)
+    own, opp = scores_if_out_nb(x, rows)
     total = sc[XS_MATCH_OWN] + own
     if total >= params[P_TARGET] and total > sc[XS_MATCH_OPP] + opp:
         return True  # near the target: going out wins the match
     m = own - opp
-    if w[W_GO_OUT_ENDING] > 0 and hand_ending(x, w):
+    if w[W_GO_OUT_ENDING] > 0 and hand_ending_nb(x, w):
         return True  # they are about to go out, or the stock is: better us than them
     return m >= w[W_GO_OUT_MARGIN]
 
 
 # ---------------------------------------------------------------- runs that cannot grow
 @njit
-def run_reach(x, rows, suit, lo, hi, used0, used1, used2, clean):
+def run_reach_nb(x, rows, suit, lo, hi, used0, used1, used2, clean):
     """The longest the run lo..hi of ``suit`` could grow with the cards not yet seen
     elsewhere (hand, stock, partners); a clean run may still take one wild."""
     h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
@@ -382,7 +388,7 @@ def run_reach(x, rows, suit, lo, hi, used0, used1, used2, clean):
     gap_left = 1 if clean else 0
     p = lo - 1
     while p >= 1:
-        c = position_card(suit, p)
+        c = position_card_nb(suit, p)
         avail = h[c] - int(used0 == c) - int(used1 == c) - int(used2 == c) + un[c] + pk[c]
         if avail > 0:
             n += 1
@@ -394,7 +400,7 @@ def run_reach(x, rows, suit, lo, hi, used0, used1, used2, clean):
         p -= 1
     p = hi + 1
     while p <= 14:
-        c = position_card(suit, p)
+        c = position_card_nb(suit, p)
         avail = h[c] - int(used0 == c) - int(used1 == c) - int(used2 == c) + un[c] + pk[c]
         if avail > 0:
             n += 1
@@ -409,15 +415,15 @@ def run_reach(x, rows, suit, lo, hi, used0, used1, used2, clean):
 
 # ---------------------------------------------------------------- greedy
 @njit
-def greedy_meld_score(x, rows, legal, n, a, cards):
+def greedy_meld_score_nb(x, rows, legal, n, a, cards):
     """Score of a meld action for greedy: the value it lays, runs ahead of groups."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     if a == TAKE_MUERTO_KEEP_WILDS:
         return 10000.0
-    k, kind = action_cards(a, cards)
+    k, kind = action_cards_nb(a, cards)
     val = 0
     for i in range(k):
-        val += card_value(cards[i], params)
+        val += card_value_nb(cards[i], params)
     score = 1000.0 + val
     if kind == 2:
         score += 1.0
@@ -427,9 +433,9 @@ def greedy_meld_score(x, rows, legal, n, a, cards):
         for j in range(n):
             b = legal[j]
             if b >= OPEN_RUN_BASE and b < OPEN_WILD_GROUP_BASE:
-                suit, lo, hi = opening_run_span(b)
+                suit, lo, hi = opening_run_span_nb(b)
                 for p in range(lo, hi + 1):
-                    if position_card(suit, p) % NUM_RANKS == r:
+                    if position_card_nb(suit, p) % NUM_RANKS == r:
                         score -= 500.0
                         break
     if kind == 4:
@@ -441,7 +447,7 @@ def greedy_meld_score(x, rows, legal, n, a, cards):
 
 # ---------------------------------------------------------------- discard table
 @njit
-def group_suit_cost(x, cards, wild):
+def group_suit_cost_nb(x, cards, wild):
     """A group names its suits: prefer naturals held twice, then those no run wants.
 
     Below one point per card, so it only orders the suit choices of one group.
@@ -456,34 +462,34 @@ def group_suit_cost(x, cards, wild):
         pos = c % NUM_RANKS + 1
         for d in (-2, -1, 1, 2):
             q = pos + d
-            if 1 <= q <= 14 and h[position_card(s, q)] > 0:
+            if 1 <= q <= 14 and h[position_card_nb(s, q)] > 0:
                 cost += 0.2
     return cost
 
 
 @njit
-def discard_danger(x, rows, c, w):
+def discard_danger_nb(x, rows, c, w):
     """(cost of giving ``c`` to the opponents, fits their melds, is safe)."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
     pile = x[X_PILE : X_PILE + NUM_CARD_TYPES]
     un = x[X_UNSEEN : X_UNSEEN + NUM_CARD_TYPES]
     ok = x[X_OPPK : X_OPPK + NUM_CARD_TYPES]
-    fits = fit_opp(x, rows, c)
+    fits = fit_opp_nb(x, rows, c)
     cost = 0.0
     if fits:
         cost += w[W_DANGER_FIT]
-    if is_wild_card(c):
+    if is_wild_card_nb(c):
         return cost + 3 * w[W_DANGER_FIT], fits, False
     r = c % NUM_RANKS
-    blocked = group_blocked(rows, sc[XS_N_OWN], sc[XS_N_OPP], 1, r, params[P_UNIQUE_TABLE])
-    avail = rank_count(un, r) + rank_count(ok, r)
+    blocked = group_blocked_nb(rows, sc[XS_N_OWN], sc[XS_N_OPP], 1, r, params[P_UNIQUE_TABLE])
+    avail = rank_count_nb(un, r) + rank_count_nb(ok, r)
     if not blocked:
-        cost += w[W_DANGER_PILE_PAIR] * rank_count(pile, r)
-        if rank_count(ok, r) > 0:
+        cost += w[W_DANGER_PILE_PAIR] * rank_count_nb(pile, r)
+        if rank_count_nb(ok, r) > 0:
             cost += w[W_DANGER_KNOWN]
         cost += w[W_DANGER_OPEN] * avail
-    near, _ = run_neighbours(ok, c)
+    near, _ = run_neighbours_nb(ok, c)
     if near > 0:
         cost += w[W_DANGER_KNOWN]
     safe = (not fits) and (blocked or avail == 0)
@@ -491,7 +497,7 @@ def discard_danger(x, rows, c, w):
 
 
 @njit
-def closed_rank(x, rows, r):
+def closed_rank_nb(x, rows, r):
     """True if a group of rank ``r`` stands closed (max_meld_size) on the table."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
@@ -508,58 +514,58 @@ def closed_rank(x, rows, r):
 
 
 @njit
-def stuck_in_team(x, rows, c):
+def stuck_in_team_nb(x, rows, c):
     """A card the own team cannot use: no meld takes it, its group is barred or hopeless,
     and it has no run neighbours."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
     h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
-    if is_wild_card(c):
+    if is_wild_card_nb(c):
         return False
-    if fit_own(x, rows, c):
+    if fit_own_nb(x, rows, c):
         return False
     r = c % NUM_RANKS
-    if rank_count(h, r) >= 2 and not group_blocked(
+    if rank_count_nb(h, r) >= 2 and not group_blocked_nb(
         rows, sc[XS_N_OWN], sc[XS_N_OPP], 0, r, params[P_UNIQUE_TABLE]
     ):
         return False
-    near, far = run_neighbours(h, c)
+    near, far = run_neighbours_nb(h, c)
     return near + far == 0
 
 
 @njit
-def partner_pairs(x, c):
+def partner_pairs_nb(x, c):
     """The partners are known to hold a card that pairs with ``c`` or neighbours it."""
     pk = x[X_PARTK : X_PARTK + NUM_CARD_TYPES]
-    if is_wild_card(c):
+    if is_wild_card_nb(c):
         return False
-    if rank_count(pk, c % NUM_RANKS) > 0:
+    if rank_count_nb(pk, c % NUM_RANKS) > 0:
         return True
-    near, _ = run_neighbours(pk, c)
+    near, _ = run_neighbours_nb(pk, c)
     return near > 0
 
 
 @njit
-def table_discard_cost(x, rows, c, w):
+def table_discard_cost_nb(x, rows, c, w):
     """The discard table of seed 000 (RULES.md section 11) as a cost: lower is better."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
     pile = x[X_PILE : X_PILE + NUM_CARD_TYPES]
-    danger, fits, safe = discard_danger(x, rows, c, w)
-    keep = float(keep_value(x, rows, c, np.int64(0)))
-    cost = keep + danger - w[W_VALUE_DISCARD] * card_value(c, params)
+    danger, fits, safe = discard_danger_nb(x, rows, c, w)
+    keep = float(keep_value_nb(x, rows, c, np.int64(0)))
+    cost = keep + danger - w[W_VALUE_DISCARD] * card_value_nb(c, params)
     k1 = sc[XS_NEXT_N]
     pile_empty = sc[XS_PILE_N] == 0
     r = c % NUM_RANKS
     if k1 == 1:
-        if fits or is_wild_card(c):
+        if fits or is_wild_card_nb(c):
             cost += w[W_SAFE_1]
         if pile_empty:
-            if stuck_in_team(x, rows, c):
+            if stuck_in_team_nb(x, rows, c):
                 cost -= w[W_STUCK]
-            if partner_pairs(x, c):
+            if partner_pairs_nb(x, c):
                 cost -= w[W_STUCK] / 2
-        elif not is_wild_card(c) and rank_count(pile, r) > 0:
+        elif not is_wild_card_nb(c) and rank_count_nb(pile, r) > 0:
             cost += w[W_SAFE_1]  # a pair with the pile opens something for them
     elif k1 == 2:
         if not safe:
@@ -567,25 +573,25 @@ def table_discard_cost(x, rows, c, w):
     elif k1 == 3 and pile_empty:
         if not safe:
             cost += w[W_SAFE_3]
-    if not is_wild_card(c) and closed_rank(x, rows, r):
+    if not is_wild_card_nb(c) and closed_rank_nb(x, rows, r):
         cost -= w[W_CLOSED_RANK]
     return cost
 
 
 @njit
-def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
+def table_meld_score_nb(x, rows, legal, n, a, cards, w, go_out_ok):
     """Score of a meld action for discard_table; negative: do not play it now."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
     sc = x[X_SC : X_SC + 32]
     h = x[X_HAND : X_HAND + NUM_CARD_TYPES]
     pk = x[X_PARTK : X_PARTK + NUM_CARD_TYPES]
-    endgame = hand_ending(x, w)
+    endgame = hand_ending_nb(x, w)
     # with the muerto to take, a small hand lays everything it can to empty itself
     dumping = sc[XS_OWN_MUERTOS] > 0 and sc[XS_HAND_N] <= w[W_DUMP_HAND]
     loose = endgame or dumping
     if a == TAKE_MUERTO_KEEP_WILDS:
         return 5000.0
-    k, kind = action_cards(a, cards)
+    k, kind = action_cards_nb(a, cards)
     left = sc[XS_HAND_N] - k
     if left == 0 and sc[XS_OWN_MUERTOS] > 0:
         return 4000.0  # the muerto, at once
@@ -595,18 +601,18 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
         return -1.0  # the last card's discard would go out
     val = 0
     for i in range(k):
-        val += card_value(cards[i], params)
+        val += card_value_nb(cards[i], params)
     if kind == 4:
         slot = (a - ADD_BASE) // NUM_CARD_TYPES
         c = cards[0]
         row = rows[slot]
         out = rows[R_TMP2]
-        add_card(row, c, params[P_MAX_MELD], out)
+        add_card_nb(row, c, params[P_MAX_MELD], out)
         natural = not (row[MF_WILD] < 0 and out[MF_WILD] >= 0)
         completes = row[MF_SIZE] < 7 and out[MF_SIZE] >= 7
         if row[MF_KIND] == MELD_WILD_GROUP:
             return 900.0 + val + (300.0 if completes else 0.0)
-        if not is_wild_card(c) or natural:
+        if not is_wild_card_nb(c) or natural:
             score = 800.0 + val + (100.0 if completes else 0.0)
             if row[MF_KIND] == MELD_RUN:
                 score += 2.0
@@ -619,40 +625,40 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
         if loose or out[MF_SIZE] >= w[W_WILD_ADD_MIN_SIZE]:
             return 300.0 + val + row[MF_SIZE]
         return -1.0
-    wild = opening_wild(a)
+    wild = opening_wild_nb(a)
     score = 500.0 + val
     # feed the partner: openings the partners' known cards can be laid on
     if kind == 1:
         r = cards[0] % NUM_RANKS
-        score += w[W_PARTNER_FEED] * rank_count(pk, r)
-        score -= group_suit_cost(x, cards, wild)
+        score += w[W_PARTNER_FEED] * rank_count_nb(pk, r)
+        score -= group_suit_cost_nb(x, cards, wild)
         if r == RANK_ACE:
             score += 20.0
             if wild >= 0 and w[W_CLEAN_ACES] > 0 and not loose:
                 return -1.0  # aces are opened clean
         for j in range(n):
             b = legal[j]
-            if b >= OPEN_RUN_BASE and b < OPEN_WILD_GROUP_BASE and opening_wild(b) < 0:
-                suit, lo, hi = opening_run_span(b)
+            if b >= OPEN_RUN_BASE and b < OPEN_WILD_GROUP_BASE and opening_wild_nb(b) < 0:
+                suit, lo, hi = opening_run_span_nb(b)
                 for p in range(lo, hi + 1):
-                    cc = position_card(suit, p)
-                    if cc % NUM_RANKS == r and rank_count(h, r) - (3 if wild < 0 else 2) < 1:
+                    cc = position_card_nb(suit, p)
+                    if cc % NUM_RANKS == r and rank_count_nb(h, r) - (3 if wild < 0 else 2) < 1:
                         score -= 300.0  # the run goes first: equal cards are limited
                         break
         if wild >= 0:
             # a clean opening of the same rank is better: wait for it
             for j in range(n):
                 b = legal[j]
-                if b >= OPEN_GROUP_BASE and b < OPEN_RUN_BASE and opening_wild(b) < 0:
+                if b >= OPEN_GROUP_BASE and b < OPEN_RUN_BASE and opening_wild_nb(b) < 0:
                     if GROUP_RANKS_ARR[(b - OPEN_GROUP_BASE) // GROUP_TEMPLATES_PER_RANK] == r:
                         return -1.0
     elif kind == 2:
-        suit, lo, hi = opening_run_span(a)
+        suit, lo, hi = opening_run_span_nb(a)
         score += 30.0
         for p in range(lo - 1, hi + 2):
             if 1 <= p <= 14 and p != 2:
-                score += w[W_PARTNER_FEED] * pk[position_card(suit, p)]
-        reach = run_reach(x, rows, suit, lo, hi, cards[0], cards[1], cards[2], wild < 0)
+                score += w[W_PARTNER_FEED] * pk[position_card_nb(suit, p)]
+        reach = run_reach_nb(x, rows, suit, lo, hi, cards[0], cards[1], cards[2], wild < 0)
         if reach < 7 and w[W_DEAD_RUN] > 0 and not loose:
             return -1.0  # a dead run: its missing cards are already on the table
         if wild >= 0:
@@ -661,8 +667,8 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
             # a clean opening of the same run cards would be better: wait
             for j in range(n):
                 b = legal[j]
-                if b >= OPEN_RUN_BASE and b < OPEN_WILD_GROUP_BASE and opening_wild(b) < 0:
-                    s2, lo2, hi2 = opening_run_span(b)
+                if b >= OPEN_RUN_BASE and b < OPEN_WILD_GROUP_BASE and opening_wild_nb(b) < 0:
+                    s2, lo2, hi2 = opening_run_span_nb(b)
                     if s2 == suit and lo2 <= hi and hi2 >= lo:
                         return -1.0
     else:
@@ -679,7 +685,7 @@ def table_meld_score(x, rows, legal, n, a, cards, w, go_out_ok):
 
 
 @njit
-def meld_potential(x, legal, n, cards):
+def meld_potential_nb(x, legal, n, cards):
     """Points the hand could lay this turn: the provisional melds plus every hand card that
     some legal meld action uses (an upper bound, for min_first_meld)."""
     params = x[X_PARAMS : X_PARAMS + NUM_VARIANT_FEATURES]
@@ -690,10 +696,10 @@ def meld_potential(x, legal, n, cards):
         a = legal[j]
         if a >= DISCARD_BASE or a < OPEN_GROUP_BASE:
             continue
-        k, kind = action_cards(a, cards)
+        k, kind = action_cards_nb(a, cards)
         for i in range(k):
             c = cards[i]
-            if kind == 1 and not is_wild_card(c):
+            if kind == 1 and not is_wild_card_nb(c):
                 for s in range(4):
                     used[s * NUM_RANKS + c % NUM_RANKS] = True
             else:
@@ -701,7 +707,7 @@ def meld_potential(x, legal, n, cards):
     total = sc[XS_PROV]
     for c in range(NUM_CARD_TYPES):
         if used[c]:
-            total += h[c] * card_value(c, params)
+            total += h[c] * card_value_nb(c, params)
     return total
 
 

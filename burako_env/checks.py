@@ -145,7 +145,7 @@ from burako_env.core.constants import (
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.kernels import refresh_legal_games
 from burako_env.core.params import variant_params
-from burako_env.core.rules import action_error as _core_action_error
+from burako_env.core.rules import action_error_nb as _core_action_error
 from burako_env.core.state import (
     GameState,
     copy_state,
@@ -229,7 +229,7 @@ def state_digest(state: GameState) -> str:
 
 @njit_kernel
 def _scan_errors(st, params, b, out):
-    """``action_error`` of every action id (the full scan of check (c))."""
+    """``action_error_nb`` of every action id (the full scan of check (c))."""
     for a in range(out.shape[0]):
         out[a] = _core_action_error(st, b, a, params)
 
@@ -609,7 +609,7 @@ def _first_bad_row(bad: np.ndarray) -> tuple[int, int, int] | None:
 
 def check_meld_fields(state: GameState, variant: Variant) -> None:
     """Every meld row in use holds what the core's meld functions can write
-    (``melds.build_*``, ``add_card``, ``normalize_run``): a kind of the variant, a key in
+    (``melds.build_*``, ``add_card_nb``, ``normalize_run_nb``): a kind of the variant, a key in
     its range, a run's positions within ``1..14`` with the gap between its ends and the
     suited 2 sent home, counts within the decks, the size the other fields give, and every
     field the kind does not use zero (``MF_WILD`` -1). A team has at most one wild group
@@ -671,7 +671,7 @@ def check_meld_fields(state: GameState, variant: Variant) -> None:
         ),
         (
             run & suited_two & ((gap == 2) | ((gap == 0) & (lo == 3))),
-            "the 2 of the run's suit stands at position 2 as a natural (normalize_run)",
+            "the 2 of the run's suit stands at position 2 as a natural (normalize_run_nb)",
         ),
         (
             wild_group & ((key != 0) | (lo != 0) | (hi != 0) | (gap != 0)),

@@ -204,8 +204,8 @@ def test_an_internal_function_called_from_python_raises_a_clear_error():
     from burako_env.variants import load_variant
 
     params = variant_params(load_variant("argentine"))
-    with pytest.raises(TypeError, match=r"melds\.row_value is compiled for calls from numba"):
-        melds.row_value(np.zeros(12, np.int8), params)
+    with pytest.raises(TypeError, match=r"melds\.row_value_nb is compiled for calls from numba"):
+        melds.row_value_nb(np.zeros(12, np.int8), params)
 
 
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="no libraries without jit")
@@ -221,60 +221,19 @@ def test_the_rules_compile_link_only_and_the_kernels_that_call_them_do_not():
     kernel = kernels.game_kernel
     kernel_library = kernel.overloads[kernel.signatures[0]].library
     row = numba.types.Array(numba.int8, 1, "A")
-    melds.row_is_clean.compile((row,))
-    rule_library = melds.row_is_clean.overloads[(row,)].library
+    melds.row_is_clean_nb.compile((row,))
+    rule_library = melds.row_is_clean_nb.overloads[(row,)].library
     assert link_only._is_link_only(rule_library)
     assert not link_only._is_link_only(kernel_library)
     assert rule_library.get_pointer_to_function("anything") == 0
 
 
 # ------------------------------------------------------------------ link-only names
-#: the link-only functions (``@njit`` of burako_env.jit) still named without the ``_nb``
-#: suffix that says Python cannot call them (docs/ARCHITECTURE.md, "Writing a kernel"):
-#: the rename is mechanical but touches every caller, so it goes module by module, and a
-#: module renamed leaves this list. A new link-only function is named ``*_nb`` from the
-#: start; the list only shrinks.
-NOT_YET_SUFFIXED: dict[str, list[str]] = {
-    "burako_env/core/deal.py": "deal_hand".split(),
-    "burako_env/core/determinize.py": (
-        "copy_game hidden_packets peek_hidden determinize_game _clean_side_information "
-        "determinize_into"
-    ).split(),
-    "burako_env/core/kernels.py": "listed refresh_legal sorted_legal write_decision".split(),
-    "burako_env/core/melds.py": (
-        "is_wild_card card_value wild_of_kind position_card clear_row copy_row row_is_canasta "
-        "row_is_clean row_is_closed normalize_run build_group build_run build_wild_group "
-        "_place_natural add_card row_value row_add_counts"
-    ).split(),
-    "burako_env/core/observe.py": "_clip16 observe_one".split(),
-    "burako_env/core/rng.py": "_rotl next_u32 randint".split(),
-    "burako_env/core/rules.py": (
-        "hand_size next_muerto team_canastas close_allowed wild_group_open "
-        "min_first_meld_active team_minimum provisional_points reverting plain_discard_error "
-        "_unique_rank_error pot_closed empty_hand_error _used_value _used_count "
-        "after_meld_error _push_meld _pop_meld _meld_basic search_meld _is_open_wild_group "
-        "_settles _finishable open_basic_error add_basic_error discard_error _row_count "
-        "muerto_keep_error take_pile_error play_action_error action_error _meld_candidates "
-        "_enumerate_melds _enumerate_discards is_stuck legal_actions _forget_played "
-        "_pot_packet _packet_left _take_muerto _after_draw_from_stock _draw_top begin_turn "
-        "end_hand _after_meld _discard apply_action reset_game"
-    ).split(),
-    "burako_env/core/scoring.py": "canasta_bonus team_hand_value score_hand".split(),
-    "burako_env/core/sweep.py": "_choose".split(),
-    "agents/pimc.py": "rollout hand_values".split(),
-    "agents/policies.py": "greedy_decide table_decide decide act_row".split(),
-    "agents/policy_context.py": (
-        "rank_count wild_count group_blocked fits_team fits_team_natural fit_own "
-        "fit_own_natural fit_opp run_neighbours read_context action_cards opening_wild "
-        "opening_run_span"
-    ).split(),
-    "agents/policy_scores.py": (
-        "keep_value greedy_keep_value pile_meldable pile_useful_count team_estimate "
-        "scores_if_out can_close hand_ending going_out_ok run_reach greedy_meld_score "
-        "group_suit_cost discard_danger closed_rank stuck_in_team partner_pairs "
-        "table_discard_cost table_meld_score meld_potential"
-    ).split(),
-}
+# a link-only function (``@njit`` of burako_env.jit) ends in ``_nb``: Python cannot call
+# it, and its name says so at every call site; a kernel (``@njit_kernel``,
+# ``@njit_parallel``), which Python calls, never does (docs/ARCHITECTURE.md, "Writing a
+# kernel"). The rule holds in every module of burako_env (the table's included), agents
+# and training, with no exception.
 
 
 def _compiled_functions(path: Path) -> tuple[list[str], list[str]]:
@@ -302,24 +261,20 @@ def _compiled_functions(path: Path) -> tuple[list[str], list[str]]:
 
 
 def test_link_only_functions_are_named_so_that_python_does_not_call_them():
+    """Every link-only function is named ``*_nb`` and no kernel is."""
     root = Path(__file__).resolve().parents[1]
     files = [p for f in ("burako_env", "agents", "training") for p in (root / f).rglob("*.py")]
-    unnamed, kernels_named, found = [], [], {}
+    unnamed, kernels_named, found, kernels_of = [], [], {}, {}
     for path in sorted(files):
         link_only, kernels = _compiled_functions(path)
         rel = path.relative_to(root).as_posix()
         found[rel] = set(link_only)
-        waiting = set(NOT_YET_SUFFIXED.get(rel, ()))
-        unnamed += [f"{rel}:{n}" for n in link_only if not n.endswith("_nb") and n not in waiting]
+        kernels_of[rel] = set(kernels)
+        unnamed += [f"{rel}:{n}" for n in link_only if not n.endswith("_nb")]
         kernels_named += [f"{rel}:{n}" for n in kernels if n.endswith("_nb")]
     assert not unnamed, f"link-only functions without the _nb suffix: {unnamed}"
     assert not kernels_named, f"kernels (Python calls them) named *_nb: {kernels_named}"
-    # the list names only link-only functions that still exist: a renamed one leaves it
-    stale = [
-        f"{rel}:{n}"
-        for rel, names in NOT_YET_SUFFIXED.items()
-        for n in names
-        if n not in found.get(rel, set())
-    ]
-    assert not stale, f"NOT_YET_SUFFIXED names no link-only function here: {stale}"
-    assert "legal_actions" in found["burako_env/core/rules.py"]  # the scan sees them
+    # the scan sees them, in the core and in the agents' kernel modules alike
+    assert "legal_actions_nb" in found["burako_env/core/rules.py"]
+    assert "decide_nb" in found["agents/policies.py"]
+    assert "game_kernel" in kernels_of["burako_env/core/kernels.py"]

@@ -332,7 +332,7 @@ def test_legal_moves_come_from_the_engine():
 
 def test_running_score_is_the_engines_scoring():
     """The score as the hand goes (``running``): the engine's score items of the table
-    (``score_hand``), so at the end of a hand they are the hand's own table items; the
+    (``score_hand_nb``), so at the end of a hand they are the hand's own table items; the
     brazilian opening minimum and what is still needed; nothing from hidden hands."""
     for seed in (3, 5):
         game = Game("argentine", seed=seed)

@@ -44,7 +44,7 @@ from burako_env.core.constants import (
     S_TURN,
     S_WENT_OUT,
 )
-from burako_env.core.melds import is_wild_card
+from burako_env.core.melds import is_wild_card_nb
 from burako_env.core.params import (
     P_CUTTER_KEEPS_WILDS,
     P_DECKS,
@@ -56,7 +56,7 @@ from burako_env.core.params import (
     P_OPENING_LATER_UPCARD,
     P_TOTAL_CARDS,
 )
-from burako_env.core.rng import randint
+from burako_env.core.rng import randint_nb
 from burako_env.jit import njit
 
 #: this module defines compiled functions (agents/kernel_cache.py reads the mark)
@@ -64,7 +64,7 @@ KERNEL_MODULE = True
 
 
 @njit
-def deal_hand(st, b, params, hand_index):
+def deal_hand_nb(st, b, params, hand_index):
     """Deal hand ``hand_index`` of game ``b`` from the game's own generator."""
     n = params[P_NUM_PLAYERS]
     total = params[P_TOTAL_CARDS]
@@ -80,7 +80,7 @@ def deal_hand(st, b, params, hand_index):
             deck[k] = JOKER
             k += 1
     for i in range(total - 1, 0, -1):
-        j = randint(rng, i + 1)
+        j = randint_nb(rng, i + 1)
         tmp = deck[i]
         deck[i] = deck[j]
         deck[j] = tmp
@@ -96,7 +96,7 @@ def deal_hand(st, b, params, hand_index):
     bottom = 0
     cutter = (dealer - 1) % n
     if params[P_CUTTER_KEEPS_WILDS]:
-        while bottom < 2 and is_wild_card(np.int64(deck[bottom])):
+        while bottom < 2 and is_wild_card_nb(np.int64(deck[bottom])):
             st.hands[b, cutter, deck[bottom]] += 1
             st.known[b, cutter, deck[bottom]] += 1
             bottom += 1

@@ -5,7 +5,7 @@ player again, uniformly among the deals consistent with what they know:
 
 * the stock's cards and their order;
 * the untaken muerto packets (with ``muerto_pot: shared``, the pot's packets where
-  :func:`burako_env.core.rules._pot_packet` says they lie: :func:`hidden_packets`);
+  :func:`burako_env.core.rules._pot_packet_nb` says they lie: :func:`hidden_packets_nb`);
 * the peeked card, unless ``viewer`` is the player peeking at it;
 * the cards of the other hands (the partner's too) except their ``known`` counts.
 
@@ -61,8 +61,8 @@ from burako_env.core.constants import (
     S_PLAYER,
 )
 from burako_env.core.params import P_MUERTO_POT_SHARED, P_NUM_PLAYERS
-from burako_env.core.rng import randint
-from burako_env.core.rules import legal_actions
+from burako_env.core.rng import randint_nb
+from burako_env.core.rules import legal_actions_nb
 from burako_env.jit import borrowed, njit, njit_kernel, njit_parallel, prange
 
 #: this module defines compiled functions (agents/kernel_cache.py reads the mark)
@@ -70,7 +70,7 @@ KERNEL_MODULE = True
 
 
 @njit
-def copy_game(src, i, dst, j):
+def copy_game_nb(src, i, dst, j):
     """Copy game ``i`` of ``src`` into slot ``j`` of ``dst`` (both states of one variant
     and player count); the legal actions come along, so ``dst`` can be stepped at once."""
     dst.hands[j, :, :] = src.hands[i, :, :]
@@ -95,7 +95,7 @@ def copy_game(src, i, dst, j):
 
 
 @njit
-def hidden_packets(st, b, params, out):
+def hidden_packets_nb(st, b, params, out):
     """Write the (team, index) of every muerto packet of game ``b`` still face down into
     ``out`` (int64 [2 * MAX_MUERTOS, 2]) and return their count; the compiled twin of
     :func:`burako_env.core.state.untaken_packets`."""
@@ -109,7 +109,7 @@ def hidden_packets(st, b, params, out):
             out[1, 1] = 0
             n = 2
         elif left == 1:
-            # rules._pot_packet: index 0 while team 0 may still take one, else index 1
+            # rules._pot_packet_nb: index 0 while team 0 may still take one, else index 1
             out[0, 0] = 0 if st.muerto_status[b, 0, 0] == MUERTO_UNTAKEN else 1
             out[0, 1] = 0
             n = 1
@@ -124,7 +124,7 @@ def hidden_packets(st, b, params, out):
 
 
 @njit
-def peek_hidden(st, b, viewer):
+def peek_hidden_nb(st, b, viewer):
     """True when a peeked card exists and ``viewer`` is not the player looking at it."""
     s = st.scalars[b]
     if s[S_PEEK_CARD] < 0:
@@ -133,7 +133,7 @@ def peek_hidden(st, b, viewer):
 
 
 @njit
-def determinize_game(st, b, viewer, params, pool, packets, unknown, counts):
+def determinize_game_nb(st, b, viewer, params, pool, packets, unknown, counts):
     """Deal the cards hidden from ``viewer`` in game ``b`` again, in place, drawing from
     the game's own generator ``st.rng[b]`` (seed it first). ``pool`` (int8 [MAX_CARDS]),
     ``packets`` (int64 [2 * MAX_MUERTOS, 2]), ``unknown`` (int64 [MAX_PLAYERS]) and
@@ -146,11 +146,11 @@ def determinize_game(st, b, viewer, params, pool, packets, unknown, counts):
         counts[c] = 0
     for i in range(st.stock_len[b]):
         counts[st.stock[b, i]] += 1
-    n_packets = hidden_packets(st, b, params, packets)
+    n_packets = hidden_packets_nb(st, b, params, packets)
     for j in range(n_packets):
         for i in range(MUERTO_SIZE):
             counts[st.muertos[b, packets[j, 0], packets[j, 1], i]] += 1
-    peek = peek_hidden(st, b, viewer)
+    peek = peek_hidden_nb(st, b, viewer)
     if peek:
         counts[st.scalars[b, S_PEEK_CARD]] += 1
     for q in range(n_players):
@@ -173,7 +173,7 @@ def determinize_game(st, b, viewer, params, pool, packets, unknown, counts):
     # Fisher-Yates: every order of the pool equally likely
     rng = st.rng[b]
     for i in range(k - 1, 0, -1):
-        j = randint(rng, i + 1)
+        j = randint_nb(rng, i + 1)
         tmp = pool[i]
         pool[i] = pool[j]
         pool[j] = tmp
@@ -195,12 +195,12 @@ def determinize_game(st, b, viewer, params, pool, packets, unknown, counts):
         for _ in range(unknown[q]):
             st.hands[b, q, pool[r]] += 1
             r += 1
-    _clean_side_information(st, b, viewer, params, packets, n_packets)
+    _clean_side_information_nb(st, b, viewer, params, packets, n_packets)
     return k
 
 
 @njit
-def _clean_side_information(st, b, viewer, params, packets, n_packets):
+def _clean_side_information_nb(st, b, viewer, params, packets, n_packets):
     """Packets no longer face down: a pending one is its taker's whole (unplayed) hand,
     so it is rewritten from the new hand; the others are history that could betray the
     real deal (a packet that became the stock lists the stock), so they are zeroed."""
@@ -228,7 +228,7 @@ def _clean_side_information(st, b, viewer, params, packets, n_packets):
 
 @njit_kernel
 def new_work():
-    """The work space of :func:`determinize_game` for one thread."""
+    """The work space of :func:`determinize_game_nb` for one thread."""
     return (
         np.empty(MAX_CARDS, np.int8),
         np.empty((2 * MAX_MUERTOS, 2), np.int64),
@@ -238,15 +238,15 @@ def new_work():
 
 
 @njit
-def determinize_into(src, i, viewer, params, dst, j, seed_words):
+def determinize_into_nb(src, i, viewer, params, dst, j, seed_words):
     """Slot ``j`` of ``dst`` becomes a determinization of game ``i`` of ``src`` for
     ``viewer``, from the generator state ``seed_words`` (int64 [4], nonzero), with its
     legal actions refreshed. Also the game's own generator continues from there."""
-    copy_game(src, i, dst, j)
+    copy_game_nb(src, i, dst, j)
     dst.rng[j, :] = seed_words
     pool, packets, unknown, counts = new_work()
-    determinize_game(dst, j, viewer, params, pool, packets, unknown, counts)
-    dst.num_legal[j] = legal_actions(dst, j, params, dst.legal[j])
+    determinize_game_nb(dst, j, viewer, params, pool, packets, unknown, counts)
+    dst.num_legal[j] = legal_actions_nb(dst, j, params, dst.legal[j])
 
 
 @njit_kernel
@@ -258,7 +258,7 @@ def determinize_kernel(src, src_index, viewers, params, dst, seed_words, first, 
     src_index, viewers, seed_words = borrowed((src_index, viewers, seed_words))
     for k_ in range(first, last):
         k = np.uint64(k_)  # the index type of every kernel: callees compile once
-        determinize_into(src, src_index[k], viewers[k], params, dst, k, seed_words[k])
+        determinize_into_nb(src, src_index[k], viewers[k], params, dst, k, seed_words[k])
 
 
 @njit_parallel
@@ -266,4 +266,4 @@ def copy_kernel(src, src_index, dst):
     """Slot k of ``dst`` becomes a copy of game ``src_index[k]`` of ``src``."""
     for k_ in prange(dst.scalars.shape[0]):
         k = np.uint64(k_)
-        copy_game(src, src_index[k], dst, k)
+        copy_game_nb(src, src_index[k], dst, k)

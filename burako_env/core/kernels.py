@@ -26,9 +26,9 @@ from burako_env.core.constants import (
     S_PLAYER,
     S_WINNER,
 )
-from burako_env.core.observe import observe_one
-from burako_env.core.rng import randint
-from burako_env.core.rules import action_error, apply_action, legal_actions, reset_game
+from burako_env.core.observe import observe_one_nb
+from burako_env.core.rng import randint_nb
+from burako_env.core.rules import action_error_nb, apply_action_nb, legal_actions_nb, reset_game_nb
 from burako_env.jit import borrowed, njit, njit_kernel, njit_parallel, prange, run_sliced
 
 #: this module defines compiled functions (agents/kernel_cache.py reads the mark)
@@ -54,8 +54,8 @@ GAME_RESET_DECISION = 6  # GAME_RESET, then the first decision
 
 # The stepping kernels accept an action when it is in the game's legal list (kept current
 # by every kernel that moves a game), which the mask tests hold equal to what
-# ``rules.action_error`` accepts. Only a refused action needs its reason, and only then
-# is ``action_error`` run, in a kernel of its own (:func:`error_kernel`): the stepping
+# ``rules.action_error_nb`` accepts. Only a refused action needs its reason, and only then
+# is ``action_error_nb`` run, in a kernel of its own (:func:`error_kernel`): the stepping
 # kernels, and so every command that only plays legal moves, never compile the legality
 # checks a second time beside the enumeration (docs/BENCHMARKS.md, "Compile time").
 #: a kernel's code for "not in the legal list"; the Python wrappers below replace it by
@@ -64,7 +64,7 @@ ERR_UNLISTED = -1
 
 
 @njit
-def listed(st, b, a):
+def listed_nb(st, b, a):
     """True when ``a`` is one of game ``b``'s legal actions."""
     for i in range(st.num_legal[b]):
         if st.legal[b, i] == a:
@@ -73,12 +73,12 @@ def listed(st, b, a):
 
 
 @njit
-def refresh_legal(st, b, params):
-    st.num_legal[b] = legal_actions(st, b, params, st.legal[b])
+def refresh_legal_nb(st, b, params):
+    st.num_legal[b] = legal_actions_nb(st, b, params, st.legal[b])
 
 
 @njit
-def sorted_legal(st, b, params, legal):
+def sorted_legal_nb(st, b, params, legal):
     """Refresh game ``b``'s legal list and write its actions ascending into ``legal`` (as
     a mask would list them, which the policies expect); returns their count, which the
     caller stores in ``st.num_legal[b]``.
@@ -87,7 +87,7 @@ def sorted_legal(st, b, params, legal):
     attribute of the state from a ``prange`` body, which numba may lose (issues 5872,
     7135 and 10338; see ``burako_env.table.kernel.play_kernel``).
     """
-    n = legal_actions(st, b, params, st.legal[b])
+    n = legal_actions_nb(st, b, params, st.legal[b])
     for i in range(n):
         a = np.int64(st.legal[b, i])
         m = i
@@ -118,11 +118,11 @@ def batch_kernel(st, params, op, which, actions, errors, episode_match, ended, f
         b = np.uint64(b_)
         if op == BATCH_RESET:
             if which[b]:
-                reset_game(st, b, params, episode_match)
-                refresh_legal(st, b, params)
+                reset_game_nb(st, b, params, episode_match)
+                refresh_legal_nb(st, b, params)
             continue
         if op == BATCH_LEGAL:
-            refresh_legal(st, b, params)
+            refresh_legal_nb(st, b, params)
             continue
         a = actions[b]
         if op == BATCH_STEP_AUTORESET:
@@ -130,11 +130,11 @@ def batch_kernel(st, params, op, which, actions, errors, episode_match, ended, f
         elif a < 0:  # STEP and CHECK skip a game; the autoreset step plays them all
             errors[b] = ERR_OK
             continue
-        err = ERR_OK if listed(st, b, a) else ERR_UNLISTED
+        err = ERR_OK if listed_nb(st, b, a) else ERR_UNLISTED
         errors[b] = err
         if err != ERR_OK or op == BATCH_CHECK:
             continue
-        apply_action(st, b, a, params)
+        apply_action_nb(st, b, a, params)
         if op == BATCH_STEP_AUTORESET:
             s = st.scalars[b]
             if s[S_DONE]:
@@ -144,8 +144,8 @@ def batch_kernel(st, params, op, which, actions, errors, episode_match, ended, f
                 final[b, 2] = s[S_MATCH0]
                 final[b, 3] = s[S_MATCH1]
                 final[b, 4] = s[S_WINNER]
-                reset_game(st, b, params, episode_match)
-        refresh_legal(st, b, params)
+                reset_game_nb(st, b, params, episode_match)
+        refresh_legal_nb(st, b, params)
 
 
 # the arrays an operation does not read (never indexed: one shared empty array each)
@@ -180,7 +180,7 @@ def error_kernel(st, params, games, actions, errors, first, last):
     games, actions, errors = borrowed((games, actions, errors))
     for i_ in range(first, last):
         i = np.uint64(i_)
-        errors[i] = action_error(st, np.uint64(games[i]), actions[i], params)
+        errors[i] = action_error_nb(st, np.uint64(games[i]), actions[i], params)
 
 
 def action_errors_of(st, params, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
@@ -266,7 +266,7 @@ def observe_kernel(st, params, viewers, lay, out):
         v = viewers[b]
         if v < 0:
             v = st.scalars[b, S_PLAYER]
-        observe_one(st, b, v, params, lay, out[b])
+        observe_one_nb(st, b, v, params, lay, out[b])
 
 
 @njit_kernel
@@ -284,12 +284,12 @@ def random_playout_kernel(
         steps = 0
         hands = 0
         capped = 0
-        reset_game(st, b, params, episode_match)
+        reset_game_nb(st, b, params, episode_match)
         ep_steps = 0
         while done_eps < episodes:
-            n = legal_actions(st, b, params, st.legal[b])
-            a = st.legal[b, randint(agent_rng[b][::1], n)]  # [::1]: layout as st.rng[b]
-            apply_action(st, b, a, params)
+            n = legal_actions_nb(st, b, params, st.legal[b])
+            a = st.legal[b, randint_nb(agent_rng[b][::1], n)]  # [::1]: layout as st.rng[b]
+            apply_action_nb(st, b, a, params)
             steps += 1
             ep_steps += 1
             if st.scalars[b, S_HAND_JUST_ENDED]:
@@ -300,7 +300,7 @@ def random_playout_kernel(
                 done_eps += 1
                 ep_steps = 0
                 if done_eps < episodes:
-                    reset_game(st, b, params, episode_match)
+                    reset_game_nb(st, b, params, episode_match)
         stats[b, 0] = done_eps
         stats[b, 1] = steps
         stats[b, 2] = hands
@@ -317,13 +317,13 @@ def random_playout(st, params, agent_rng, episode_match, episodes, max_steps, st
 # ------------------------------------------------------------------ one game, no threads
 # A batch of one (the PettingZoo env, burako play, the web table) skips the thread pool.
 @njit
-def write_decision(st, params, b, lay, obs, mask):
+def write_decision_nb(st, params, b, lay, obs, mask):
     """Observation of the player to act and the mask (int8) of game ``b``."""
     for i in range(mask.shape[0]):
         mask[i] = 0
     for i in range(st.num_legal[b]):
         mask[st.legal[b, i]] = 1
-    observe_one(st, b, np.int64(st.scalars[b, S_PLAYER]), params, lay, obs)
+    observe_one_nb(st, b, np.int64(st.scalars[b, S_PLAYER]), params, lay, obs)
 
 
 @njit_kernel
@@ -338,17 +338,17 @@ def game_kernel(st, params, op, b, a, episode_match, viewer, lay, obs, mask):
     st = borrowed(st)  # one game's whole life in compiled code: no counting of its arrays
     lay, obs, mask = borrowed((lay, obs, mask))
     if op == GAME_OBSERVE:
-        observe_one(st, g, viewer, params, lay, obs)
+        observe_one_nb(st, g, viewer, params, lay, obs)
         return ERR_OK
     if op == GAME_RESET or op == GAME_RESET_DECISION:
-        reset_game(st, g, params, episode_match)
+        reset_game_nb(st, g, params, episode_match)
     elif op == GAME_STEP or op == GAME_STEP_DECISION:
-        if not listed(st, g, a):
+        if not listed_nb(st, g, a):
             return ERR_UNLISTED
-        apply_action(st, g, a, params)
-    refresh_legal(st, g, params)
+        apply_action_nb(st, g, a, params)
+    refresh_legal_nb(st, g, params)
     if op == GAME_STEP_DECISION or op == GAME_RESET_DECISION:
-        write_decision(st, params, g, lay, obs, mask)
+        write_decision_nb(st, params, g, lay, obs, mask)
     return ERR_OK
 
 

@@ -3,7 +3,7 @@
 A meld is a row of ``NUM_MELD_FIELDS`` int8 (see ``MF_*``). A run keeps its naturals at
 positions ``lo..hi`` (A low = 1 ... K = 13, A high = 14) except ``gap``, where the wild
 stands; a wild with ``gap == 0`` stands at an end and counts as whichever end the run
-needs. Every change ends with :func:`normalize_run`, which sends a suited 2 home.
+needs. Every change ends with :func:`normalize_run_nb`, which sends a suited 2 home.
 """
 
 # Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
@@ -78,12 +78,12 @@ GROUP_TEMPLATES = _group_templates()
 
 
 @njit
-def is_wild_card(c):
+def is_wild_card_nb(c):
     return c == JOKER or c % NUM_RANKS == RANK_TWO
 
 
 @njit
-def card_value(c, params):
+def card_value_nb(c, params):
     if c == JOKER:
         return params[P_VALUE_JOKER]
     r = c % NUM_RANKS
@@ -97,7 +97,7 @@ def card_value(c, params):
 
 
 @njit
-def wild_of_kind(kind):
+def wild_of_kind_nb(kind):
     """Card type of a template's wild kind: 1 joker, 2..5 the 2 of suit 0..3."""
     if kind == 1:
         return JOKER
@@ -105,7 +105,7 @@ def wild_of_kind(kind):
 
 
 @njit
-def position_card(suit, pos):
+def position_card_nb(suit, pos):
     """The natural card at a run position (1 and 14 are both the ace)."""
     if pos == 14:
         return suit * NUM_RANKS + RANK_ACE
@@ -113,35 +113,35 @@ def position_card(suit, pos):
 
 
 @njit
-def clear_row(row):
+def clear_row_nb(row):
     for i in range(NUM_MELD_FIELDS):
         row[i] = 0
     row[MF_WILD] = -1
 
 
 @njit
-def copy_row(src, dst):
+def copy_row_nb(src, dst):
     for i in range(NUM_MELD_FIELDS):
         dst[i] = src[i]
 
 
 @njit
-def row_is_canasta(row):
+def row_is_canasta_nb(row):
     return row[MF_SIZE] >= 7
 
 
 @njit
-def row_is_clean(row):
+def row_is_clean_nb(row):
     return row[MF_KIND] != MELD_WILD_GROUP and row[MF_WILD] < 0
 
 
 @njit
-def row_is_closed(row, max_meld):
+def row_is_closed_nb(row, max_meld):
     return max_meld > 0 and row[MF_SIZE] >= max_meld
 
 
 @njit
-def normalize_run(row):
+def normalize_run_nb(row):
     """A wild 2 of the run's suit that can stand at position 2 is natural there."""
     w = row[MF_WILD]
     if w < 0 or w != row[MF_KEY] * NUM_RANKS + RANK_TWO:
@@ -155,9 +155,9 @@ def normalize_run(row):
 
 
 @njit
-def build_group(row, rank, template, wild):
+def build_group_nb(row, rank, template, wild):
     """A group of ``rank`` with ``template[s]`` naturals of suit s and a wild (or -1)."""
-    clear_row(row)
+    clear_row_nb(row)
     row[MF_KIND] = MELD_GROUP
     row[MF_KEY] = rank
     n = 0
@@ -169,8 +169,8 @@ def build_group(row, rank, template, wild):
 
 
 @njit
-def build_run(row, suit, lo, hi, gap, wild):
-    clear_row(row)
+def build_run_nb(row, suit, lo, hi, gap, wild):
+    clear_row_nb(row)
     row[MF_KIND] = MELD_RUN
     row[MF_KEY] = suit
     row[MF_LO] = lo
@@ -178,12 +178,12 @@ def build_run(row, suit, lo, hi, gap, wild):
     row[MF_GAP] = gap
     row[MF_WILD] = wild
     row[MF_SIZE] = hi - lo + 1 + (1 if wild >= 0 and gap == 0 else 0)
-    normalize_run(row)
+    normalize_run_nb(row)
 
 
 @njit
-def build_wild_group(row, w1, w2, w3):
-    clear_row(row)
+def build_wild_group_nb(row, w1, w2, w3):
+    clear_row_nb(row)
     row[MF_KIND] = MELD_WILD_GROUP
     for w in (w1, w2, w3):
         if w == JOKER:
@@ -194,7 +194,7 @@ def build_wild_group(row, w1, w2, w3):
 
 
 @njit
-def _place_natural(row, pos, out):
+def _place_natural_nb(row, pos, out):
     """Try the card at run position ``pos``: gap fill, then extension, then wild into gap.
 
     Returns the level that worked (1, 2, 3) or 0, writing the new row to ``out``.
@@ -205,7 +205,7 @@ def _place_natural(row, pos, out):
     has_wild = row[MF_WILD] >= 0
     floating = has_wild and gap == 0
     span = hi - lo + 1
-    copy_row(row, out)
+    copy_row_nb(row, out)
     if gap > 0 and pos == gap:
         if span > 13:  # the wild sent to the ends would have no place left
             return 0
@@ -234,13 +234,13 @@ def _place_natural(row, pos, out):
 
 
 @njit
-def add_card(row, c, max_meld, out):
+def add_card_nb(row, c, max_meld, out):
     """Add card ``c`` to the meld ``row``, writing the result to ``out``; an ERR_* code."""
     if max_meld > 0 and row[MF_SIZE] >= max_meld:
         return ERR_MELD_CLOSED
     kind = row[MF_KIND]
-    wild = is_wild_card(c)
-    copy_row(row, out)
+    wild = is_wild_card_nb(c)
+    copy_row_nb(row, out)
     if kind == MELD_GROUP:
         if c != JOKER and c % NUM_RANKS == row[MF_KEY]:
             out[MF_N0 + c // NUM_RANKS] += 1
@@ -273,11 +273,11 @@ def add_card(row, c, max_meld, out):
                     pos = r + 1
                 else:
                     continue
-                got = _place_natural(row, pos, out)
+                got = _place_natural_nb(row, pos, out)
                 if got == level:
-                    normalize_run(out)
+                    normalize_run_nb(out)
                     return ERR_OK
-        copy_row(row, out)
+        copy_row_nb(row, out)
     if not wild or row[MF_WILD] >= 0:
         return ERR_DOES_NOT_FIT
     if row[MF_HI] - row[MF_LO] + 1 > 13:
@@ -285,12 +285,12 @@ def add_card(row, c, max_meld, out):
     out[MF_WILD] = c
     out[MF_GAP] = 0
     out[MF_SIZE] = row[MF_SIZE] + 1
-    normalize_run(out)
+    normalize_run_nb(out)
     return ERR_OK
 
 
 @njit
-def row_value(row, params):
+def row_value_nb(row, params):
     """Sum of the values of the meld's cards."""
     kind = row[MF_KIND]
     total = 0
@@ -298,26 +298,26 @@ def row_value(row, params):
         n = 0
         for s in range(4):
             n += row[MF_N0 + s]
-        total = n * card_value(np.int64(row[MF_KEY]), params)
+        total = n * card_value_nb(np.int64(row[MF_KEY]), params)
     elif kind == MELD_RUN:
         suit = row[MF_KEY]
         for pos in range(row[MF_LO], row[MF_HI] + 1):
             if pos != row[MF_GAP]:
-                total += card_value(position_card(suit, pos), params)
+                total += card_value_nb(position_card_nb(suit, pos), params)
     elif kind == MELD_WILD_GROUP:
         twos = 0
         for s in range(4):
             twos += row[MF_N0 + s]
-        total = twos * card_value(np.int64(RANK_TWO), params) + row[MF_NJOKER] * card_value(
+        total = twos * card_value_nb(np.int64(RANK_TWO), params) + row[MF_NJOKER] * card_value_nb(
             np.int64(JOKER), params
         )
     if kind != MELD_WILD_GROUP and row[MF_WILD] >= 0:
-        total += card_value(np.int64(row[MF_WILD]), params)
+        total += card_value_nb(np.int64(row[MF_WILD]), params)
     return total
 
 
 @njit
-def row_add_counts(row, counts, sign):
+def row_add_counts_nb(row, counts, sign):
     """Add (sign 1) or remove (sign -1) the meld's cards to a 53-counts vector."""
     kind = row[MF_KIND]
     if kind == MELD_GROUP:
@@ -326,7 +326,7 @@ def row_add_counts(row, counts, sign):
     elif kind == MELD_RUN:
         for pos in range(row[MF_LO], row[MF_HI] + 1):
             if pos != row[MF_GAP]:
-                counts[position_card(np.int64(row[MF_KEY]), pos)] += sign
+                counts[position_card_nb(np.int64(row[MF_KEY]), pos)] += sign
     elif kind == MELD_WILD_GROUP:
         for s in range(4):
             counts[s * NUM_RANKS + RANK_TWO] += sign * row[MF_N0 + s]

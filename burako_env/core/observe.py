@@ -41,12 +41,17 @@ from burako_env.core.constants import (
     S_PLAYER,
     S_TURN,
 )
-from burako_env.core.melds import row_add_counts, row_is_canasta, row_is_clean, row_is_closed
+from burako_env.core.melds import (
+    row_add_counts_nb,
+    row_is_canasta_nb,
+    row_is_clean_nb,
+    row_is_closed_nb,
+)
 from burako_env.core.params import NUM_PARAMS, P_MAX_MELD, P_NUM_PLAYERS
 from burako_env.core.rules import (
-    min_first_meld_active,
-    provisional_points,
-    team_minimum,
+    min_first_meld_active_nb,
+    provisional_points_nb,
+    team_minimum_nb,
 )
 from burako_env.jit import njit
 
@@ -55,12 +60,12 @@ KERNEL_MODULE = True
 
 
 @njit
-def _clip16(x):
+def _clip16_nb(x):
     return min(max(x, -32768), 32767)
 
 
 @njit
-def observe_one(st, b, v, params, lay, out):
+def observe_one_nb(st, b, v, params, lay, out):
     """Write player ``v``'s observation of game ``b`` into ``out`` (int16, zeroed here)."""
     (
         o_hand,
@@ -90,14 +95,14 @@ def observe_one(st, b, v, params, lay, out):
         table = out[o_table + rel_t * NUM_CARD_TYPES : o_table + (rel_t + 1) * NUM_CARD_TYPES]
         for i in range(st.num_melds[b, t]):
             row = st.melds[b, t, i]
-            row_add_counts(row, table, 1)
+            row_add_counts_nb(row, table, 1)
             base = o_melds + (rel_t * MAX_MELDS + i) * MELD_OBS_FIELDS
             for f in range(NUM_MELD_FIELDS):
                 out[base + f] = row[f]
             out[base + MF_WILD] = row[MF_WILD] + 1  # 0: no wild
-            out[base + NUM_MELD_FIELDS] = row_is_clean(row)
-            out[base + NUM_MELD_FIELDS + 1] = row_is_canasta(row)
-            out[base + NUM_MELD_FIELDS + 2] = row_is_closed(row, params[P_MAX_MELD])
+            out[base + NUM_MELD_FIELDS] = row_is_clean_nb(row)
+            out[base + NUM_MELD_FIELDS + 1] = row_is_canasta_nb(row)
+            out[base + NUM_MELD_FIELDS + 2] = row_is_closed_nb(row, params[P_MAX_MELD])
     pile_len = st.pile_len[b]
     for i in range(pile_len):
         c = int(st.pile[b, i])  # int8 card id: + an offset must not wrap without the JIT
@@ -137,13 +142,13 @@ def observe_one(st, b, v, params, lay, out):
     out[m + 6] = (s[S_FIRST_PLAYER] - v) % n
     if v == s[S_PLAYER]:  # the bar shows whether the player held the card: private
         out[m + 7] = s[S_NO_DISCARD] + 1
-    if min_first_meld_active(st, b, my_team, params):
-        out[m + 8] = team_minimum(st, b, my_team, params)
+    if min_first_meld_active_nb(st, b, my_team, params):
+        out[m + 8] = team_minimum_nb(st, b, my_team, params)
     out[m + 9] = s[S_OPENED0 + my_team]
     out[m + 10] = s[S_OPENED0 + other]
-    out[m + 11] = provisional_points(st, b, s[S_PLAYER] % 2, params)
-    out[m + 12] = _clip16(s[S_MATCH0 + my_team])
-    out[m + 13] = _clip16(s[S_MATCH0 + other])
+    out[m + 11] = provisional_points_nb(st, b, s[S_PLAYER] % 2, params)
+    out[m + 12] = _clip16_nb(s[S_MATCH0 + my_team])
+    out[m + 13] = _clip16_nb(s[S_MATCH0 + other])
     out[m + 14] = s[S_HAND_SCORE0 + my_team]
     out[m + 15] = s[S_HAND_SCORE0 + other]
     out[m + 16] = s[S_HANDS_ENDED]

@@ -28,28 +28,28 @@ MASK32 = 0xFFFFFFFF
 
 
 @njit
-def _rotl(x, k):
+def _rotl_nb(x, k):
     return ((x << k) | (x >> (32 - k))) & MASK32
 
 
 @njit
-def next_u32(s):
+def next_u32_nb(s):
     """Advance the state ``s`` (int64[4]) and return 32 random bits."""
-    result = (_rotl((s[1] * 5) & MASK32, 7) * 9) & MASK32
+    result = (_rotl_nb((s[1] * 5) & MASK32, 7) * 9) & MASK32
     t = (s[1] << 9) & MASK32
     s[2] ^= s[0]
     s[3] ^= s[1]
     s[1] ^= s[2]
     s[0] ^= s[3]
     s[2] ^= t
-    s[3] = _rotl(s[3], 11)
+    s[3] = _rotl_nb(s[3], 11)
     return result
 
 
 @njit
-def randint(s, n):
+def randint_nb(s, n):
     """A uniform integer in ``[0, n)`` (n < 2**31)."""
-    return (next_u32(s) * n) >> 32
+    return (next_u32_nb(s) * n) >> 32
 
 
 def seed_states(seeds: np.ndarray) -> np.ndarray:

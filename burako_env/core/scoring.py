@@ -28,7 +28,7 @@ from burako_env.core.constants import (
     NUM_CARD_TYPES,
     RANK_ACE,
 )
-from burako_env.core.melds import card_value, row_is_canasta, row_is_clean, row_value
+from burako_env.core.melds import card_value_nb, row_is_canasta_nb, row_is_clean_nb, row_value_nb
 from burako_env.core.params import (
     P_CANASTA_CARD_POINTS,
     P_CLEAN_ACES,
@@ -56,32 +56,32 @@ I_HAND = 5
 
 
 @njit
-def canasta_bonus(row, params):
+def canasta_bonus_nb(row, params):
     if row[MF_KIND] == MELD_WILD_GROUP:
         return params[P_WILD_CANASTA]
     aces = row[MF_KIND] == MELD_GROUP and row[MF_KEY] == RANK_ACE
-    if row_is_clean(row):
+    if row_is_clean_nb(row):
         return params[P_CLEAN_ACES] if aces else params[P_CLEAN_CANASTA]
     return params[P_DIRTY_ACES] if aces else params[P_DIRTY_CANASTA]
 
 
 @njit
-def team_hand_value(st, b, t, params):
+def team_hand_value_nb(st, b, t, params):
     """Value of the cards in team ``t``'s hands, less any muerto still pending (unplayed)."""
     total = 0
     for p in range(t, params[P_NUM_PLAYERS], 2):
         for c in range(NUM_CARD_TYPES):
             if st.hands[b, p, c] > 0:
-                total += st.hands[b, p, c] * card_value(c, params)
+                total += st.hands[b, p, c] * card_value_nb(c, params)
     for m in range(MAX_MUERTOS):
         if st.muerto_status[b, t, m] == MUERTO_PENDING:
             for i in range(MUERTO_SIZE):
-                total -= card_value(np.int64(st.muertos[b, t, m, i]), params)
+                total -= card_value_nb(np.int64(st.muertos[b, t, m, i]), params)
     return total
 
 
 @njit
-def score_hand(st, b, params, went_out):
+def score_hand_nb(st, b, params, went_out):
     """Fill ``st.score_items[b]`` and return the two teams' totals."""
     items = st.score_items[b]
     has_canasta = [False, False]
@@ -90,13 +90,13 @@ def score_hand(st, b, params, went_out):
         bonus = 0
         for i in range(st.num_melds[b, t]):
             row = st.melds[b, t, i]
-            if row_is_canasta(row):
+            if row_is_canasta_nb(row):
                 has_canasta[t] = True
-                bonus += canasta_bonus(row, params)
+                bonus += canasta_bonus_nb(row, params)
                 if params[P_CANASTA_CARD_POINTS]:
-                    table += row_value(row, params)
+                    table += row_value_nb(row, params)
             else:
-                table += row_value(row, params)
+                table += row_value_nb(row, params)
         taken = 0
         not_taken = 0
         for m in range(MAX_MUERTOS):
@@ -110,7 +110,7 @@ def score_hand(st, b, params, went_out):
         items[t, I_GOING_OUT] = params[P_GOING_OUT] if went_out == t else 0
         items[t, I_MUERTOS_TAKEN] = taken * params[P_MUERTO_TAKEN]
         items[t, I_MUERTOS_NOT_TAKEN] = not_taken * params[P_MUERTO_NOT_TAKEN]
-        items[t, I_HAND] = -team_hand_value(st, b, t, params)
+        items[t, I_HAND] = -team_hand_value_nb(st, b, t, params)
     if params[P_NO_CANASTA_NEGATIVE]:
         # seed 000 rule 6 wins over rule 1: when the team that goes out has no canasta,
         # the other team scores its table and its hand cards positive

@@ -157,7 +157,7 @@ def state_fields(state: GameState) -> list[tuple[str, np.ndarray]]:
 
 def states_equal(a: GameState, b: GameState) -> bool:
     """True when both hold the same games. ``scratch`` is left out: it is the kernels' work
-    space (an action_error call writes its trial meld there), not part of the game."""
+    space (an action_error_nb call writes its trial meld there), not part of the game."""
     return all(
         np.array_equal(x, getattr(b, name)) for name, x in state_fields(a) if name != "scratch"
     )
@@ -167,7 +167,7 @@ def untaken_packets(state: GameState, b: int, shared_pot: bool) -> list[tuple[in
     """The (team, index) of every muerto packet of game ``b`` still face down.
 
     With ``muerto_pot: shared`` the statuses say which teams may still take one, and the
-    pot's size says how many packets are left (see ``rules._pot_packet`` for where they
+    pot's size says how many packets are left (see ``rules._pot_packet_nb`` for where they
     lie); otherwise each untaken status is a packet of its own.
     """
     if not shared_pot:

@@ -46,7 +46,7 @@ from burako_env.core.constants import (
     S_WENT_OUT,
     TAKE_PILE,
 )
-from burako_env.core.melds import row_add_counts
+from burako_env.core.melds import row_add_counts_nb
 from burako_env.core.params import (
     P_CLOSE_REQUIRES_DISCARD,
     P_DECKS,
@@ -56,15 +56,15 @@ from burako_env.core.params import (
     P_NUM_PLAYERS,
     P_TOTAL_CARDS,
 )
-from burako_env.core.rng import randint
+from burako_env.core.rng import randint_nb
 from burako_env.core.rules import (
-    _pot_packet,
-    apply_action,
-    close_allowed,
-    legal_actions,
-    next_muerto,
-    reset_game,
-    team_canastas,
+    _pot_packet_nb,
+    apply_action_nb,
+    close_allowed_nb,
+    legal_actions_nb,
+    next_muerto_nb,
+    reset_game_nb,
+    team_canastas_nb,
 )
 from burako_env.jit import borrowed, njit, njit_kernel
 
@@ -124,7 +124,7 @@ def _cards_by_type_ok(st, b, params, counts):
             counts[c] += st.hands[b, p, c]
     for t in range(2):
         for i in range(st.num_melds[b, t]):
-            row_add_counts(st.melds[b, t, i], counts, 1)
+            row_add_counts_nb(st.melds[b, t, i], counts, 1)
     for i in range(st.pile_len[b]):
         counts[st.pile[b, i]] += 1
     for i in range(st.stock_len[b]):
@@ -138,7 +138,7 @@ def _cards_by_type_ok(st, b, params, counts):
                 for i in range(MUERTO_SIZE):
                     counts[st.muertos[b, t, 0, i]] += 1
         elif left == 1:
-            k = _pot_packet(st, b, np.int64(0))
+            k = _pot_packet_nb(st, b, np.int64(0))
             for i in range(MUERTO_SIZE):
                 counts[st.muertos[b, k, 0, i]] += 1
     else:
@@ -170,36 +170,36 @@ def _went_out_ok(st, b, params, last_action):
             h += st.hands[b, p, c]
         if h == 0:
             emptied = True
-    if not emptied or next_muerto(st, b, t, params) >= 0:
+    if not emptied or next_muerto_nb(st, b, t, params) >= 0:
         return False
     if params[P_MUERTO_POT_SHARED]:
         status = st.muerto_status[b, t, 0]
         if status != MUERTO_TAKEN and status != MUERTO_PENDING:
             return False  # out without ever taking a muerto from the pot
-    any_c, clean_c = team_canastas(st, b, t, -1)
-    if not close_allowed(any_c, clean_c, params):
+    any_c, clean_c = team_canastas_nb(st, b, t, -1)
+    if not close_allowed_nb(any_c, clean_c, params):
         return False
     return not (params[P_CLOSE_REQUIRES_DISCARD] and last_action < DISCARD_BASE)
 
 
 @njit
-def _choose(st, b, n, agent_rng, meld_bias_permille):
+def _choose_nb(st, b, n, agent_rng, meld_bias_permille):
     """A uniform legal action, or with the bias a uniform meld / pile take when any."""
-    if meld_bias_permille > 0 and randint(agent_rng, 1000) < meld_bias_permille:
+    if meld_bias_permille > 0 and randint_nb(agent_rng, 1000) < meld_bias_permille:
         k = 0
         for i in range(n):
             a = st.legal[b, i]
             if a == TAKE_PILE or (a > TAKE_PILE and a < DISCARD_BASE):
                 k += 1
         if k > 0:
-            pick = randint(agent_rng, k)
+            pick = randint_nb(agent_rng, k)
             for i in range(n):
                 a = st.legal[b, i]
                 if a == TAKE_PILE or (a > TAKE_PILE and a < DISCARD_BASE):
                     if pick == 0:
                         return a
                     pick -= 1
-    return st.legal[b, randint(agent_rng, n)]
+    return st.legal[b, randint_nb(agent_rng, n)]
 
 
 @njit_kernel
@@ -218,18 +218,18 @@ def sweep_kernel(
         counts = np.zeros(NUM_CARD_TYPES, np.int64)
         c = counters[b]
         for _ in range(hands):
-            reset_game(st, b, params, 0)
+            reset_game_nb(st, b, params, 0)
             steps = 0
             last = DRAW_STOCK
             while st.scalars[b, S_PHASE] != PHASE_OVER:
-                n = legal_actions(st, b, params, st.legal[b])
+                n = legal_actions_nb(st, b, params, st.legal[b])
                 if n == 0:
                     c[C_NO_LEGAL] += 1
                     break
-                a = _choose(st, b, n, agent_rng[b][::1], meld_bias_permille)  # as st.rng[b]
+                a = _choose_nb(st, b, n, agent_rng[b][::1], meld_bias_permille)  # as st.rng[b]
                 t_index = st.scalars[b, S_PLAYER] % 2
-                before = next_muerto(st, b, t_index, params)
-                apply_action(st, b, a, params)
+                before = next_muerto_nb(st, b, t_index, params)
+                apply_action_nb(st, b, a, params)
                 if before >= 0 and a < DISCARD_BASE and a > TAKE_PILE:
                     if st.muerto_status[b, t_index, before] == MUERTO_TAKEN:
                         c[C_DIRECT_MUERTOS] += 1

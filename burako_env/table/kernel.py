@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from burako_env.agents.policies import POLICY_RANDOM, decide
+from burako_env.agents.policies import POLICY_RANDOM, decide_nb
 from burako_env.core.constants import NUM_ACTIONS, S_DONE, S_PLAYER
-from burako_env.core.kernels import sorted_legal
-from burako_env.core.observe import observe_one
-from burako_env.core.rules import apply_action, reset_game
+from burako_env.core.kernels import sorted_legal_nb
+from burako_env.core.observe import observe_one_nb
+from burako_env.core.rules import apply_action_nb, reset_game_nb
 from burako_env.jit import borrowed, njit_kernel
 
 #: this module defines compiled functions (agents/kernel_cache.py reads the mark)
@@ -94,7 +94,7 @@ def play_kernel(
         b = np.uint64(b_)  # the index type of every kernel: callees compile once
         if op == PLAY_DEAL:
             steps = 0
-            reset_game(st, b, params, episode_match)
+            reset_game_nb(st, b, params, episode_match)
         else:
             if not waiting[b]:
                 continue
@@ -104,10 +104,10 @@ def play_kernel(
             if record:
                 if steps < actions.shape[1]:
                     actions[b, steps] = a
-            apply_action(st, b, a, params)
+            apply_action_nb(st, b, a, params)
             steps += 1
         legal = np.empty(NUM_ACTIONS, np.int64)
-        n = sorted_legal(st, b, params, legal)
+        n = sorted_legal_nb(st, b, params, legal)
         while st.scalars[b, S_DONE] == 0:
             if steps >= max_steps:
                 steps = -1
@@ -116,7 +116,7 @@ def play_kernel(
             ag = seat_agent[b, p]
             kind = kinds[ag]
             if kind == POLICY_EXTERNAL:
-                observe_one(st, b, np.int64(p), params, lay, obs[b])
+                observe_one_nb(st, b, np.int64(p), params, lay, obs[b])
                 row = mask[b]
                 row[:] = False
                 for i in range(n):
@@ -124,13 +124,13 @@ def play_kernel(
                 waiting[b] = True
                 break
             if kind != POLICY_RANDOM and n > 1:
-                observe_one(st, b, np.int64(p), params, lay, obs[b])
-            a = decide(kind, obs[b], legal, n, lay, agent_rng[b, p], weights[ag], x[b], rows[b])
+                observe_one_nb(st, b, np.int64(p), params, lay, obs[b])
+            a = decide_nb(kind, obs[b], legal, n, lay, agent_rng[b, p], weights[ag], x[b], rows[b])
             if record:
                 if steps < actions.shape[1]:
                     actions[b, steps] = a
-            apply_action(st, b, a, params)
-            n = sorted_legal(st, b, params, legal)
+            apply_action_nb(st, b, a, params)
+            n = sorted_legal_nb(st, b, params, legal)
             steps += 1
         st.num_legal[b] = n
         n_actions[b] = steps

@@ -78,15 +78,15 @@ M05 melds.py: a meld closes one card late
 - return max_meld > 0 and row[MF_SIZE] >= max_meld
 + return max_meld > 0 and row[MF_SIZE] > max_meld
 
-M06 melds.py: normalize_run: a suited 2 in the gap at position 2 stays wild
+M06 melds.py: normalize_run_nb: a suited 2 in the gap at position 2 stays wild
 -     if row[MF_GAP] == 2:
 +     if row[MF_GAP] == 3:
 
-M07 melds.py: build_run: a wild in the gap counted twice in the size
+M07 melds.py: build_run_nb: a wild in the gap counted twice in the size
 - row[MF_SIZE] = hi - lo + 1 + (1 if wild >= 0 and gap == 0 else 0)
 + row[MF_SIZE] = hi - lo + 1 + (1 if wild >= 0 else 0)
 
-M08 melds.py: _place_natural: the gap filled when the wild has no place left
+M08 melds.py: _place_natural_nb: the gap filled when the wild has no place left
 -         if span > 13:  #
 +         if span > 14:  #
 
@@ -104,13 +104,13 @@ M11 melds.py: a wild added to a run of 14 naturals
 - if row[MF_HI] - row[MF_LO] + 1 > 13:
 + if row[MF_HI] - row[MF_LO] + 1 > 14:
 
-M12 melds.py: row_value: the gap (the wild's place) scored as a natural
+M12 melds.py: row_value_nb: the gap (the wild's place) scored as a natural
 -             if pos != row[MF_GAP]:
 -                 total +=
 +             if True:
 +                 total +=
 
-M13 melds.py: row_add_counts: jokers never removed
+M13 melds.py: row_add_counts_nb: jokers never removed
 - counts[JOKER] += sign * row[MF_NJOKER]
 + counts[JOKER] += row[MF_NJOKER]
 
@@ -127,8 +127,8 @@ S03 scoring.py: hand value: the other team's hands counted
 + for p in range(t, params[P_NUM_PLAYERS], 1):
 
 S04 scoring.py: a pending muerto added to the hand value
-- total -= card_value(np.int64(st.muertos[b, t, m, i]), params)
-+ total += card_value(np.int64(st.muertos[b, t, m, i]), params)
+- total -= card_value_nb(np.int64(st.muertos[b, t, m, i]), params)
++ total += card_value_nb(np.int64(st.muertos[b, t, m, i]), params)
 
 S05 scoring.py: a muerto that became the stock is not 'not taken'
 -  or status == MUERTO_STOCK:
@@ -146,7 +146,7 @@ S08 scoring.py: canasta card points inverted
 - if params[P_CANASTA_CARD_POINTS]:
 + if not params[P_CANASTA_CARD_POINTS]:
 
-R01 rules.py: next_muerto: the last muerto never found
+R01 rules.py: next_muerto_nb: the last muerto never found
 -     for m in range(params[P_MUERTOS]):
 +     for m in range(params[P_MUERTOS] - 1):
 
@@ -165,8 +165,8 @@ R04 rules.py: the higher minimum one point late
 + > params[P_MIN_FIRST_MELD_THRESHOLD]:
 
 R05 rules.py: a first meld of exactly the minimum reverts
-- return provisional_points(st, b, t, params) < team_minimum
-+ return provisional_points(st, b, t, params) <= team_minimum
+- return provisional_points_nb(st, b, t, params) < team_minimum
++ return provisional_points_nb(st, b, t, params) <= team_minimum
 
 R06 rules.py: the card taken may be discarded again
 -         return ERR_REDISCARD
@@ -191,8 +191,8 @@ R10 rules.py: pile_min_total off by one
 + <= params[P_PILE_MIN_TOTAL]:
 
 R11 rules.py: closing discard: the wild rule inverted
-- if params[P_CLOSE_DISCARD_NOT_WILD] and is_wild_card(c):
-+ if params[P_CLOSE_DISCARD_NOT_WILD] and not is_wild_card(c):
+- if params[P_CLOSE_DISCARD_NOT_WILD] and is_wild_card_nb(c):
++ if params[P_CLOSE_DISCARD_NOT_WILD] and not is_wild_card_nb(c):
 
 R12 rules.py: keep-wilds muerto with three wilds in hand
 -     if h < 1 or h > 2:
@@ -219,8 +219,8 @@ R17 rules.py: a reverted first meld lowers the minimum
 + s[S_MIN_EXTRA0 + t] -= params[P_MIN_FIRST_MELD_STEP]
 
 R18 rules.py: the turn skips a seat
-- begin_turn(st, b, (p + 1) % params[P_NUM_PLAYERS], params)
-+ begin_turn(st, b, (p + 2) % params[P_NUM_PLAYERS], params)
+- begin_turn_nb(st, b, (p + 1) % params[P_NUM_PLAYERS], params)
++ begin_turn_nb(st, b, (p + 2) % params[P_NUM_PLAYERS], params)
 
 R19 rules.py: no-rediscard even when the card was already in hand
 - if single and params[P_PILE_NO_REDISCARD] and had == 0:
@@ -239,8 +239,8 @@ R22 rules.py: enumeration: no pair + wild group openings
 +             if n0 + n1 + n2 + n3 < 3:
 
 R23 rules.py: never-stuck: the restrictions are not lifted in the mask
-- n = _enumerate_discards(st, b, params, out, np.int64(0), np.bool_(True))
-+ n = _enumerate_discards(st, b, params, out, np.int64(0), np.bool_(False))
+- n = _enumerate_discards_nb(st, b, params, out, np.int64(0), np.bool_(True))
++ n = _enumerate_discards_nb(st, b, params, out, np.int64(0), np.bool_(False))
 
 R24 rules.py: enumeration: gapped run openings read the wrong positions
 -                 if (have >> start) & 5 == 5:

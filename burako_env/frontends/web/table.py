@@ -50,9 +50,9 @@ from burako_env.core.constants import (
     S_PLAYER,
     SCORE_ITEMS,
 )
-from burako_env.core.melds import row_is_canasta, row_is_clean
-from burako_env.core.rules import min_first_meld_active, provisional_points, team_minimum
-from burako_env.core.scoring import I_CANASTA, I_TABLE, score_hand
+from burako_env.core.melds import row_is_canasta_nb, row_is_clean_nb
+from burako_env.core.rules import min_first_meld_active_nb, provisional_points_nb, team_minimum_nb
+from burako_env.core.scoring import I_CANASTA, I_TABLE, score_hand_nb
 from burako_env.core.state import take_games
 from burako_env.core.view import GameView
 from burako_env.frontends.narrate import wild_stands_for, wild_words
@@ -195,30 +195,30 @@ RS_TABLE, RS_CANASTA, RS_MIN_ACTIVE, RS_MINIMUM, RS_PROVISIONAL, RS_CLEAN, RS_DI
 
 @njit_kernel
 def _running_score_kernel(st, params, out):
-    """The engine's own scoring of game 0 of ``st`` (a copy: ``score_hand`` writes its
+    """The engine's own scoring of game 0 of ``st`` (a copy: ``score_hand_nb`` writes its
     score items) as if the hand ended now with nobody going out, and each team's opening
     minimum (``min_first_meld``): ``out[t]`` is table cards, canasta bonuses, whether the
     minimum still applies, the minimum, and the provisional points the team to act laid
     this turn (0 for the other team)."""
-    score_hand(st, 0, params, -1)
+    score_hand_nb(st, 0, params, -1)
     to_act = st.scalars[0, S_PLAYER] % 2
     for t in range(2):
         out[t, RS_TABLE] = st.score_items[0, t, I_TABLE]
         out[t, RS_CANASTA] = st.score_items[0, t, I_CANASTA]
-        out[t, RS_MIN_ACTIVE] = 1 if min_first_meld_active(st, 0, t, params) else 0
-        out[t, RS_MINIMUM] = team_minimum(st, 0, t, params)
-        out[t, RS_PROVISIONAL] = provisional_points(st, 0, t, params) if t == to_act else 0
+        out[t, RS_MIN_ACTIVE] = 1 if min_first_meld_active_nb(st, 0, t, params) else 0
+        out[t, RS_MINIMUM] = team_minimum_nb(st, 0, t, params)
+        out[t, RS_PROVISIONAL] = provisional_points_nb(st, 0, t, params) if t == to_act else 0
         for i in range(st.num_melds[0, t]):
             row = st.melds[0, t, i]
-            if row_is_canasta(row):
-                if row_is_clean(row):
+            if row_is_canasta_nb(row):
+                if row_is_clean_nb(row):
                     out[t, RS_CLEAN] += 1
                 else:
                     out[t, RS_DIRTY] += 1
 
 
 def running_score(game, b: int = 0) -> list[dict]:
-    """Each team's points on the table so far, from the engine's scoring (``score_hand``
+    """Each team's points on the table so far, from the engine's scoring (``score_hand_nb``
     on a copy, as if the hand ended now with nobody out; the cards in hand, which would
     tell the other hands' values, are left out): table cards, canasta bonuses, clean and
     dirty canastas, and ``to_open``, the points still needed to open where the variant
