@@ -14,7 +14,7 @@ whatever :func:`register_agent` adds.
 
 Layers: the agents import the engine (``burako_env``) and each other, never ``training/``,
 which builds on them (the network and the policy file are :mod:`burako_env.agents.network` and
-:mod:`burako_env.agents.policy_file`; ``tests/test_agent_layers.py`` checks it).
+:mod:`burako_env.agents.policy_file`; ``tests/agents/test_agent_layers.py`` checks it).
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ class Agent(ABC):
     the table (:mod:`burako_env.table`) should call it."""
 
     #: :func:`checked_actions` from the class: kernel modules take only classes from
-    #: modules outside the kernels' cache stamp (tests/test_numba_cache.py)
+    #: modules outside the kernels' cache stamp (tests/core/test_numba_cache.py)
     checked_actions = staticmethod(checked_actions)
 
     name: str = "agent"

@@ -43,12 +43,12 @@ def declares_kernels(path: Path) -> bool:
 
 def kernel_modules(folder: Path) -> list[Path]:
     """The modules of ``folder`` that declare numba kernels (``KERNEL_MODULE = True``,
-    :func:`declares_kernels`; ``tests/test_numba_cache.py`` checks that every module that
+    :func:`declares_kernels`; ``tests/core/test_numba_cache.py`` checks that every module that
     defines a compiled function declares it, and no other). A kernel's machine code depends
     only on numba-typed globals (kernels, constants, arrays), which live in these modules
     and in the core; the others (agent classes, the network, policy files) cannot change
     it, so editing them leaves the compiled kernels cached
-    (``tests/test_numba_cache.py`` checks that kernel modules import nothing else)."""
+    (``tests/core/test_numba_cache.py`` checks that kernel modules import nothing else)."""
     return [p for p in sorted(folder.glob("*.py")) if declares_kernels(p)]
 
 

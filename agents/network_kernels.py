@@ -12,7 +12,7 @@ one pass per observation over its cards, skipping the features that are zero (mo
 card's counts are), recomputing ``z`` in the backward instead of storing it. Only the
 index of each pooled maximum is kept for the backward (as torch's ``max`` keeps it). The
 values are those of the torch path up to the order of float additions
-(``tests/test_network.py`` compares both, values and gradients).
+(``tests/agents/test_network_kernels.py`` compares both, values and gradients).
 """
 
 # Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).

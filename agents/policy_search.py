@@ -23,7 +23,7 @@ the policy network on that player's observation (one forward pass, about 1 ms) a
    every player as ``discard_table``, cannot tell.
 
 The search sees hidden information only through the determinizations, and the policy
-only the player's own observation; ``tests/test_policy_search.py`` checks that a game
+only the player's own observation; ``tests/agents/test_policy_search.py`` checks that a game
 whose hidden cards were dealt again (the same observation) gets the same decision from
 the same seed.
 

@@ -1,6 +1,6 @@
 """The library's self-test: :func:`api_test` plays uniformly random legal games through the
 Python API and checks the core's invariants at every step (PGX's ``api_test`` spirit).
-Every variant and player count must pass it; ``tests/test_core_random.py`` runs it for all.
+Every variant and player count must pass it; ``tests/core/test_core_random.py`` runs it for all.
 
     from burako_env.checks import api_test
     report = api_test("colombian", num_players=6, num_games=20, seed=1)
@@ -45,7 +45,7 @@ Saved states (:func:`check_state_values`): a state that re-enters the core from 
 legal game can hold, checked with the invariants above and those the rules keep between
 the state's fields (meld rows as the engine writes them, muertos per pot, the scalars
 together, counters and scores bounded by what a game reaches), so that no accepted state
-leads by legal moves to a refused one (``tests/test_state_checks.py``).
+leads by legal moves to a refused one (``tests/core/test_state_checks.py``).
 """
 
 # Kernel module: the rules its kernels follow (burako_env/jit/__init__.py says why).
@@ -933,7 +933,7 @@ def check_state_values(
     (a check in their loops costs too much), so a saved state that re-enters the core
     (``VectorEnv.set_state``, a training checkpoint, a global state vector) passes here
     first. The aim: no accepted state leads, by legal moves, to one refused here
-    (``tests/test_state_checks.py`` plays accepted states forward to show it).
+    (``tests/core/test_state_checks.py`` plays accepted states forward to show it).
 
     Checked, in this order (the first failure raises :class:`InvalidStateError`, a
     ValueError naming the game and the value; shapes and dtypes are the caller's check):

@@ -25,7 +25,7 @@ same with expectation ``p0`` (each maximum from a one-dimensional secular equati
 ``log(beta / (1 - alpha))`` or below. As for Wald's SPRT, whose likelihood ratio is a
 martingale under H0, the chance of accepting H1 when the score is ``p0`` is at most about
 ``alpha`` and that of accepting H0 at ``p1`` about ``beta``, and any score below ``p0``
-(above ``p1``) makes the wrong verdict rarer still; ``tests/test_sequential.py`` checks
+(above ``p1``) makes the wrong verdict rarer still; ``tests/agents/test_sequential.py`` checks
 both on simulated pentanomial outcomes, with the looks the tournament takes.
 """
 

@@ -269,7 +269,7 @@ class TrainConfig:
     on 2 cores was 20x slower (2.2 s to 45-58 s) whenever anything else kept a core busy,
     as torch's threads wait for each other at every operation (scripts/bench/bench_training.py
     --busy 1 measures it), and no faster than 1 on these idle cores since 0.4. The
-    update's results do not depend on this count (tests/test_training.py checks it)."""
+    update's results do not depend on this count (tests/training/test_training.py checks it)."""
     device: str = "auto"
     """Where the network trains: ``auto`` (a CUDA GPU when torch sees one, else the
     CPU), ``cpu``, ``cuda`` or ``cuda:N``. The games always run on the CPU (numba), and

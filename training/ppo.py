@@ -199,7 +199,7 @@ class UpdateThreads:
     More threads are not always faster: torch's threads wait for each other at every
     operation (a thread without a core stalls the rest: 20x slower updates were seen),
     and on this 2-core machine one thread beat two even when idle (docs/TRAINING.md).
-    The update's results do not depend on the count (tests/test_training.py checks it),
+    The update's results do not depend on the count (tests/training/test_training.py checks it),
     so following the machine keeps runs reproducible."""
 
     PROBE_EVERY = 20

@@ -28,7 +28,7 @@ MUERTO_SIZE = 11
 MAX_CARDS = 4 * 54  # four decks with two jokers each: the largest variant
 #: meld slots per team. A team's melds hold at least 3 cards each, and a team has at most
 #: two players' hands plus its muertos to meld from; see docs/ACTIONS.md for the argument
-#: and tests/test_core_random.py for the largest count seen.
+#: and tests/core/test_core_random.py for the largest count seen.
 MAX_MELDS = 20
 
 # ---------------------------------------------------------------- phases

@@ -104,7 +104,7 @@ class GameState(np.ndarray):
 
     # The fields for the type checker: annotations only (no value), so that the class
     # gains no attribute from them; the loop below sets each as a :class:`_Field`.
-    # tests/test_habits.py checks that they name FIELD_NAMES.
+    # tests/tooling/test_habits.py checks that they name FIELD_NAMES.
     hands: np.ndarray
     known: np.ndarray
     stock: np.ndarray

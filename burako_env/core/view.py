@@ -3,7 +3,7 @@ game) and :class:`Columns` (``game.columns()``, every game of the batch).
 
 The state's scalars are one int32 row per game (``state.scalars[b, S_*]``), the layout
 the kernels read. Code outside the core reads them through these instead, so that a
-column's meaning lives in one place (``tests/test_layers.py`` keeps it so):
+column's meaning lives in one place (``tests/layers/test_layers.py`` keeps it so):
 
 * ``game.view(b).phase``, ``.player``, ``.match_scores``: a copy taken when asked
   (read-only: writing a field fails), which never changes under its reader and holds no

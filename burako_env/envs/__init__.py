@@ -10,5 +10,5 @@
 
 The Gymnasium envs (``Burako-v1``) seat opponent agents, so they live above the table, in
 :mod:`burako_env.gym`; nothing here imports the agents or the table
-(``tests/test_layers.py``).
+(``tests/layers/test_layers.py``).
 """

@@ -2,7 +2,7 @@
 
 A layer of its own: front ends call down into :mod:`burako_env` (core, envs, records),
 :mod:`burako_env.agents` and :mod:`burako_env.training`, and nothing in the library imports them
-(``tests/test_layers.py`` checks; docs/ARCHITECTURE.md draws the layers).
+(``tests/layers/test_layers.py`` checks; docs/ARCHITECTURE.md draws the layers).
 
 * :mod:`burako_env.frontends.cli`: the ``burako`` command (the console entry point).
 * :mod:`burako_env.frontends.commands`: its commands, one module each, and what they

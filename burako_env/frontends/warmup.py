@@ -137,7 +137,7 @@ def _simulate_kernels() -> tuple:
 #: the kernels each command is sure to call from Python, whatever its arguments: the
 #: notice checks them before it starts (a cold one: the notice; all cached: nothing
 #: said). Measured by running each command on an empty cache and listing the kernels
-#: numba compiled (tests/test_compile_notice.py runs the main ones cold and warm). Those
+#: numba compiled (tests/frontends/test_compile_notice.py runs the main ones cold and warm). Those
 #: that only some arguments reach are added by the command (``kernels=`` of
 #: :func:`announce_compile`); any other compiles under the notice said before, or says
 #: it as it starts when all these were cached. ``burako serve`` compiles nothing until a

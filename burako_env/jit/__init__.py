@@ -38,7 +38,7 @@ module repeats them in a comment block at its top):
   as ``np.int64`` / ``np.bool_`` (numba compiles once per literal value and width);
 - ``@njit`` functions are link-only: kernels call them, Python cannot (a TypeError says
   so), and their names end in ``_nb`` to say it at every call site; Python calls
-  ``@njit_kernel`` and ``@njit_parallel`` functions, never named so (``tests/test_nb.py``
+  ``@njit_kernel`` and ``@njit_parallel`` functions, never named so (``tests/core/test_jit.py``
   checks both in every module);
 - a loop over games names its index ``np.uint64`` on its first line (numba types a
   ``prange`` body's index uint64: one index type, each callee compiled once);

@@ -26,7 +26,7 @@ terminal game and the web table's bots (:func:`next_move`), PettingZoo's loop
 * the compiled play loop (:mod:`~burako_env.table.kernel`).
 
 Layers: the table sits above the agents and the core and below everything that plays
-agents; the envs of :mod:`burako_env.envs` never import it (``tests/test_layers.py``).
+agents; the envs of :mod:`burako_env.envs` never import it (``tests/layers/test_layers.py``).
 """
 
 from burako_env.table.seating import LEARNER, OpponentSeating, Seating

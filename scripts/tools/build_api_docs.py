@@ -11,7 +11,7 @@ pdoc gives, on a cross-reference in a docstring (``:class:`X```, ``:func:`f```,
 runs it into one paragraph), and on a public name of the reference without a docstring (a
 function, a class, a method, a dataclass field: a string below it or a ``#:`` comment;
 ``FIELDS_UNDOCUMENTED`` lists the dataclasses whose fields are still to do), so CI
-(``tests/test_docs_api.py``) keeps the reference whole.
+(``tests/docs/test_docs_api.py``) keeps the reference whole.
 
 What it documents: every module of ``burako_env`` (``agents/`` and ``training/`` as
 ``burako_env.agents`` and ``burako_env.training``) except those in ``EXCLUDED`` below,

@@ -1,6 +1,6 @@
 """Play seeded games through every family of compiled kernels and print one digest.
 
-Used by the cache concurrency test (tests/test_numba_cache.py) and
+Used by the cache concurrency test (tests/core/test_numba_cache.py) and
 ``scripts/tools/stress_cache.py``: processes that compiled the kernels at the same time into one
 cache folder, or loaded them from it, must print the digest of a single cold process. For
 each variant at each player count it allows among 2, 4 and 6 (record types of three

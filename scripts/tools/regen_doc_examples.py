@@ -36,7 +36,7 @@ while every other figure does.
 A rewrite keeps a trimmed output trimmed: each run of lines between ``...`` is replaced
 by the run of actual lines that resembles it most, and a line whose normalised form did
 not change keeps its old text (so old timings stay, and a diff shows only what changed).
-tests/test_doc_examples.py runs the check, one test per example (docs/TESTING.md).
+tests/docs/test_doc_examples.py runs the check, one test per example (docs/TESTING.md).
 """
 
 from __future__ import annotations

@@ -35,14 +35,14 @@ ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below t
 
 #: the tests of the rules: fast as plain Python (NUMBA_DISABLE_JIT=1)
 TESTS = (
-    "tests/test_core_rules.py",
-    "tests/test_core_rules_end.py",
-    "tests/test_core_rules_melds.py",
-    "tests/test_core_rules_muertos.py",
-    "tests/test_core_rules_scoring.py",
-    "tests/test_core_rules_turn.py",
-    "tests/test_core_rules_v1.py",
-    "tests/test_referee.py",
+    "tests/core/test_core_rules.py",
+    "tests/core/test_core_rules_end.py",
+    "tests/core/test_core_rules_melds.py",
+    "tests/core/test_core_rules_muertos.py",
+    "tests/core/test_core_rules_scoring.py",
+    "tests/core/test_core_rules_turn.py",
+    "tests/core/test_core_rules_v1.py",
+    "tests/core/test_referee.py",
 )
 
 

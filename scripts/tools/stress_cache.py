@@ -31,10 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 DIGEST = [sys.executable, str(ROOT / "scripts" / "tools" / "cache_digest.py")]
 PYTEST_FILES = [
-    "tests/test_core_random.py",
-    "tests/test_core_rules.py",
-    "tests/test_core_rules_v1.py",
-    "tests/test_fuzz.py",
+    "tests/core/test_core_random.py",
+    "tests/core/test_core_rules.py",
+    "tests/core/test_core_rules_v1.py",
+    "tests/reliability/test_fuzz_api.py",
 ]
 
 
