@@ -16,7 +16,7 @@ over ``rounds`` iterations after one warm-up iteration:
 * ``train``: the whole PPO iteration with the league mix: rollout, GAE and the update
   epochs (env steps of the rollout divided by the iteration's time);
 * ``engine_share``: the fraction of the league-mix iteration spent inside the game engine
-  (``VectorEnv.step`` and the heuristic opponents).
+  (the table: the games and the compiled heuristic opponents).
 
 ``--update-threads 1 2 --busy 1`` adds the PPO update's seconds for each
 ``update_threads``, on an idle machine and with ``busy`` other processes each keeping a

@@ -23,7 +23,7 @@ from burako_env.core.game import Game
 from burako_env.frontends.cli import app as cli_app
 from burako_env.frontends.levels import LEVELS, default_level, levels_for
 from burako_env.frontends.narrate import play_and_describe, refusal_words
-from burako_env.frontends.play import default_bot, make_bots, play_game
+from burako_env.frontends.play import WIDTH, bot_turn_line, default_bot, make_bots, play_game
 from burako_env.frontends.thinking import HINT_AGENT, hint_seed, search_json
 from burako_env.frontends.web import create_app
 from burako_env.frontends.web.app import save_message
@@ -33,7 +33,6 @@ from burako_env.records import GameRecord, write_records
 from burako_env.scenario import build_game
 
 runner = CliRunner()
-MOVE_LINE = re.compile(r"^P\d+ \([^)]*\): (.*)$")
 REPLAY_LINE = re.compile(r"^move \d+/\d+: P\d+ \([^)]*\): (.*)$")
 EVENT_LINE = re.compile(r"^Hand \d+ is over")
 #: the names the engine and its variants use inside, never shown to a person
@@ -72,6 +71,34 @@ def play_web(client, **options) -> dict:
     return view
 
 
+def terminal_telling(log: list[dict], seat: int) -> list[str]:
+    """The web log as ``burako play`` tells it: the person's moves one by one, each bot's
+    turn in one line (:func:`bot_turn_line`), the events (a hand over) as they come."""
+    told: list[str] = []
+    turn: list[str] = []
+    turn_seat = None
+
+    def end_turn() -> None:
+        if turn:
+            told.append(bot_turn_line(turn_seat, "Easy", turn))
+            turn.clear()
+
+    for entry in log:
+        if entry["seat"] is None:
+            end_turn()
+            told.append(entry["text"])
+        elif entry["seat"] == seat:
+            end_turn()
+            told.append(f"P{seat} (you): {entry['text']}")
+        else:
+            if entry["seat"] != turn_seat:
+                end_turn()
+            turn_seat = entry["seat"]
+            turn.append(entry["text"])
+    end_turn()
+    return told
+
+
 # ---------------------------------------------------------------- one description
 @pytest.mark.parametrize("seed", [0, 1])  # 0: a muerto taken by melding, 1: by the discard
 def test_web_terminal_and_replay_tell_a_game_in_the_same_words(client, tmp_path, seed):
@@ -90,14 +117,17 @@ def test_web_terminal_and_replay_tell_a_game_in_the_same_words(client, tmp_path,
         cli_app, ["play", "--players", "2", "--bots", "easy", "--seed", str(seed)], input=typed
     )
     assert res.exit_code == 0, res.output
-    lines = res.output.splitlines()
-    terminal = [
-        m[1] if (m := MOVE_LINE.match(line)) else line
-        for line in lines
-        if MOVE_LINE.match(line) or EVENT_LINE.match(line)
-    ]
-    assert [web_words(t) for t in terminal] == web  # the page writes 10♥ where they write T♥
+    # the terminal tells the same moves, each bot's turn in one line (its moves' words in
+    # the past), wrapped at 80 columns: each told item is in the output, in order
+    told = [" ".join(t.split()) for t in terminal_telling(view["log"], session.seat)]
+    output = " ".join(web_words(res.output).split())  # the page writes 10♥ (and ★)
+    at = 0
+    for item in map(web_words, told):
+        found = output.find(item, at)
+        assert found >= 0, (item, output[at : at + 400])
+        at = found + len(item)
     assert "P1 (Easy): " in res.output and "greedy" not in res.output
+    assert max(len(line) for line in res.output.splitlines()) <= WIDTH
 
     # burako replay --moves-only of the game the server saved
     path = tmp_path / "game.jsonl"
