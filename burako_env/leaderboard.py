@@ -67,6 +67,15 @@ pairing from the cache and plays only the others: an interrupted run goes on whe
 stopped. An agent given as a Python object is known by its name and class: give it
 another name when its code or weights change.
 
+**Best responses.** ``exploits`` (``burako leaderboard --exploit RUN/exploit.json``)
+puts on each agent's row what a best response trained against it by ``burako exploit``
+won (:mod:`burako_env.training.exploit`, docs/EXPLOIT.md): its final win rate against the
+agent with its interval, and the env steps it trained. It is an approximate
+exploitability, a lower bound at that budget, measured apart from the table's pairings
+(another run, its own deals): the report is read, checked (:func:`read_exploit`) and
+shown, never played again. A report names its agent, variant and players; it sits on
+the row of that name at that table.
+
 **Determinism.** The same seed and budgets give the same results; only
 :data:`TIMING_FIELDS` (the timings and the date) differ from run to run on one machine.
 """
@@ -270,7 +279,9 @@ class Leaderboard:
         ]
         for b in self.boards:
             lines += ["", f"## {b.variant}, {b.num_players} players", ""]
+            responses = any("exploit" in row for row in b.agents)
             head = ["agent", "Elo", *(f"vs {p}" for p in self.pool), "hands", "CPU ms / decision"]
+            head += ["best response"] if responses else []
             lines.append("| " + " | ".join(head) + " |")
             lines.append("|" + "|".join([":---"] + ["---:"] * (len(head) - 1)) + "|")
             for row in b.agents:
@@ -286,12 +297,33 @@ class Leaderboard:
                 cells.append(str(row["hands"]))
                 cost = row["cpu_ms_per_decision"]
                 cells.append("–" if cost is None else f"{cost:.3g}")
+                if responses:
+                    cells.append(exploit_text(row.get("exploit")))
                 lines.append("| " + " | ".join(cells) + " |")
             if any(row["search"] for row in b.agents):
                 note = (
                     f"\\* search agent: {self.search_hands} hands per pairing. Its own "
                     "decisions, about half of its games', take nearly all their CPU time: "
                     "its cost per decision of its own is about twice the figure."
+                )
+                lines += ["", _fill(note)]
+            if responses:
+                note = (
+                    "Best response: the win rate against the agent (ties half, 95% Wilson "
+                    "interval) of a policy that `burako exploit AGENT` trained against it "
+                    "for the env steps shown (docs/EXPLOIT.md), on its own final evaluation "
+                    "(hands: "
+                    + ", ".join(
+                        f"`{row['name']}` {row['exploit']['hands']}"
+                        for row in b.agents
+                        if "exploit" in row
+                    )
+                    + "). An approximate exploitability: a lower bound at that budget, not "
+                    "replayed by this command (reports: "
+                    + ", ".join(
+                        f"`{row['exploit']['source']}`" for row in b.agents if "exploit" in row
+                    )
+                    + ")."
                 )
                 lines += ["", _fill(note)]
             for s in b.skipped:
@@ -311,7 +343,9 @@ class Leaderboard:
             width = max(24, *(len(r["name"]) + 2 for r in b.agents))
             head = f"{'agent':<{width}} {'elo':>6} {'±95%':>5}"
             head += "".join(f" {'vs ' + p:>16}" for p in self.pool)
-            out.append(head + f" {'hands':>6} {'CPU ms/dec':>10}")
+            responses = any("exploit" in row for row in b.agents)
+            head += f" {'hands':>6} {'CPU ms/dec':>10}"
+            out.append(head + (f" {'best response':>24}" if responses else ""))
             for row in b.agents:
                 label = row["name"] + (" *" if row["search"] else "")
                 line = f"{label:<{width}} {row['elo']:>6.0f} {row['elo_ci95']:>5.0f}"
@@ -320,10 +354,23 @@ class Leaderboard:
                     line += f" {'–' if cell is None else format(cell['win_rate'], '.3f'):>16}"
                 cost = row["cpu_ms_per_decision"]
                 line += f" {row['hands']:>6} {'–' if cost is None else format(cost, '.3g'):>10}"
+                if responses:
+                    line += f" {exploit_text(row.get('exploit'), brief=True):>24}"
                 out.append(line)
             out += [f"skipped {s.name}: {s.why}" for s in b.skipped]
             out.append("")
         return "\n".join(out).rstrip("\n")
+
+
+def exploit_text(exploit: dict | None, brief: bool = False) -> str:
+    """A best response's cell: ``0.293 [0.273, 0.313], 4.0 M steps`` (``brief``: the
+    interval left out), ``–`` where none was measured."""
+    if exploit is None:
+        return "–"
+    steps = exploit["env_steps"]
+    budget = f"{steps / 1e6:.1f} M" if steps >= 100_000 else f"{steps:,}"
+    interval = "" if brief else f" [{exploit['ci_low']:.3f}, {exploit['ci_high']:.3f}]"
+    return f"{exploit['win_rate']:.3f}{interval}, {budget} steps"
 
 
 def _fill(text: str) -> str:
@@ -624,6 +671,109 @@ def _flip(result: dict) -> dict:
     }
 
 
+#: what a row shows of a best response's report (``burako exploit``'s ``final``)
+EXPLOIT_FIELDS = ("win_rate", "ci_low", "ci_high", "margin", "hands")
+
+
+def read_exploit(source: str | Path | Mapping[str, Any]) -> dict:
+    """A best response's report (``burako exploit``'s ``RUN/exploit.json``, a path, or
+    the dict :func:`burako_env.training.exploit.exploit` returns), checked: what the
+    board shows of it (``agent``, ``variant``, ``num_players``, ``env_steps`` trained,
+    the final evaluation's :data:`EXPLOIT_FIELDS`) and ``source`` (the file, or
+    ``"python"``). Anything else is a ValueError naming the file and the field."""
+    origin = "python"
+    where = "the exploit report"
+    if not isinstance(source, Mapping):
+        origin = str(source)
+        where = f"the exploit report {origin!r}"
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read {where}: {exc}") from None
+        try:
+            source = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"{where} is not JSON ({exc.msg}, line {exc.lineno}): give the exploit.json "
+                "that burako exploit wrote"
+            ) from None
+    if not isinstance(source, Mapping):
+        raise ValueError(f"{where} is not a JSON object: give the exploit.json of burako exploit")
+
+    def read(data: Mapping, key: str, kind: type, words: str, name: str | None = None) -> Any:
+        value = data.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"{where}: {name or key!r} must be {words}, got {value!r}")
+        return value
+
+    final = read(source, "final", dict, "an object (the final evaluation)")
+    report = {
+        "agent": read(source, "agent", str, "the agent's name"),
+        "variant": read(source, "variant", str, "the variant's name"),
+        "num_players": read(source, "num_players", int, "a whole number"),
+        "env_steps": read(source, "env_steps_trained", int, "a whole number"),
+    }
+    for key in EXPLOIT_FIELDS:
+        value = read(final, key, (int, float), "a number", f"final.{key}")
+        if not math.isfinite(value):
+            raise ValueError(f"{where}: 'final.{key}' must be a finite number, got {value!r}")
+        report[key] = value
+    if not 0 <= report["ci_low"] <= report["win_rate"] <= report["ci_high"] <= 1:
+        raise ValueError(
+            f"{where}: the final win rate and its interval must keep 0 <= ci_low <= "
+            f"win_rate <= ci_high <= 1, got {report['ci_low']}, {report['win_rate']}, "
+            f"{report['ci_high']}"
+        )
+    if report["env_steps"] < 0 or report["hands"] < 1 or report["num_players"] < 2:
+        raise ValueError(
+            f"{where}: env_steps_trained >= 0, final.hands >= 1 and num_players >= 2 are "
+            f"expected, got {report['env_steps']}, {report['hands']}, {report['num_players']}"
+        )
+    report["source"] = origin
+    return report
+
+
+def _check_exploits(reports: list[dict], plans: list) -> None:
+    """Each report names one row of one table to be played (by its name or, for an
+    ``--add``, its spec), and no row gets two: a ValueError otherwise, before any game."""
+    taken: dict[tuple, str] = {}
+    for report in reports:
+        places = [
+            (table.name, table.num_players, row.name)
+            for table, rows, _ in plans
+            if (table.name, table.num_players) == (report["variant"], report["num_players"])
+            for row in rows
+            if report["agent"] in (row.name, row.identity)
+        ]
+        at = f"{report['variant']} {report['num_players']}p"
+        if not places:
+            raise ValueError(
+                f"the exploit report {report['source']} is about {report['agent']} at {at}: "
+                "no row of this leaderboard is that agent at that table"
+            )
+        for place in places:
+            if place in taken:
+                raise ValueError(
+                    f"two exploit reports for {place[2]} at {at} ({taken[place]} and "
+                    f"{report['source']}): give one"
+                )
+            taken[place] = report["source"]
+
+
+def _attach_exploits(board: VariantBoard, reports: list[dict]) -> None:
+    """Each report on the row of its agent at this board's table (its name, or the spec
+    an ``--add`` gave it; :func:`_check_exploits` has checked that each has one)."""
+    for report in reports:
+        if (report["variant"], report["num_players"]) != (board.variant, board.num_players):
+            continue
+        for row in board.agents:
+            if report["agent"] not in (row["name"], row["player"]):
+                continue
+            row["exploit"] = {
+                k: v for k, v in report.items() if k not in ("agent", "variant", "num_players")
+            }
+
+
 def _rows(rows: list[Entry], played: list[dict], pool: list[str]) -> list[dict]:
     """Per agent: its rating, its results against each pool agent, its budget and cost."""
     import numpy as np
@@ -736,6 +886,8 @@ def run(
     #: the command that made it
     command: str | None = None,
     log: Callable[[str], None] | None = None,
+    #: best responses' reports (``burako exploit``'s ``exploit.json``) shown on the rows
+    exploits: Iterable[str | Path | Mapping[str, Any]] = (),
 ) -> Leaderboard:
     """The leaderboard of ``variants`` (names or YAML paths; ``VARIANT_NAMES`` for all
     four) at ``num_players`` (default each variant's own): the built-in agents
@@ -749,8 +901,9 @@ def run(
     pairing finishes (a rerun plays only what is missing). ``ray`` / ``ray_address``:
     play on Ray (:func:`~burako_env.agents.tournament.run_tournament`'s). ``command``:
     what the outputs say made them (default: this call). ``log``: called with a line as
-    each pairing starts or comes from the cache. Every agent and setting is checked
-    before any game: a ValueError says what is wrong."""
+    each pairing starts or comes from the cache. ``exploits``: best responses' reports
+    (:func:`read_exploit`), each shown on its agent's row. Every agent, setting and
+    report is checked before any game: a ValueError says what is wrong."""
     from burako_env.variants import load_variant
 
     hands = _budget("hands", hands)
@@ -769,12 +922,14 @@ def run(
         raise ValueError("a leaderboard needs at least one variant")
     say = log or (lambda line: None)
     on_ray = ray or ray_address is not None
+    reports = [read_exploit(report) for report in exploits]
     # every table and agent first: a bad one is an error before any game or cache line
     plans = []
     for variant in variants:
         table = load_variant(variant, num_players=num_players)
         rows, skipped = entries(table, seed, pool, builtins, add)
         plans.append((table, rows, skipped))
+    _check_exploits(reports, plans)
     done = {json.dumps(item["key"], sort_keys=True): item["result"] for item in read_cache(cache)}
     boards = []
     played = cached = 0
@@ -807,11 +962,11 @@ def run(
             done[text] = result
             results.append(result)
             played += 1
-        boards.append(
-            VariantBoard(
-                table.name, table.num_players, _rows(rows, results, pool), results, skipped
-            )
+        board = VariantBoard(
+            table.name, table.num_players, _rows(rows, results, pool), results, skipped
         )
+        _attach_exploits(board, reports)
+        boards.append(board)
     return Leaderboard(
         boards=boards,
         pool=pool,
@@ -848,6 +1003,7 @@ __all__ = [
     "Leaderboard",
     "Skipped",
     "VariantBoard",
+    "EXPLOIT_FIELDS",
     "cache_path",
     "entries",
     "pairing_key",
@@ -855,6 +1011,7 @@ __all__ = [
     "parse_add",
     "play_pairing",
     "read_cache",
+    "read_exploit",
     "run",
     "warm_up",
     "cpu_without_compile",

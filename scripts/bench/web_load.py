@@ -2,6 +2,7 @@
 
     python scripts/bench/web_load.py --bots greedy              # 50 clients, 20 seconds
     python scripts/bench/web_load.py --bots ppo --clients 20 --seconds 10
+    python scripts/bench/web_load.py --store memory sqlite --rounds 3   # side by side
 
 Starts ``burako serve`` as a subprocess on a free port of 127.0.0.1 (nothing else is ever
 contacted), warms it up (one game and a bot move: numba compiles, ppo loads its policy),
@@ -9,8 +10,15 @@ then runs ``--clients`` clients for ``--seconds`` seconds: each plays games agai
 bots as the page does (a new game, a bot move while a bot is to act, the first legal move
 on its turn), with its own cookie jar like a browser. It stops by itself at the deadline
 or after ``--max-requests``, stops the server and prints requests/s, the p50/p99/max
-latency and the server's memory (RSS) before and at its peak. docs/RELIABILITY.md, "The
-web table under load", has figures.
+latency and the server's memory (RSS) before and at its peak.
+
+``--store`` says where the server keeps its games: ``sqlite`` (the default of
+``burako serve``: every move written to a SQLite file as it is played), ``memory``
+(``--memory``: none kept) or ``postgres`` (``--db URL``, a database the caller runs).
+Several stores with ``--rounds R`` alternate (``memory sqlite memory sqlite ...``), so
+that a noisy machine weighs on each alike, and the last line gives each store's median
+requests/s and p99 over the first store's. docs/RELIABILITY.md, "The web table under
+load", has figures.
 """
 
 from __future__ import annotations
@@ -86,8 +94,25 @@ class Client:
         return status
 
 
-def start_server(records: str) -> tuple[subprocess.Popen, int]:
-    """``burako serve`` on a free loopback port; returns the process and its port."""
+STORES = ("memory", "sqlite", "postgres")
+
+
+def store_options(store: str, db: str | None) -> list[str]:
+    """``burako serve``'s options for keeping games in ``store``."""
+    if store == "memory":
+        return ["--memory"]
+    if store == "sqlite":
+        return []  # the default: a SQLite file beside the records
+    if store == "postgres":
+        if not db:
+            raise ValueError("--store postgres needs --db postgresql://...")
+        return ["--db", db]
+    raise ValueError(f"--store must be one of {', '.join(STORES)}, got {store!r}")
+
+
+def start_server(records: str, options: list[str] = ()) -> tuple[subprocess.Popen, int]:
+    """``burako serve`` on a free loopback port, with ``options`` added; returns the
+    process and its port."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [
         sys.executable,
@@ -102,6 +127,7 @@ def start_server(records: str) -> tuple[subprocess.Popen, int]:
         records,
         "--bot-delay",
         "0",
+        *options,
     ]
     proc = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -139,13 +165,17 @@ def run_load(
     bots: str = "greedy",
     players: int = 4,
     max_requests: int = 1_000_000,
+    store: str = "sqlite",
+    db: str | None = None,
 ) -> dict:
-    """Run the load test; returns its figures (also printed by :func:`main`)."""
+    """Run the load test with the server keeping its games in ``store`` (see
+    :func:`store_options`); returns its figures (also printed by :func:`main`)."""
+    server_options = store_options(store, db)
     clients = max(1, min(clients, MAX_CLIENTS))
     seconds = max(0.1, min(seconds, MAX_SECONDS))
     options = {"players": players, "bots": bots}
     with tempfile.TemporaryDirectory() as records:
-        proc, port = start_server(records)
+        proc, port = start_server(records, server_options)
         try:
             warm = Client(port, options)  # compile and load before the clock starts
             for _ in range(3):
@@ -206,6 +236,7 @@ def run_load(
 
     return {
         "bots": bots,
+        "store": store,
         "clients": clients,
         "seconds": round(elapsed, 1),
         "requests": len(latencies),
@@ -219,23 +250,85 @@ def run_load(
     }
 
 
-def main(argv: list[str] | None = None) -> dict:
+def describe(figures: dict) -> str:
+    """One run's figures in one line."""
+    return (
+        f"{figures['bots']} bots, {figures['store']}, {figures['clients']} clients, "
+        f"{figures['seconds']} s: {figures['requests']} requests, "
+        f"{figures['requests_per_s']} requests/s; latency p50 {figures['p50_ms']} ms, "
+        f"p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms; statuses "
+        f"{figures['statuses']}; server RSS {figures['rss_before_mb']} MB before, "
+        f"{figures['rss_peak_mb']} MB at peak"
+    )
+
+
+def compare(runs: list[dict]) -> dict:
+    """Each store's median requests/s and p99 over the runs, and their ratios to the
+    first store's (the one named first)."""
+    stores = list(dict.fromkeys(run["store"] for run in runs))
+
+    def median(values: list[float]) -> float:
+        ordered = sorted(values)
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+    table = {
+        store: {
+            key: median([run[key] for run in runs if run["store"] == store])
+            for key in ("requests_per_s", "p99_ms")
+        }
+        for store in stores
+    }
+    first = table[stores[0]]
+    for row in table.values():
+        row["requests_per_s_ratio"] = round(row["requests_per_s"] / first["requests_per_s"], 3)
+        row["p99_ratio"] = round(row["p99_ms"] / first["p99_ms"], 3)
+    return table
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=50, help=f"at most {MAX_CLIENTS}")
     parser.add_argument("--seconds", type=float, default=20.0, help=f"at most {MAX_SECONDS}")
     parser.add_argument("--bots", default="greedy", help="the bots' agent (greedy, ppo, ...)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--max-requests", type=int, default=1_000_000)
-    args = parser.parse_args(argv)
-    figures = run_load(args.clients, args.seconds, args.bots, args.players, args.max_requests)
-    print(
-        f"{figures['bots']} bots, {figures['clients']} clients, {figures['seconds']} s: "
-        f"{figures['requests']} requests, {figures['requests_per_s']} requests/s; latency "
-        f"p50 {figures['p50_ms']} ms, p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms; "
-        f"statuses {figures['statuses']}; server RSS {figures['rss_before_mb']} MB before, "
-        f"{figures['rss_peak_mb']} MB at peak"
+    parser.add_argument(
+        "--store",
+        nargs="+",
+        choices=STORES,
+        default=["sqlite"],
+        help="where the server keeps its games; several alternate, the first the baseline",
     )
-    return figures
+    parser.add_argument("--db", help="the PostgreSQL URL for --store postgres")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each store, alternating")
+    args = parser.parse_args(argv)
+    if "postgres" in args.store and not args.db:
+        parser.error("--store postgres needs --db postgresql://...")
+    if not 1 <= args.rounds <= 20:
+        parser.error(f"--rounds must be 1..20, got {args.rounds}")
+    runs = []
+    for _ in range(args.rounds):
+        for store in args.store:
+            figures = run_load(
+                args.clients,
+                args.seconds,
+                args.bots,
+                args.players,
+                args.max_requests,
+                store=store,
+                db=args.db,
+            )
+            print(describe(figures), flush=True)
+            runs.append(figures)
+    if len(args.store) > 1:
+        for store, row in compare(runs).items():
+            print(
+                f"{store}: median {row['requests_per_s']} requests/s "
+                f"(x{row['requests_per_s_ratio']} of {args.store[0]}), median p99 "
+                f"{row['p99_ms']} ms (x{row['p99_ratio']})"
+            )
+    return runs
 
 
 if __name__ == "__main__":

@@ -22,8 +22,10 @@ from burako_env.leaderboard import (
     TIMING_FIELDS,
     WARM_UP_HANDS,
     cache_path,
+    exploit_text,
     parse_add,
     read_cache,
+    read_exploit,
 )
 
 runner = CliRunner()
@@ -248,6 +250,7 @@ def test_a_table_an_agent_cannot_play_is_skipped_with_a_note(tmp_path):
         (["--hands", "0"], "--hands must lie in"),
         (["--variant", "no_such_variant"], "no_such_variant"),
         (["--variant", "italian", "--all-variants"], "not both"),
+        (["--exploit", "no_such_report.json"], "cannot read the exploit report"),
     ],
 )
 def test_bad_input_is_refused_before_anything_is_written(tmp_path, args, message):
@@ -280,3 +283,132 @@ def test_the_command_is_listed_with_its_help():
     result = runner.invoke(app, ["leaderboard", "--help"])
     assert result.exit_code == 0 and "--search-hands" in result.output
     assert "--all-variants" in result.output and "NAME=SPEC" in result.output
+
+
+# ---------------------------------------------------------------- best responses
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED_REPORTS = sorted((ROOT / "docs" / "results" / "exploit").glob("*.json"))
+
+
+def exploit_report(agent: str = "discard_table:cautious", **final) -> dict:
+    """A best response's report as ``burako exploit`` writes it (the fields the board
+    reads, and some it does not)."""
+    return {
+        "agent": agent,
+        "variant": "argentine",
+        "num_players": 4,
+        "env_steps": 1_000_000,
+        "env_steps_trained": 983_040,
+        "curve": [],
+        "final": {
+            "hands": 400,
+            "wins": 150,
+            "losses": 248,
+            "ties": 2,
+            "win_rate": 0.3775,
+            "ci_low": 0.331,
+            "ci_high": 0.426,
+            "margin": -61.5,
+            **final,
+        },
+    }
+
+
+def test_a_best_response_is_shown_on_its_agents_row(tmp_path):
+    report = tmp_path / "exploit.json"
+    report.write_text(json.dumps(exploit_report()))
+    result, out, md = cli(tmp_path, *TINY, "--exploit", str(report))
+    assert result.exit_code == 0, result.output
+    board = json.loads(out.read_text())
+    assert board["command"].endswith(f"--exploit {report} --out lb.json --markdown LB.md")
+    rows = {row["name"]: row for row in board["variants"][0]["agents"]}
+    assert rows["discard_table:cautious"]["exploit"] == {
+        "env_steps": 983_040,
+        "win_rate": 0.3775,
+        "ci_low": 0.331,
+        "ci_high": 0.426,
+        "margin": -61.5,
+        "hands": 400,
+        "source": str(report),
+    }
+    assert all(
+        "exploit" not in row for name, row in rows.items() if name != "discard_table:cautious"
+    )
+    page = md.read_text()
+    assert "| best response |" in page
+    assert "| 0.378 [0.331, 0.426], 1.0 M steps |" in page  # the agent's row
+    assert page.count("| – |") >= 3  # the others': none measured
+    assert "burako exploit AGENT" in " ".join(page.split())
+    assert "0.378, 1.0 M steps" in result.output  # the terminal's table
+
+
+def test_no_report_no_column(tmp_path):
+    result, _, md = cli(tmp_path, *TINY)
+    assert result.exit_code == 0, result.output
+    assert "best response" not in md.read_text() and "best response" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"agent": "nobody_here"}, "no row of this leaderboard is that agent"),
+        ({"num_players": 2}, "no row of this leaderboard"),
+        ({"final": None}, "'final' must be an object"),
+        ({"env_steps_trained": "4M"}, "'env_steps_trained' must be a whole number"),
+        (
+            {"final": {"win_rate": 0.9, "ci_low": 0.1, "ci_high": 0.5, "margin": 0, "hands": 4}},
+            "0 <= ci_low <= win_rate <= ci_high <= 1",
+        ),
+        (
+            {
+                "final": {
+                    "win_rate": float("nan"),
+                    "ci_low": 0,
+                    "ci_high": 1,
+                    "margin": 0,
+                    "hands": 4,
+                }
+            },
+            "must be a finite number",
+        ),
+        (
+            {"final": {"win_rate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "margin": 0, "hands": 0}},
+            "final.hands >= 1",
+        ),
+    ],
+)
+def test_a_bad_report_is_refused_before_any_game(tmp_path, spy, change, message):
+    report = {**exploit_report(), **change}
+    with pytest.raises(ValueError, match=message):
+        burako_env.leaderboard.run(**TINY_KW, exploits=[report])
+    assert spy == []  # refused before any game, warm-ups included
+
+
+def test_two_reports_for_one_row_are_refused(tmp_path, spy):
+    with pytest.raises(ValueError, match="two exploit reports for discard_table:cautious"):
+        burako_env.leaderboard.run(**TINY_KW, exploits=[exploit_report(), exploit_report()])
+    assert spy == []
+
+
+def test_a_report_file_that_is_not_one_is_named(tmp_path):
+    for text, message in (("{", "is not JSON"), ("[1, 2]", "is not a JSON object")):
+        path = tmp_path / "bad.json"
+        path.write_text(text)
+        with pytest.raises(ValueError, match=message) as caught:
+            read_exploit(path)
+        assert str(path) in str(caught.value)
+
+
+def test_the_shipped_reports_are_the_records_figures():
+    """docs/results/exploit/ holds the best responses of docs/experiments/
+    2026-12-06-exploitability.md: discard_table's and the shipped ppo's."""
+    reports = {path.stem: read_exploit(path) for path in SHIPPED_REPORTS}
+    assert sorted(reports) == ["discard_table", "ppo"]
+    assert reports["discard_table"]["win_rate"] == 0.429
+    assert reports["ppo"]["win_rate"] == 0.293
+    assert {r["env_steps"] for r in reports.values()} == {3_997_696}
+    assert exploit_text(reports["ppo"]) == "0.293 [0.273, 0.313], 4.0 M steps"
+    assert exploit_text(None) == "–"
+    page = (ROOT / "docs" / "LEADERBOARD.md").read_text()
+    assert "| 0.293 [0.273, 0.313], 4.0 M steps |" in page
+    assert "| 0.429 [0.408, 0.451], 4.0 M steps |" in page

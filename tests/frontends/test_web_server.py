@@ -1336,7 +1336,8 @@ def test_ppo_bots_share_one_loaded_policy(monkeypatch):
 
 
 def test_load_script_smoke():
-    """scripts/bench/web_load.py: a few clients for 2 seconds against a real server."""
+    """scripts/bench/web_load.py: a few clients against a real server, games in memory and
+    in SQLite side by side; the comparison's medians and ratios."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -1344,11 +1345,22 @@ def test_load_script_smoke():
     )
     web_load = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(web_load)
-    figures = web_load.run_load(clients=3, seconds=2, bots="random", players=2)
-    assert figures["requests"] > 0 and figures["requests_per_s"] > 0
-    assert set(figures["statuses"]) <= {200, 201}, figures
-    assert 0 < figures["p50_ms"] <= figures["p99_ms"] <= figures["max_ms"]
-    assert figures["rss_peak_mb"] >= figures["rss_before_mb"] > 0
+    runs = web_load.main(
+        "--clients 3 --seconds 1.5 --bots random --players 2 --store memory sqlite".split()
+    )
+    assert [figures["store"] for figures in runs] == ["memory", "sqlite"]
+    for figures in runs:
+        assert figures["requests"] > 0 and figures["requests_per_s"] > 0
+        assert set(figures["statuses"]) <= {200, 201}, figures
+        assert 0 < figures["p50_ms"] <= figures["p99_ms"] <= figures["max_ms"]
+        assert figures["rss_peak_mb"] >= figures["rss_before_mb"] > 0
+    table = web_load.compare(runs + [{**runs[1], "p99_ms": 3 * runs[1]["p99_ms"]}])
+    assert table["memory"]["p99_ratio"] == 1.0
+    # the median of the sqlite store's two p99s (x1 and x3): twice its own
+    want = round(2 * runs[1]["p99_ms"] / runs[0]["p99_ms"], 3)
+    assert table["sqlite"]["p99_ratio"] == pytest.approx(want, abs=0.002)
+    with pytest.raises(ValueError, match="--store postgres needs --db"):
+        web_load.store_options("postgres", None)
 
 
 # ----------------------------------------------------------------------------- the command

@@ -93,6 +93,15 @@ def leaderboard(
             show_default=False,
         ),
     ] = None,
+    exploit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exploit",
+            help="a best response's report (RUN/exploit.json of burako exploit), shown on "
+            "its agent's row; repeatable",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[
         str,
         typer.Option(help="the JSON; its pairings are kept beside it (NAME.pairings.jsonl)"),
@@ -112,7 +121,8 @@ def leaderboard(
     (pimc, ppo_search, openspiel_ismcts) play --search-hands. Writes --out (JSON) and
     --markdown, with the command, budgets, seed and machine. Each pairing is kept as it
     finishes (NAME.pairings.jsonl beside --out): a rerun with the same settings plays
-    only the pairings still missing.
+    only the pairings still missing. --exploit adds what a best response trained by
+    burako exploit won against an agent (an approximate exploitability, not replayed).
     """
     bound("--hands", hands, 1, MAX_TOURNAMENT_HANDS)
     bound("--search-hands", search_hands, 1, MAX_TOURNAMENT_HANDS)
@@ -150,6 +160,7 @@ def leaderboard(
             ("--agent", agent, None),
             ("--pool", pool, None),
             ("--add", add, None),
+            ("--exploit", exploit, None),
             ("--episode", episode, "hand"),
             ("--ray", ray, False),
             ("--out", out, OUT),
@@ -179,6 +190,7 @@ def leaderboard(
                 progress=progress,
                 command=command,
                 log=lambda line: typer.echo(line, err=True),
+                exploits=exploit or (),
             )
             for target in (out, markdown):
                 Path(target).parent.mkdir(parents=True, exist_ok=True)
