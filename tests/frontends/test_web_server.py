@@ -1261,7 +1261,7 @@ def test_bots_move_off_the_event_loop_one_request_per_game(monkeypatch):
     guard = threading.Lock()
     real_bot_move = PlaySession.bot_move
 
-    def slow_bot_move(self):
+    def slow_bot_move(self, after=None):
         threads.add(threading.get_ident())
         with guard:
             inside[0] += 1
@@ -1275,7 +1275,7 @@ def test_bots_move_off_the_event_loop_one_request_per_game(monkeypatch):
                     pass
             else:
                 time.sleep(0.2)
-            real_bot_move(self)
+            return real_bot_move(self, after)
         finally:
             with guard:
                 inside[0] -= 1
@@ -1465,8 +1465,15 @@ def test_a_hint_is_seen_only_by_the_seat_that_asked():
     view, browsers = _friends_table(app, [0, 2], bots="greedy")
     gid = view["id"]
     session = app.state.store.get(gid)
-    while session.to_act != 0:
-        r = browsers[0].post(f"/api/games/{gid}/bot?after={len(session.actions)}")
+    while session.to_act != 0:  # the bots, and the partner, move until P0 is to act
+        asker = 2 if session.to_act == 2 else 0
+        if session.to_act == 2:
+            moves = browsers[2].get(f"/api/games/{gid}").json()["moves"]
+            kinds = [m["kind"] for m in moves]
+            pick = moves[kinds.index("discard") if "discard" in kinds else 0]
+            r = browsers[2].post(f"/api/games/{gid}/move", json={"action": pick["action"]})
+        else:
+            r = browsers[asker].post(f"/api/games/{gid}/bot?after={len(session.actions)}")
         assert r.status_code == 200, r.text
     r = browsers[2].post(f"/api/games/{gid}/hint")
     assert r.status_code == 409 and "not your turn" in r.json()["error"]
@@ -1532,26 +1539,33 @@ def test_a_wrong_seat_token_or_no_seat_is_refused():
     assert r.status_code == 403
 
 
+def _first_to_act(seed: int = 5, players: int = 4) -> int:
+    return int(Game("argentine", num_players=players, seed=seed).current_player[0])
+
+
 def test_a_move_by_the_wrong_seat_is_refused_and_changes_nothing():
+    first = _first_to_act()
+    other = (first + 1) % 4  # an opponent of the seat to act
     app = create_app(records_dir=None, bot_delay=0)
-    view, browsers = _friends_table(app, [0, 1], seat=0)
+    view, browsers = _friends_table(app, [first, other], seat=first)
     gid = view["id"]
     session = app.state.store.get(gid)
-    assert session.to_act == 0  # the creator's seat deals first here
+    assert session.to_act == first
     before = copy_state(session.game.state)
     moves_before, log_before = list(session.actions), list(session.log)
-    legal = [m["action"] for m in browsers[0].get(f"/api/games/{gid}").json()["moves"]]
+    legal = [m["action"] for m in browsers[first].get(f"/api/games/{gid}").json()["moves"]]
+    assert legal and browsers[other].get(f"/api/games/{gid}").json()["moves"] == []
     for body in ({"action": legal[0]}, {"kind": "draw"}):
-        r = browsers[1].post(f"/api/games/{gid}/move", json=body)
+        r = browsers[other].post(f"/api/games/{gid}/move", json=body)
         assert r.status_code == 409, r.text
-        assert "it is P0's turn (a friend), not yours" in r.json()["error"]
+        assert f"it is P{first}'s turn (a friend), not yours" in r.json()["error"]
     r = TestClient(app).post(f"/api/games/{gid}/move", json={"action": legal[0]})
     assert r.status_code == 403
-    r = browsers[1].post(f"/api/games/{gid}/bot")  # a person is to act: no bot moves
+    r = browsers[other].post(f"/api/games/{gid}/bot")  # a person is to act: no bot moves
     assert r.status_code == 409 and "a person" in r.json()["error"]
     assert states_equal(before, session.game.state)
     assert session.actions == moves_before and session.log == log_before
-    r = browsers[0].post(f"/api/games/{gid}/move", json={"action": legal[0]})
+    r = browsers[first].post(f"/api/games/{gid}/move", json={"action": legal[0]})
     assert r.status_code == 200, r.text
 
 
@@ -1581,20 +1595,22 @@ def test_a_seat_left_and_taken_again_from_another_device():
 def test_a_bot_move_after_n_is_played_once():
     """Browsers at one table poll for the same bot move: ``after=N`` plays it only when
     the game has N moves, so two requests never play two moves."""
+    bot = _first_to_act()
+    a, b = (bot + 1) % 4, (bot + 3) % 4  # partners, the bot to act between them
     app = create_app(records_dir=None, bot_delay=0)
-    view, browsers = _friends_table(app, [1, 3], seat=1)
+    view, browsers = _friends_table(app, [a, b], seat=a)
     gid = view["id"]
     session = app.state.store.get(gid)
-    assert session.to_act == 0  # a bot's
-    first = browsers[1].post(f"/api/games/{gid}/bot?after=0")
-    second = browsers[3].post(f"/api/games/{gid}/bot?after=0")
+    assert session.to_act == bot
+    first = browsers[a].post(f"/api/games/{gid}/bot?after=0")
+    second = browsers[b].post(f"/api/games/{gid}/bot?after=0")
     assert first.status_code == second.status_code == 200
     assert len(session.actions) == 1
     assert first.json()["move_count"] == second.json()["move_count"] == 1
-    assert second.json()["seat"] == 3 and "hand" not in second.json()["seats"][1]
-    r = browsers[1].post(f"/api/games/{gid}/bot?after=7")  # not this position: no move
+    assert second.json()["seat"] == b and "hand" not in second.json()["seats"][a]
+    r = browsers[a].post(f"/api/games/{gid}/bot?after=7")  # not this position: no move
     assert r.status_code == 200 and len(session.actions) == 1
-    r = browsers[1].post(f"/api/games/{gid}/bot?after=x")
+    r = browsers[a].post(f"/api/games/{gid}/bot?after=x")
     assert r.status_code == 400 and "after must be a whole number" in r.json()["error"]
 
 
