@@ -1487,7 +1487,8 @@ def test_friends_options_are_checked():
     client = TestClient(create_app(records_dir=None, bot_delay=0))
     cases = {
         "people must be a list": {"people": 2},
-        "people must be a list of the seats": {"people": []},
+        "people must be a list of the seats persons hold (1 to 4": {"people": []},
+        "people must be a list of the seats persons hold (1 to 4 seats": {"people": [0] * 5},
         "each seat must be 0..3 for 4 players, got 4": {"people": [0, 4]},
         "each seat must be 0..3 for 4 players, got True": {"people": [0, True]},
         "seat 2 is named twice": {"people": [0, 2, 2]},
@@ -1636,3 +1637,35 @@ def test_serve_public_listens_on_every_address(tmp_path, monkeypatch):
     assert client.get("/api/options").status_code == 200
     r = client.post("/api/games", json={}, headers={"origin": "http://evil.example"})
     assert r.status_code == 403
+
+
+def test_every_seats_session_view_is_what_its_observation_holds():
+    """The JSON-vs-observation check of ``test_views_show_a_seat_only_what_its_observation_holds``
+    on the answers themselves (:meth:`PlaySession.view`, the log, names, moves and hint
+    included), for every seat of a table where every seat is a person's: a re-deal of
+    every card hidden from a seat (the same observation) gives that seat the same answer;
+    and a game replayed from its stored moves (a restart) answers every seat alike."""
+    session = PlaySession.new({"seed": 9, "players": 4, "people": [0, 1, 2, 3]})
+    agent = make_agent("greedy", seed=9)
+    stored = []
+    compared = 0
+    for move in range(300):
+        game = session.game
+        if game.is_over():
+            break
+        if move % 7 == 0:
+            live = game
+            for seat in range(4):
+                seen = session.view(seat)
+                session.game = live.determinize(seat, move + seat)
+                assert np.array_equal(live.observe_one(seat), session.game.observe_one(seat)), seat
+                assert session.view(seat) == seen, (move, seat)
+                session.game = live
+                compared += 1
+            again = PlaySession.restore(session.id, session.options, stored)
+            assert [again.view(p) for p in range(4)] == [session.view(p) for p in range(4)]
+        seat = session.to_act
+        action = int(agent.act_game(game))
+        session.move({"action": action}, seat)
+        stored.append((seat, action, None))
+    assert compared > 40

@@ -222,9 +222,10 @@ def people_seats(value, seat: int, n: int) -> tuple[int, ...]:
     (None: the creator alone); SessionError naming what is wrong."""
     if value is None:
         return (seat,)
-    if not isinstance(value, list) or not value:
+    if not isinstance(value, list) or not 0 < len(value) <= n:
         raise SessionError(
-            f"people must be a list of the seats persons hold (0..{n - 1}), yours among them"
+            f"people must be a list of the seats persons hold (1 to {n} seats, 0..{n - 1}), "
+            "yours among them"
         )
     for p in value:
         if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < n:
