@@ -923,6 +923,10 @@ def test_two_friends_at_one_table_as_partners(open_page):
     link = creator.input_value("#links .seat-link[data-seat='2']")
     assert link.startswith(creator.base_url) and f"#/join/{game_id}/" in link
     assert creator.query_selector("#links .copy-link[data-seat='2']") is not None
+    assert_layout(creator)  # the links' panel scrolls nothing sideways
+    creator.set_viewport_size(PHONE)
+    assert_layout(creator)
+    creator.set_viewport_size(LAPTOP)
     partner.goto(link)
     partner.wait_for_selector("#table")
     assert partner.evaluate("location.hash") == f"#/play/{game_id}"  # the token left the bar
