@@ -481,8 +481,10 @@ def make_bots(
     seed: int = 0,
     greedy: bool | None = None,
     policies: dict | None = None,
+    people: tuple[int, ...] | None = None,
 ) -> dict:
-    """The agents of every seat but ``seat`` (``names`` in seat order), agent p seeded
+    """The agents of every seat but ``seat`` (``names`` in seat order; ``people``: the
+    seats persons hold, ``seat`` among them, when more than one), agent p seeded
     ``seed + 1 + p`` (modulo 2**64: torch seeds no more, and a deal seed may be any
     64-bit number). Raises ValueError naming a bot that cannot be built or that cannot
     read this table (a policy trained for another variant or player count). ``greedy``
@@ -493,7 +495,8 @@ def make_bots(
     from burako_env.extras import MissingExtra
     from burako_env.table import can_read
 
-    others = [p for p in range(game.num_players) if p != seat]
+    held = (seat,) if people is None else tuple(people)
+    others = [p for p in range(game.num_players) if p not in held]
     if len(names) != len(others):
         raise ValueError(f"{len(others)} bots are needed, got {len(names)}")
     bots = {}

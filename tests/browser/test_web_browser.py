@@ -32,10 +32,10 @@ from burako_env.agents import make_agent
 from burako_env.cards import NUM_RANKS
 from burako_env.core.game import Game
 from burako_env.frontends.narrate import action_words, play_and_describe
-from burako_env.frontends.playback import check_record
+from burako_env.frontends.playback import check_record, start
 from burako_env.frontends.thinking import HINT_AGENT, hint_seed, search_json
 from burako_env.frontends.web.table import web_words
-from burako_env.records import GameRecord, read_records, write_records
+from burako_env.records import GameRecord, parse_record, read_records, write_records
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
 ROOT = Path(__file__).resolve().parents[2]
@@ -870,3 +870,106 @@ def test_watch_shows_a_recorded_expert_seat_thinking(page, records_dir):
     page.wait_for_selector(f"#table[data-step='{k}'] #thinking .think-none")
     assert "P1 (random) to act" in page.inner_text("#thinking .think-who")
     assert "fixed rules" in page.inner_text("#thinking .think-none")
+
+
+def play_one_move(page) -> None:
+    """The page's person to act plays one move: draws (or keeps the peeked card), else
+    discards the last discardable card, else lays the first opening offered, else the
+    first button (the muerto)."""
+    draw = page.query_selector(
+        "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
+    )
+    if draw is not None:
+        click_and_wait(page, f"#actions button[data-action='{draw.get_attribute('data-action')}']")
+        return
+    discardable = page.query_selector_all("#hand .card.discardable")
+    if discardable:
+        discardable[-1].click()
+        click_and_wait(page, "#discard")
+        return
+    if page.query_selector("#suggest .option"):
+        page.click("#suggest summary")
+        click_and_wait(page, "#suggest .option")
+        return
+    click_and_wait(page, "#actions button[data-kind]")
+
+
+def test_two_friends_at_one_table_as_partners(open_page):
+    """Issue 57.2: two browser contexts (two people, each with their own cookies) at one
+    table as partners, P0 and P2, the bots at P1 and P3: the creator's page shows the
+    partner's link once, the partner opens it, and both play the hand to its end, the
+    bots' moves asked by both pages (``bot?after=N``). Every answer either page received
+    about the game is checked against the seat's observation at that move of the game
+    (replayed from its record): its own hand, and no other hand while it was live."""
+    creator = open_page(LAPTOP)
+    partner = open_page(LAPTOP)
+    answers: dict[int, list] = {0: [], 2: []}
+    for seat, pg in ((0, creator), (2, partner)):
+        pg.on(
+            "response",
+            lambda r, seat=seat: answers[seat].append(r) if "/api/games/" in r.url else None,
+        )
+    creator.goto(creator.base_url + "#/")
+    creator.wait_for_selector("#setup")
+    creator.select_option("#players", "4")
+    creator.select_option("#seat", "0")
+    creator.select_option("#bots-all", "easy")
+    creator.dispatch_event("#bots-all", "change")
+    creator.select_option("#bots select.bot[data-seat='2']", "friend")
+    creator.fill("#seed", "11")
+    creator.click("#start")
+    creator.wait_for_selector("#table")
+    game_id = creator.evaluate("location.hash").split("/")[-1]
+    link = creator.input_value("#links .seat-link[data-seat='2']")
+    assert link.startswith(creator.base_url) and f"#/join/{game_id}/" in link
+    assert creator.query_selector("#links .copy-link[data-seat='2']") is not None
+    assert_layout(creator)  # the links' panel scrolls nothing sideways
+    creator.set_viewport_size(PHONE)
+    assert_layout(creator)
+    creator.set_viewport_size(LAPTOP)
+    partner.goto(link)
+    partner.wait_for_selector("#table")
+    assert partner.evaluate("location.hash") == f"#/play/{game_id}"  # the token left the bar
+    assert "P2 (team 0)" in partner.inner_text("#mine h3")
+    creator.click("#links-done")
+    assert creator.query_selector("#links") is None  # shown once
+    moves = 0
+    deadline = time.monotonic() + 600
+    while True:
+        states = [pg.get_attribute("#table", "data-state") for pg in (creator, partner)]
+        if all(s == "over" for s in states):
+            break
+        assert time.monotonic() < deadline, f"the hand does not end: {states}"
+        mover = [pg for pg, s in zip((creator, partner), states, strict=True) if s == "my-turn"]
+        if mover:
+            play_one_move(mover[0])
+            moves += 1
+        else:
+            creator.wait_for_timeout(50)
+    assert moves > 6
+    record_text = creator.request.get(f"{creator.base_url}api/games/{game_id}/record").text()
+    record = parse_record(record_text.strip())
+    assert check_record(record) is None
+    assert record.seats[0::2] == ["human", "human"] and record.meta["people"] == [0, 2]
+    checked = 0
+    for seat, responses in answers.items():
+        for response in responses:
+            if response.request.method == "GET" and response.url.endswith("/record"):
+                continue
+            if response.status != 200 and response.status != 201:
+                continue
+            view = response.json()
+            if "seats" not in view:
+                continue
+            assert view["seat"] == seat
+            if view["over"]:
+                continue
+            game = start(record)
+            for a in record.actions[: view["move_count"]]:
+                game.step_one(int(a))
+            counts = game.observe_one(seat)[game.layout.hand : game.layout.hand + 53]
+            own = sorted(c for c in range(53) for _ in range(int(counts[c])))
+            assert sorted(view["seats"][seat]["hand"]) == own
+            assert ["hand" in s for s in view["seats"]] == [p == seat for p in range(4)]
+            checked += 1
+    assert checked > 20

@@ -12,7 +12,9 @@ them). Two server processes share one PostgreSQL database below."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import os
 import shutil
 import signal
@@ -579,3 +581,110 @@ def test_servers_opening_a_new_postgresql_database_at_once_create_it_once(
     assert {db.secret("cookie") for db in opened} == {opened[0].secret("cookie")}
     for db in opened:
         db.close()
+
+
+# ------------------------------------------------------------------ friends at the table
+def _hand_seen(client, gid: str) -> tuple[int, list[int], list[bool]]:
+    """The seat a browser holds, its hand, and which seats' hands it was sent."""
+    r = client.get(f"/api/games/{gid}")
+    assert r.status_code == 200, r.text
+    view = r.json()
+    return view["seat"], view["seats"][view["seat"]]["hand"], ["hand" in s for s in view["seats"]]
+
+
+def test_a_table_with_friends_is_kept_and_resumed_seat_by_seat(backend):
+    """Partners at one table through two restarts: every stored view, read back by each
+    seat's browser, is that seat's (its hand as its observation holds it, no other); a
+    seat's link used again is kept (the browser it left is refused after a restart
+    too); the database holds each token's sha256, never the token."""
+    db = backend.db("friends")
+    app = create_app(bot_delay=0, db=db)
+    creator, partner = TestClient(app), TestClient(app)
+    view = new_game(creator, players=4, people=[0, 2])
+    gid = view["id"]
+    links = {link["seat"]: link["token"] for link in view["links"]}
+    assert partner.post(f"/api/games/{gid}/join", json={"token": links[2]}).status_code == 200
+    for _ in range(12):  # the bots' moves, asked by the partner's browser
+        session = app.state.store.get(gid)
+        if session.to_act in (0, 2):
+            break
+        r = partner.post(f"/api/games/{gid}/bot?after={len(session.actions)}")
+        assert r.status_code == 200, r.text
+    moves = len(app.state.store.get(gid).actions)
+    cookies = {0: dict(creator.cookies), 2: dict(partner.cookies)}
+    del app, creator, partner  # the server is gone
+
+    app = create_app(bot_delay=0, db=db)
+    browsers = {seat: TestClient(app, cookies=c) for seat, c in cookies.items()}
+    for seat, browser in browsers.items():
+        held, hand, sent = _hand_seen(browser, gid)
+        session = app.state.store.get(gid)
+        assert len(session.actions) == moves and session.people == (0, 2)
+        game = session.game
+        counts = game.observe_one(seat)[game.layout.hand : game.layout.hand + 53]
+        assert held == seat and sent == [p == seat for p in range(4)]
+        assert sorted(hand) == sorted(c for c in range(53) for _ in range(int(counts[c])))
+    phone = TestClient(app)
+    assert phone.post(f"/api/games/{gid}/join", json={"token": links[2]}).status_code == 200
+    phone_cookies = dict(phone.cookies)
+    del app, browsers, phone
+
+    app = create_app(bot_delay=0, db=db)
+    left = TestClient(app, cookies=cookies[2])
+    r = left.get(f"/api/games/{gid}")
+    assert r.status_code == 403 and "another device" in r.json()["error"]
+    assert _hand_seen(TestClient(app, cookies=phone_cookies), gid)[0] == 2
+    assert _hand_seen(TestClient(app, cookies=cookies[0]), gid)[0] == 0
+    assert TestClient(app).get(f"/api/games/{gid}").status_code == 403  # the id alone
+    rows = backend.execute(db, "SELECT people, seat_tokens FROM games WHERE id=?", (gid,))
+    people, kept = rows[0]
+    assert people == "[0, 2]"
+    assert all(token not in kept for token in links.values())
+    stored = json.loads(kept)
+    assert {p: s["sha256"] for p, s in stored.items()} == {
+        str(p): hashlib.sha256(t.encode()).hexdigest() for p, t in links.items()
+    }
+    assert stored["2"]["joins"] == 2 and stored["0"]["joins"] == 0
+
+
+def test_a_version_2_database_migrates_and_its_games_resume(backend):
+    """A database kept before friends came (schema 2: no ``people``, no ``seat_tokens``)
+    is migrated when a server opens it: its game resumes, the creator's alone as before,
+    and a table with friends is kept beside it."""
+    db = backend.db("old")
+    app = create_app(bot_delay=0, db=db)
+    client = TestClient(app)
+    view = new_game(client)
+    for _ in range(5):
+        view = step(client, view)
+    cookies = dict(client.cookies)
+    del app, client
+    # back to version 2, as a burako of then left it
+    backend.execute(db, "ALTER TABLE games DROP COLUMN people")
+    backend.execute(db, "ALTER TABLE games DROP COLUMN seat_tokens")
+    backend.execute(db, "UPDATE meta SET value='2' WHERE key='schema_version'")
+    columns_before = _columns(backend, db)
+    assert "people" not in columns_before and "canastas" in columns_before
+
+    again = TestClient(create_app(bot_delay=0, db=db), cookies=cookies)
+    assert {"people", "seat_tokens"} <= set(_columns(backend, db))
+    opened = GameDatabase(db)
+    assert opened.schema_version() == SCHEMA_VERSION == 3
+    assert opened.seats(view["id"]) == (None, {})
+    opened.close()
+    resumed = again.get(f"/api/games/{view['id']}").json()
+    assert resumed["people"] == [0] and resumed["log"] == view["log"]
+    assert step(again, resumed)["move_count"] == resumed["move_count"] + 1
+    friends = new_game(again, players=4, people=[0, 1])
+    assert [link["seat"] for link in friends["links"]] == [0, 1]
+    rows = backend.execute(db, "SELECT people FROM games WHERE id=?", (friends["id"],))
+    assert rows == [("[0, 1]",)]
+
+
+def _columns(backend, db) -> list[str]:
+    if backend.name == "sqlite":
+        return [row[1] for row in backend.execute(db, "PRAGMA table_info(games)")]
+    rows = backend.execute(
+        db, "SELECT column_name FROM information_schema.columns WHERE table_name = 'games'"
+    )
+    return [row[0] for row in rows]

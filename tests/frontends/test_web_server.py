@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from burako_env.agents import make_agent
-from burako_env.cards import NUM_RANKS, parse_cards
+from burako_env.cards import NUM_CARD_TYPES, NUM_RANKS, parse_cards
 from burako_env.core.actions import decode_action, discard_action
 from burako_env.core.constants import (
     MELD_GROUP,
@@ -1261,7 +1261,7 @@ def test_bots_move_off_the_event_loop_one_request_per_game(monkeypatch):
     guard = threading.Lock()
     real_bot_move = PlaySession.bot_move
 
-    def slow_bot_move(self):
+    def slow_bot_move(self, after=None):
         threads.add(threading.get_ident())
         with guard:
             inside[0] += 1
@@ -1275,7 +1275,7 @@ def test_bots_move_off_the_event_loop_one_request_per_game(monkeypatch):
                     pass
             else:
                 time.sleep(0.2)
-            real_bot_move(self)
+            return real_bot_move(self, after)
         finally:
             with guard:
                 inside[0] -= 1
@@ -1385,3 +1385,299 @@ def test_serve_command_errors(tmp_path):
         port = busy.getsockname()[1]
         r = runner.invoke(cli_app, ["serve", "--port", str(port), "--records", str(tmp_path)])
     assert r.exit_code == 2 and f"error: cannot listen on 127.0.0.1:{port}" in r.output
+
+
+# ---------------------------------------------------------------- friends at the table
+def _observed_hand(game: Game, seat: int) -> list[int]:
+    """The hand in ``seat``'s observation (the engine's own, what an agent reads)."""
+    obs = game.observe_one(seat)
+    counts = obs[game.layout.hand : game.layout.hand + NUM_CARD_TYPES]
+    return sorted(c for c in range(NUM_CARD_TYPES) for _ in range(int(counts[c])))
+
+
+def _check_seen_by(answer: dict, session: PlaySession, seat: int) -> None:
+    """An answer to the browser at ``seat`` is the table as that seat sees it: its own
+    hand, the one in its observation, and no other hand while the game is live; every
+    field of the table the one :func:`table_view` draws for that seat."""
+    game = session.game
+    assert answer["seat"] == seat and answer["move_count"] == len(session.actions)
+    assert sorted(answer["seats"][seat]["hand"]) == _observed_hand(game, seat)
+    if game.is_over():
+        return
+    assert [("hand" in s) for s in answer["seats"]] == [p == seat for p in range(game.num_players)]
+    drawn = web_json(table_view(game, viewer=seat))
+    assert {k: answer[k] for k in drawn} == drawn
+    assert answer["moves"] == ([] if session.to_act != seat else web_json(legal_moves(game)))
+    assert answer["names"][seat] == "you"
+
+
+def _friends_table(app, people: list[int], seat: int = 0, **options):
+    """A game of ``people`` started by a browser at ``seat``, every other person seat
+    joined by a browser of its own: ``(view, {seat: client})``."""
+    creator = TestClient(app)
+    body = {"seed": 5, "bots": "greedy", "seat": seat, "people": people, **options}
+    r = creator.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    view = r.json()
+    links = {link["seat"]: link for link in view["links"]}
+    assert sorted(links) == sorted(people) and links[seat]["yours"]
+    assert all(len(link["token"]) == 32 for link in links.values())
+    browsers = {seat: creator}
+    for p in people:
+        if p != seat:
+            browsers[p] = TestClient(app)
+            r = browsers[p].post(f"/api/games/{view['id']}/join", json={"token": links[p]["token"]})
+            assert r.status_code == 200, r.text
+            assert r.json()["seat"] == p
+    return view, browsers
+
+
+@pytest.mark.parametrize(
+    "people", [[0, 2], [1, 0], [0, 1, 2, 3]], ids=["partners", "opponents", "four"]
+)
+def test_friends_each_see_only_their_own_hand_on_every_answer(people):
+    """Issue 57.2: people at one table, partners or opponents, each by a browser of its
+    own; every answer of every seat (its moves, the bots' moves, its reloads) is that
+    seat's view: its own hand, the one its observation holds, other hands as counts.
+    The bots' moves are asked with ``after=N`` by whichever browser comes first."""
+    app = create_app(records_dir=None, bot_delay=0)
+    view, browsers = _friends_table(app, people, seat=people[0])
+    gid = view["id"]
+    session = app.state.store.get(gid)
+    assert session.people == tuple(sorted(people))
+    checked = 0
+    while not session.game.is_over():
+        p = session.to_act
+        for seat, browser in browsers.items():  # every seat reloads: its own view
+            _check_seen_by(browser.get(f"/api/games/{gid}").json(), session, seat)
+            checked += 1
+        if p in browsers:
+            mine = browsers[p].get(f"/api/games/{gid}").json()
+            kinds = [m["kind"] for m in mine["moves"]]
+            pick = mine["moves"][kinds.index("discard") if "discard" in kinds else 0]
+            r = browsers[p].post(f"/api/games/{gid}/move", json={"action": pick["action"]})
+            assert r.status_code == 200, r.text
+            _check_seen_by(r.json(), session, p)
+        else:
+            asker = sorted(browsers)[len(session.actions) % len(browsers)]
+            r = browsers[asker].post(f"/api/games/{gid}/bot?after={len(session.actions)}")
+            assert r.status_code == 200, r.text
+            _check_seen_by(r.json(), session, asker)
+        checked += 1
+    for browser in browsers.values():  # the end: every hand open, to every seat
+        final = browser.get(f"/api/games/{gid}").json()
+        assert final["over"] and all("hand" in s for s in final["seats"])
+    assert checked > 100
+    assert sum(e.get("seat") in browsers for e in session.log) > 5  # the people moved
+
+
+def test_a_hint_is_seen_only_by_the_seat_that_asked():
+    """A hint is read from the asking seat's hand: a partner's answers never carry it."""
+    app = create_app(records_dir=None, bot_delay=0)
+    view, browsers = _friends_table(app, [0, 2], bots="greedy")
+    gid = view["id"]
+    session = app.state.store.get(gid)
+    while session.to_act != 0:  # the bots, and the partner, move until P0 is to act
+        asker = 2 if session.to_act == 2 else 0
+        if session.to_act == 2:
+            moves = browsers[2].get(f"/api/games/{gid}").json()["moves"]
+            kinds = [m["kind"] for m in moves]
+            pick = moves[kinds.index("discard") if "discard" in kinds else 0]
+            r = browsers[2].post(f"/api/games/{gid}/move", json={"action": pick["action"]})
+        else:
+            r = browsers[asker].post(f"/api/games/{gid}/bot?after={len(session.actions)}")
+        assert r.status_code == 200, r.text
+    r = browsers[2].post(f"/api/games/{gid}/hint")
+    assert r.status_code == 409 and "not your turn" in r.json()["error"]
+    hint = browsers[0].post(f"/api/games/{gid}/hint")
+    assert hint.status_code == 200, hint.text
+    assert browsers[0].get(f"/api/games/{gid}").json()["hint"] == hint.json()
+    assert browsers[2].get(f"/api/games/{gid}").json()["hint"] is None
+
+
+def test_friends_options_are_checked():
+    client = TestClient(create_app(records_dir=None, bot_delay=0))
+    cases = {
+        "people must be a list": {"people": 2},
+        "people must be a list of the seats persons hold (1 to 4": {"people": []},
+        "people must be a list of the seats persons hold (1 to 4 seats": {"people": [0] * 5},
+        "each seat must be 0..3 for 4 players, got 4": {"people": [0, 4]},
+        "each seat must be 0..3 for 4 players, got True": {"people": [0, True]},
+        "seat 2 is named twice": {"people": [0, 2, 2]},
+        "people must include your own seat 1": {"seat": 1, "people": [0, 2]},
+        "a list of 2 names (one for each seat no person holds: P1, P3)": {
+            "people": [0, 2],
+            "bots": ["greedy"] * 3,
+        },
+    }
+    for message, options in cases.items():
+        r = client.post("/api/games", json={"seed": 5, "bots": "greedy", **options})
+        assert r.status_code == 400, (options, r.text)
+        assert message in r.json()["error"], (options, r.text)
+    # every seat a person's: no bot at all
+    r = client.post("/api/games", json={"seed": 5, "players": 2, "people": [0, 1]})
+    assert r.status_code == 201, r.text
+    assert r.json()["names"] == ["you", "friend"]
+
+
+def test_a_wrong_seat_token_or_no_seat_is_refused():
+    """The game's id opens no seat of a table with friends: a request needs a seat's
+    cookie, given for a seat's token only (a made-up cookie is none)."""
+    app = create_app(records_dir=None, bot_delay=0)
+    view, browsers = _friends_table(app, [0, 2])
+    gid = view["id"]
+    other, _ = _friends_table(app, [0, 1])
+    stranger = TestClient(app)
+    for token in ("0" * 32, "", other["links"][1]["token"], 7):
+        r = stranger.post(f"/api/games/{gid}/join", json={"token": token})
+        assert r.status_code in (400, 403), r.text
+        assert "token" in r.json()["error"]
+    for method, path in (
+        ("GET", ""),
+        ("POST", "/move"),
+        ("POST", "/bot"),
+        ("POST", "/hint"),
+        ("GET", "/thinking?move=1"),
+    ):
+        r = stranger.request(method, f"/api/games/{gid}{path}", json={"action": 0})
+        assert r.status_code == 403, (path, r.text)
+        assert "open your seat's link" in r.json()["error"]
+    # a forged cookie: a seat and a count, signed by nobody
+    stranger.cookies.set(f"burako_seat_{gid}", "2.1." + "0" * 24, path=f"/api/games/{gid}")
+    assert stranger.get(f"/api/games/{gid}").status_code == 403
+    # a game of one person is as before: its id is its key
+    solo = new_game(TestClient(app))
+    assert stranger.get(f"/api/games/{solo['id']}").status_code == 200
+    r = stranger.post(f"/api/games/{solo['id']}/join", json={"token": "0" * 32})
+    assert r.status_code == 403
+
+
+def _first_to_act(seed: int = 5, players: int = 4) -> int:
+    return int(Game("argentine", num_players=players, seed=seed).current_player[0])
+
+
+def test_a_move_by_the_wrong_seat_is_refused_and_changes_nothing():
+    first = _first_to_act()
+    other = (first + 1) % 4  # an opponent of the seat to act
+    app = create_app(records_dir=None, bot_delay=0)
+    view, browsers = _friends_table(app, [first, other], seat=first)
+    gid = view["id"]
+    session = app.state.store.get(gid)
+    assert session.to_act == first
+    before = copy_state(session.game.state)
+    moves_before, log_before = list(session.actions), list(session.log)
+    legal = [m["action"] for m in browsers[first].get(f"/api/games/{gid}").json()["moves"]]
+    assert legal and browsers[other].get(f"/api/games/{gid}").json()["moves"] == []
+    for body in ({"action": legal[0]}, {"kind": "draw"}):
+        r = browsers[other].post(f"/api/games/{gid}/move", json=body)
+        assert r.status_code == 409, r.text
+        assert f"it is P{first}'s turn (a friend), not yours" in r.json()["error"]
+    r = TestClient(app).post(f"/api/games/{gid}/move", json={"action": legal[0]})
+    assert r.status_code == 403
+    r = browsers[other].post(f"/api/games/{gid}/bot")  # a person is to act: no bot moves
+    assert r.status_code == 409 and "a person" in r.json()["error"]
+    assert states_equal(before, session.game.state)
+    assert session.actions == moves_before and session.log == log_before
+    r = browsers[first].post(f"/api/games/{gid}/move", json={"action": legal[0]})
+    assert r.status_code == 200, r.text
+
+
+def test_a_seat_left_and_taken_again_from_another_device():
+    """A seat's link used again (another device) moves the seat there: the browser that
+    held it is refused, and takes it back with the link; the creator's own link moves
+    the creator's seat the same way."""
+    app = create_app(records_dir=None, bot_delay=0)
+    view, browsers = _friends_table(app, [0, 2])
+    gid = view["id"]
+    links = {link["seat"]: link["token"] for link in view["links"]}
+    phone = TestClient(app)
+    r = phone.post(f"/api/games/{gid}/join", json={"token": links[2]})
+    assert r.status_code == 200 and r.json()["seat"] == 2
+    assert phone.get(f"/api/games/{gid}").json()["seat"] == 2
+    r = browsers[2].get(f"/api/games/{gid}")
+    assert r.status_code == 403 and "taken with its link on another device" in r.json()["error"]
+    assert browsers[2].post(f"/api/games/{gid}/join", json={"token": links[2]}).status_code == 200
+    assert browsers[2].get(f"/api/games/{gid}").json()["seat"] == 2
+    assert phone.get(f"/api/games/{gid}").status_code == 403
+    laptop = TestClient(app)  # the creator comes back elsewhere with their own link
+    assert laptop.post(f"/api/games/{gid}/join", json={"token": links[0]}).json()["seat"] == 0
+    assert browsers[0].get(f"/api/games/{gid}").status_code == 403
+    assert browsers[2].get(f"/api/games/{gid}").json()["seat"] == 2  # the partner kept theirs
+
+
+def test_a_bot_move_after_n_is_played_once():
+    """Browsers at one table poll for the same bot move: ``after=N`` plays it only when
+    the game has N moves, so two requests never play two moves."""
+    bot = _first_to_act()
+    a, b = (bot + 1) % 4, (bot + 3) % 4  # partners, the bot to act between them
+    app = create_app(records_dir=None, bot_delay=0)
+    view, browsers = _friends_table(app, [a, b], seat=a)
+    gid = view["id"]
+    session = app.state.store.get(gid)
+    assert session.to_act == bot
+    first = browsers[a].post(f"/api/games/{gid}/bot?after=0")
+    second = browsers[b].post(f"/api/games/{gid}/bot?after=0")
+    assert first.status_code == second.status_code == 200
+    assert len(session.actions) == 1
+    assert first.json()["move_count"] == second.json()["move_count"] == 1
+    assert second.json()["seat"] == b and "hand" not in second.json()["seats"][a]
+    r = browsers[a].post(f"/api/games/{gid}/bot?after=7")  # not this position: no move
+    assert r.status_code == 200 and len(session.actions) == 1
+    r = browsers[a].post(f"/api/games/{gid}/bot?after=x")
+    assert r.status_code == 400 and "after must be a whole number" in r.json()["error"]
+
+
+def test_serve_public_listens_on_every_address(tmp_path, monkeypatch):
+    """--public binds 0.0.0.0 (any Host name answered, the same-origin check kept) and
+    says what it exposes; it and --host contradict each other."""
+    import burako_env.frontends.web as web
+
+    seen = {}
+    monkeypatch.setattr(web, "serve", lambda **kw: seen.update(kw))
+    records = ["--records", str(tmp_path), "--memory"]
+    r = CliRunner().invoke(cli_app, ["serve", "--public", *records])
+    assert r.exit_code == 0, r.output
+    assert seen["host"] == "0.0.0.0"
+    assert "no TLS" in r.output and "keep the links secret" in r.output
+    seen.clear()
+    r = CliRunner().invoke(cli_app, ["serve", *records])
+    assert r.exit_code == 0 and seen["host"] == "127.0.0.1"
+    r = CliRunner().invoke(cli_app, ["serve", "--public", "--host", "10.0.0.1", *records])
+    assert r.exit_code == 2 and "give --public or --host, not both" in r.output
+    app = serve_app("0.0.0.0", records_dir=None)
+    client = TestClient(app, base_url="http://192.0.2.7:8000")
+    assert client.get("/api/options").status_code == 200
+    r = client.post("/api/games", json={}, headers={"origin": "http://evil.example"})
+    assert r.status_code == 403
+
+
+def test_every_seats_session_view_is_what_its_observation_holds():
+    """The JSON-vs-observation check of ``test_views_show_a_seat_only_what_its_observation_holds``
+    on the answers themselves (:meth:`PlaySession.view`, the log, names, moves and hint
+    included), for every seat of a table where every seat is a person's: a re-deal of
+    every card hidden from a seat (the same observation) gives that seat the same answer;
+    and a game replayed from its stored moves (a restart) answers every seat alike."""
+    session = PlaySession.new({"seed": 9, "players": 4, "people": [0, 1, 2, 3]})
+    agent = make_agent("greedy", seed=9)
+    stored = []
+    compared = 0
+    for move in range(300):
+        game = session.game
+        if game.is_over():
+            break
+        if move % 7 == 0:
+            live = game
+            for seat in range(4):
+                seen = session.view(seat)
+                session.game = live.determinize(seat, move + seat)
+                assert np.array_equal(live.observe_one(seat), session.game.observe_one(seat)), seat
+                assert session.view(seat) == seen, (move, seat)
+                session.game = live
+                compared += 1
+            again = PlaySession.restore(session.id, session.options, stored)
+            assert [again.view(p) for p in range(4)] == [session.view(p) for p in range(4)]
+        seat = session.to_act
+        action = int(agent.act_game(game))
+        session.move({"action": action}, seat)
+        stored.append((seat, action, None))
+    assert compared > 40

@@ -10,9 +10,22 @@ import typer
 from burako_env.frontends.commands.common import cli_errors, fail
 from burako_env.limits import MAX_BOT_DELAY
 
+#: the address --public listens on: every IPv4 address of the machine
+PUBLIC_HOST = "0.0.0.0"
+#: what --public says first (docs/WEB.md, "Friends at the table", says it in full)
+PUBLIC_NOTICE = (
+    "--public: anyone who can reach this machine can open the page, start games and "
+    "watch the records folder; a seat at a table with friends only with its link (keep "
+    "the links secret); plain HTTP, no TLS: put an HTTPS proxy in front beyond a "
+    "trusted network"
+)
+
 
 def serve(
-    host: Annotated[str, typer.Option(help="address to listen on (keep it local)")] = "127.0.0.1",
+    host: Annotated[
+        str | None,
+        typer.Option(help="address to listen on (default 127.0.0.1: this machine only)"),
+    ] = None,
     port: Annotated[int, typer.Option(help="port (0: any free port)")] = 8000,
     records: Annotated[
         str, typer.Option(help="folder of record files (*.jsonl) that Watch lists")
@@ -35,6 +48,14 @@ def serve(
     memory: Annotated[
         bool, typer.Option("--memory", help="keep games in memory only: none survives a restart")
     ] = False,
+    public: Annotated[
+        bool,
+        typer.Option(
+            "--public",
+            help="listen on every address (0.0.0.0) so friends on the network can sit at "
+            "a table; plain HTTP: docs/WEB.md says what it exposes",
+        ),
+    ] = False,
 ) -> None:
     """The table in a browser: play against the bots, watch recorded games.
 
@@ -46,6 +67,9 @@ def serve(
     """
     from pathlib import Path
 
+    if public and host is not None:
+        fail("--public listens on every address (0.0.0.0): give --public or --host, not both")
+    host = PUBLIC_HOST if public else host if host is not None else "127.0.0.1"
     if not 0 <= port <= 65535:
         fail(f"--port must be 0..65535, got {port}")
     if not (math.isfinite(bot_delay) and 0 <= bot_delay <= MAX_BOT_DELAY):  # nan, inf
@@ -71,6 +95,8 @@ def serve(
     elif database is not None and Path(database).is_dir():
         fail(f"--db {str(database)!r} is a folder; give a file")
 
+    if public:
+        typer.echo(PUBLIC_NOTICE)
     # nothing compiles until a browser starts a game: the notice comes then, in the log
     try:
         run(

@@ -7,11 +7,16 @@ status, and the game it names is left as it was)::
     GET  /static/NAME               the page's script and style sheet (those files only)
     GET  /api/options               variants (with the levels each table offers), levels,
                                     card faces, the bots' delay
-    POST /api/games                 a new game: {variant, players, seat, bots, episode, seed}
-                                    (seed: a number or its digits; left out: a random deal)
+    POST /api/games                 a new game: {variant, players, seat, bots, episode, seed,
+                                    people} (seed: a number or its digits; left out: a
+                                    random deal; people: the seats persons hold, yours
+                                    among them); with friends the answer's ``links`` hold
+                                    each person seat's token, sent this once
+    POST /api/games/ID/join         take a seat with its link's token: {token}
     GET  /api/games/ID              the table as the person sees it (a reload resumes)
     POST /api/games/ID/move         the person's move: {action} or {kind, cards, slot}
-    POST /api/games/ID/bot          one move of the bot to act
+    POST /api/games/ID/bot?after=N  one move of the bot to act (with after=N: only if the
+                                    game has N moves, else the table as it is)
     GET  /api/games/ID/thinking?move=K
                                     how the bot thought at move K (Expert and Hard moves)
     POST /api/games/ID/hint         what Expert would play in the person's seat now
@@ -56,6 +61,22 @@ the browser is named by an HttpOnly SameSite=Strict cookie (signed with a key of
 running app: one a client makes up is none) so that its games are dropped only for its
 own new games, and new games without such a cookie count per client address, apart from
 the browsers' (:class:`~burako_env.frontends.web.sessions.SessionStore`).
+
+**Friends at the table.** A game whose ``people`` name more than one seat gives each
+person seat a token (128 random bits; only its sha256 is kept, in memory and in the
+database): the creator's answer carries them once, as ``links: [{seat, token, yours}]``,
+and the page turns them into links ``/#/join/ID/TOKEN`` (a fragment: it never reaches a
+server's or a proxy's log). ``POST /join`` with a seat's token sets that seat's cookie
+for the game (``burako_seat_ID``, HttpOnly, SameSite=Strict, path ``/api/games/ID``: the
+seat, how many times its link was used, and their HMAC under the server's key, the
+scheme of the browser's own cookie); the creator's browser is given its seat's cookie
+with the game. A seat is held by the browser of its latest join: its link used again,
+from another device, moves the seat there (leave and come back). In such a game every
+request on it must bring a seat's cookie (403 otherwise: the game id alone opens no
+seat), is answered as that seat sees the table (:meth:`PlaySession.view`), and moves
+only for that seat (409 when it is not its turn); ``/bot?after=N`` lets every browser at
+the table poll for the bots' moves without two of them playing one. A game of one person
+is as before: its id is its key.
 
 **What a seat may know.** A live game's answers show what its seat may know and no more:
 the deal's ``seed`` (which deals every hidden card) is null until the game ends, then its
@@ -128,6 +149,12 @@ MAX_BODY = MAX_WEB_BODY_BYTES
 CLIENT_COOKIE = "burako_client"
 #: a cookie's value: 24 hex digits of chance, then 24 of their HMAC under the server's key
 CLIENT_ID = re.compile(r"^[0-9a-f]{48}$")
+#: the cookie of a seat at a table with friends: this prefix and the game's id
+SEAT_COOKIE = "burako_seat_"
+#: a seat cookie's value: the seat, how many times its link was used, their HMAC
+SEAT_VALUE = re.compile(r"^([0-9]{1,2})\.([0-9]{1,9})\.([0-9a-f]{24})$")
+#: how long a browser keeps a seat's cookie (its link takes the seat again at any time)
+SEAT_COOKIE_SECONDS = 30 * 24 * 3600
 CLIENT_TOKEN_HEX = 24
 #: requests that change nothing: the same-origin check lets them through
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -389,14 +416,55 @@ def create_app(
         token = secrets.token_hex(CLIENT_TOKEN_HEX // 2)
         return token + signature(token), True
 
+    def seat_mac(game_id: str, seat: int, joins: int) -> str:
+        return signature(f"seat:{game_id}:{seat}:{joins}")
+
+    def set_seat_cookie(response: Response, session: PlaySession, seat: int) -> None:
+        joins = session.seat_tokens[seat]["joins"]
+        response.set_cookie(
+            SEAT_COOKIE + session.id,
+            f"{seat}.{joins}.{seat_mac(session.id, seat, joins)}",
+            max_age=SEAT_COOKIE_SECONDS,
+            path=f"/api/games/{session.id}",
+            httponly=True,
+            samesite="strict",
+        )
+
+    def seat_of(request: Request, session: PlaySession) -> int:
+        """The seat the request speaks for: the creator's in a game of one person (its id
+        is its key, as before friends came), else the seat of the request's seat cookie,
+        if it is the latest holder's (SessionError 403 otherwise)."""
+        if len(session.people) == 1:
+            return session.seat
+        found = SEAT_VALUE.match(request.cookies.get(SEAT_COOKIE + session.id, ""))
+        if found is not None:
+            seat, joins, mac = int(found[1]), int(found[2]), found[3]
+            kept = session.seat_tokens.get(seat)
+            if kept is not None and hmac.compare_digest(mac, seat_mac(session.id, seat, joins)):
+                if joins == kept["joins"]:
+                    return seat
+                raise SessionError(
+                    f"your seat P{seat} was taken with its link on another device: open "
+                    "your seat's link here to take it back",
+                    403,
+                )
+        raise SessionError(
+            f"this table seats {len(session.people)} people: open your seat's link (the "
+            "game's creator was shown one for each seat) to sit at it",
+            403,
+        )
+
     async def in_game(request: Request, work):
-        """``work(session)`` in a worker thread (a ppo or pimc move takes long and would
-        hold up every other page) under the game's lock (no two requests touch one game
-        at once). The thread is waited for even when the client goes away (run_in_threadpool
-        does not abandon it), so the lock is never released while the game moves."""
+        """``work(session, seat)`` (``seat``: the seat the request speaks for, checked
+        under the lock) in a worker thread (a ppo or pimc move takes long and would hold
+        up every other page) under the game's lock (no two requests touch one game at
+        once). The thread is waited for even when the client goes away
+        (run_in_threadpool does not abandon it), so the lock is never released while the
+        game moves."""
         session = await find(request)
         async with session.lock:
-            return await run_in_threadpool(work, session)
+            seat = seat_of(request, session)
+            return await run_in_threadpool(work, session, seat)
 
     async def find(request: Request) -> PlaySession:
         """The game of the request's link: in memory, or dealt again from the database
@@ -412,7 +480,10 @@ def create_app(
             if kept is None:
                 raise
         options, moves = kept
-        session = await run_in_threadpool(PlaySession.restore, game_id, options, moves, policies)
+        _, tokens = await run_in_threadpool(database.seats, game_id)
+        session = await run_in_threadpool(
+            PlaySession.restore, game_id, options, moves, policies, tokens
+        )
         session.db = database
         try:  # a request for the same game that came first has put it back already
             return store.get(game_id, client)
@@ -463,9 +534,30 @@ def create_app(
         if database is not None:  # kept from its first move on, as the browser's game
             await run_in_threadpool(database.add_game, session, client, session.options)
             session.db = database
+        if session.join_tokens:  # the seats' links, this once: nothing keeps the tokens
+            view["links"] = [
+                {"seat": p, "token": token, "yours": p == session.seat}
+                for p, token in sorted(session.join_tokens.items())
+            ]
+            session.join_tokens = {}
         response = WebJSON(view, status_code=201)
         if fresh:
             response.set_cookie(CLIENT_COOKIE, client, path="/", httponly=True, samesite="strict")
+        if len(session.people) > 1:  # the creator holds their seat from the start
+            set_seat_cookie(response, session, session.seat)
+        return response
+
+    async def join(request: Request) -> Response:
+        body = await _body(request)
+        if not isinstance(body, dict) or not isinstance(body.get("token"), str):
+            raise SessionError('send the seat\'s token: {"token": "..."}, from its link')
+        session = await find(request)
+        async with session.lock:
+            seat = session.seat_of_token(body["token"])
+            await run_in_threadpool(session.join, seat)
+            view = await run_in_threadpool(session.view, seat)
+        response = WebJSON(view)
+        set_seat_cookie(response, session, seat)
         return response
 
     async def get_game(request: Request) -> Response:
@@ -474,22 +566,25 @@ def create_app(
     async def move(request: Request) -> Response:
         body = await _body(request)
 
-        def play(session):
-            session.move(body)
-            return session.view()
+        def play(session, seat):
+            session.move(body, seat)
+            return session.view(seat)
 
         return WebJSON(await in_game(request, play))
 
     async def bot(request: Request) -> Response:
-        def play(session):
-            session.bot_move()
-            return session.view()
+        # after=N: only the bot move that follows move N (browsers at one table poll)
+        after = _int_param(request, "after") if "after" in request.query_params else None
+
+        def play(session, seat):
+            session.bot_move(after)
+            return session.view(seat)
 
         return WebJSON(await in_game(request, play))
 
     async def thinking(request: Request) -> Response:
         move = _int_param(request, "move")
-        return WebJSON(await in_game(request, lambda s: s.thinking_of(move)))
+        return WebJSON(await in_game(request, lambda s, _: s.thinking_of(move)))
 
     async def hint(request: Request) -> Response:
         return WebJSON(await in_game(request, PlaySession.ask_hint))
@@ -500,7 +595,7 @@ def create_app(
             store.get(request.path_params["game_id"], known_client(request))
             raise SessionError("this server was started without a folder to save games in", 409)
 
-        def write(session):
+        def write(session, seat):
             try:
                 name = session.save(save_folder)
             except OSError as exc:
@@ -511,13 +606,13 @@ def create_app(
                 "file": name,
                 "folder": str(save_folder),
                 "message": save_message(name, save_folder, library.folder),
-                "view": session.view(),
+                "view": session.view(seat),
             }
 
         return WebJSON(await in_game(request, write))
 
     async def record(request: Request) -> Response:
-        session, text = await in_game(request, lambda s: (s, s.record().to_json() + "\n"))
+        session, text = await in_game(request, lambda s, _: (s, s.record().to_json() + "\n"))
         return Response(
             text,
             media_type="application/x-ndjson",
@@ -608,6 +703,7 @@ def create_app(
         Route("/api/options", options),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{game_id}", get_game),
+        Route("/api/games/{game_id}/join", join, methods=["POST"]),
         Route("/api/games/{game_id}/move", move, methods=["POST"]),
         Route("/api/games/{game_id}/bot", bot, methods=["POST"]),
         Route("/api/games/{game_id}/thinking", thinking),

@@ -39,6 +39,11 @@ game) and the time played. The canastas are counted as the moves are kept (the c
 ``canastas``, schema version 2): each hand's canastas on the table when it ended, summed
 over the game's hands; a game kept before version 2 has none counted and is left out of
 the canasta averages.
+
+A table with friends (schema version 3) keeps the seats persons hold (``people``) and, per
+such seat, the sha256 of its link's token and how many times the link was used
+(``seat_tokens``): the token itself is never written, so the database gives no seat away.
+History and statistics are the creator's (the browser that started the game).
 """
 
 from __future__ import annotations
@@ -98,6 +103,16 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             # JSON {"hands_ended": n, "done": [[clean, dirty], [clean, dirty]], "now": ...}:
             # per team the canastas of the hands ended ("done") and of the hand in play
             "ALTER TABLE games ADD COLUMN canastas TEXT",
+        ),
+    ),
+    (
+        3,
+        (
+            # a table with friends: the seats persons hold, JSON [seat, ...] (NULL: the
+            # creator's seat alone, as every game kept before version 3)
+            "ALTER TABLE games ADD COLUMN people TEXT",
+            # JSON {"seat": {"sha256": the seat token's hash, "joins": n}}: never a token
+            "ALTER TABLE games ADD COLUMN seat_tokens TEXT",
         ),
     ),
 )
@@ -352,10 +367,12 @@ class GameDatabase:
         """Keep a new game: its options (``options``, the seed included) and seats."""
         now = time.time()
         levels = [a for a in session.agents if a != "human"]
+        people = list(session.people)
         with self._lock:
             self._backend.execute(
                 "INSERT INTO games (id, owner, created, updated, options, variant, players,"
-                " seat, episode, levels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " seat, episode, levels, people, seat_tokens)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session.id,
                     owner,
@@ -367,7 +384,16 @@ class GameDatabase:
                     session.seat,
                     session.game.episode,
                     json.dumps(levels),
+                    json.dumps(people) if len(people) > 1 else None,
+                    _tokens_json(session.seat_tokens),
                 ),
+            )
+
+    def set_seat_tokens(self, game_id: str, seat_tokens: dict) -> None:
+        """Keep a game's seat tokens as they are now (a seat's link was used again)."""
+        with self._lock, self._backend.transaction():
+            self._backend.execute(
+                "UPDATE games SET seat_tokens=? WHERE id=?", (_tokens_json(seat_tokens), game_id)
             )
 
     def add_move(self, session, seat: int, action: int, thinking: dict | None) -> None:
@@ -418,6 +444,19 @@ class GameDatabase:
         return json.loads(row[0]), [
             (int(s), int(a), None if t is None else json.loads(t)) for s, a, t in moves
         ]
+
+    def seats(self, game_id: str) -> tuple[list[int] | None, dict]:
+        """``(people, seat_tokens)`` of a kept game: the seats persons hold (None: the
+        creator's alone) and each one's token hash and joins, seats as numbers."""
+        with self._lock:
+            row = self._backend.execute(
+                "SELECT people, seat_tokens FROM games WHERE id=?", (game_id,)
+            ).fetchone()
+        if row is None:
+            return None, {}
+        people = json.loads(row[0]) if row[0] else None
+        tokens = json.loads(row[1]) if row[1] else {}
+        return people, {int(p): kept for p, kept in tokens.items()}
 
     def history(self, owner: str, limit: int = 50) -> list[dict]:
         """The games of ``owner``, the most recently played first."""
@@ -552,6 +591,16 @@ def canastas_of_team(tally: dict, team: int) -> tuple[int, int]:
     return (
         tally["done"][team][0] + tally["now"][team][0],
         tally["done"][team][1] + tally["now"][team][1],
+    )
+
+
+def _tokens_json(seat_tokens: dict) -> str | None:
+    """Seat tokens as kept: ``{"seat": {"sha256", "joins"}}``, None for a game without."""
+    if not seat_tokens:
+        return None
+    return json.dumps(
+        {str(p): {"sha256": k["sha256"], "joins": int(k["joins"])} for p, k in seat_tokens.items()},
+        sort_keys=True,
     )
 
 

@@ -1,8 +1,11 @@
 """Games in play in the browser, and recorded games stepped through.
 
-* :class:`PlaySession`: one person's game against bots (one per browser tab): the
-  :class:`~burako_env.core.game.Game`, the seat, the bots and the moves so far. A move is
-  checked before anything changes, so a refused one leaves the game as it was.
+* :class:`PlaySession`: one game at the table (one per browser tab): the
+  :class:`~burako_env.core.game.Game`, the seat of the person who started it, the seats of
+  the friends they invited (``people``: each with a private seat token, of which only the
+  sha256 is kept), the bots at every other seat and the moves so far. Every view is
+  drawn for one seat (:meth:`PlaySession.view`); a move is checked before anything
+  changes, so a refused one leaves the game as it was.
 * :class:`SessionStore`: the games by id and who started each: a browser (its cookie)
   keeps its last ``per_client`` games, the requests of one address that bring no cookie of
   this server their last ``per_address`` games (apart: a flood that drops its cookies
@@ -17,6 +20,8 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import secrets
 import time
 from collections import OrderedDict
@@ -71,6 +76,10 @@ MAX_GAMES = MAX_WEB_GAMES
 BOT_NAMES = LEVEL_IDS + tuple(lv.agent for lv in LEVELS) + ("random", "ppo_search")
 #: where a game's moves come from in its log
 HUMAN = "you"
+#: the name of a seat a friend holds (a person other than the one reading the table)
+FRIEND = "friend"
+#: the bytes of chance in a seat token (its link's secret): 128 bits
+SEAT_TOKEN_BYTES = 16
 
 
 class SessionError(ValueError):
@@ -203,9 +212,36 @@ def seed_text(seed: int) -> str:
     return str(int(seed))
 
 
+def token_hash(token: str) -> str:
+    """The sha256 of a seat token, as kept (the token itself is never stored)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def people_seats(value, seat: int, n: int) -> tuple[int, ...]:
+    """A new game's ``people``: the seats persons hold, the creator's ``seat`` among them
+    (None: the creator alone); SessionError naming what is wrong."""
+    if value is None:
+        return (seat,)
+    if not isinstance(value, list) or not 0 < len(value) <= n:
+        raise SessionError(
+            f"people must be a list of the seats persons hold (1 to {n} seats, 0..{n - 1}), "
+            "yours among them"
+        )
+    for p in value:
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < n:
+            raise SessionError(f"people: each seat must be 0..{n - 1} for {n} players, got {p!r}")
+    if len(set(value)) != len(value):
+        twice = sorted({p for p in value if value.count(p) > 1})
+        raise SessionError(f"people: seat {twice[0]} is named twice; name each seat once")
+    if seat not in value:
+        raise SessionError(f"people must include your own seat {seat}, got {value!r}")
+    return tuple(sorted(value))
+
+
 @dataclass
 class PlaySession:
-    """One game against bots: the person at ``seat``, ``bots`` at every other seat."""
+    """One game: the person who started it at ``seat``, friends at the other seats of
+    ``people``, ``bots`` at every seat no person holds."""
 
     id: str
     game: Game
@@ -229,6 +265,20 @@ class PlaySession:
     options: dict = field(default_factory=dict, repr=False)
     #: where each move is kept as it is played (:mod:`burako_env.frontends.web.db`), or None
     db: object = field(default=None, repr=False, compare=False)
+    #: the seats persons hold, ``seat`` among them (one: a game against bots alone)
+    people: tuple[int, ...] = ()
+    #: per person seat of a game with friends: the sha256 of its token (its link's secret)
+    #: and how many times the link was used (``joins``): a browser holds the seat with the
+    #: cookie of the latest join (or, for ``seat``, the creator's cookie until its link is
+    #: used): joining again from another device moves the seat there
+    seat_tokens: dict[int, dict] = field(default_factory=dict, repr=False)
+    #: the seat tokens themselves, only on the session just dealt: the creator's answer
+    #: carries them once, nothing keeps them
+    join_tokens: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.people:  # a game against bots alone
+            self.people = (self.seat,)
 
     @classmethod
     def new(cls, options, policies: dict | None = None) -> PlaySession:
@@ -238,7 +288,16 @@ class PlaySession:
 
         if not isinstance(options, dict):
             raise SessionError("the new game's options must be a JSON object")
-        unknown = set(options) - {"variant", "players", "seat", "bots", "episode", "seed", "rules"}
+        unknown = set(options) - {
+            "variant",
+            "players",
+            "seat",
+            "bots",
+            "episode",
+            "seed",
+            "rules",
+            "people",
+        }
         if unknown:
             raise SessionError(f"unknown game options: {', '.join(sorted(unknown))}")
         variant = options.get("variant", "argentine")
@@ -263,15 +322,18 @@ class PlaySession:
         n = game.num_players
         if seat is None or not 0 <= seat < n:
             raise SessionError(f"seat must be 0..{n - 1} for {n} players, got {seat!r}")
+        people = people_seats(options.get("people"), seat, n)
         bots = options.get("bots")
+        others = [p for p in range(n) if p not in people]
         if bots is None:  # only then: Hard's check loads its network once
-            bots = default_level(variant, n).id
-        others = [p for p in range(n) if p != seat]
+            bots = default_level(variant, n).id if others else []
         if isinstance(bots, str):
             bots = [bots] * len(others)
         if not isinstance(bots, list) or len(bots) != len(others):
+            seats = ", ".join(f"P{p}" for p in others) or "none"
             raise SessionError(
-                f"bots must be one level (or agent) name, or a list of {len(others)} names"
+                f"bots must be one level (or agent) name, or a list of {len(others)} names "
+                f"(one for each seat no person holds: {seats})"
             )
         for name in bots:
             if name not in BOT_NAMES:
@@ -283,11 +345,18 @@ class PlaySession:
                 )
         agent_names = [agent_for(name) for name in bots]
         try:
-            agents = make_bots(game, seat, agent_names, seed, policies=policies)
+            agents = make_bots(game, seat, agent_names, seed, policies=policies, people=people)
         except ValueError as exc:
             raise SessionError(str(exc)) from exc
-        names = [HUMAN if p == seat else bot_label(agent_names[others.index(p)]) for p in range(n)]
-        seats = ["human" if p == seat else agent_names[others.index(p)] for p in range(n)]
+        names = [
+            HUMAN
+            if p == seat
+            else FRIEND
+            if p in people
+            else bot_label(agent_names[others.index(p)])
+            for p in range(n)
+        ]
+        seats = ["human" if p in people else agent_names[others.index(p)] for p in range(n)]
         kept = {
             "variant": variant,
             "players": n,
@@ -298,20 +367,46 @@ class PlaySession:
         }
         if rules:
             kept["rules"] = dict(rules)
+        tokens: dict[int, str] = {}
+        if len(people) > 1:  # a table with friends: a link for every person's seat
+            kept["people"] = list(people)
+            tokens = {p: secrets.token_hex(SEAT_TOKEN_BYTES) for p in people}
         return cls(
-            secrets.token_hex(8), game, seat, agents, names, seed, variant, seats, options=kept
+            secrets.token_hex(8),
+            game,
+            seat,
+            agents,
+            names,
+            seed,
+            variant,
+            seats,
+            options=kept,
+            people=people,
+            seat_tokens={p: {"sha256": token_hash(t), "joins": 0} for p, t in tokens.items()},
+            join_tokens=tokens,
         )
 
     @classmethod
     def restore(
-        cls, game_id: str, options: dict, moves: list, policies: dict | None = None
+        cls,
+        game_id: str,
+        options: dict,
+        moves: list,
+        policies: dict | None = None,
+        seat_tokens: dict | None = None,
     ) -> PlaySession:
         """The game ``game_id`` as a database kept it: dealt again from its ``options``
         and its ``moves`` (``(seat, action, thinking)``) played again, log and bots'
-        thinking included. A move the rules refuse (a damaged database) raises
+        thinking included; ``seat_tokens``: its seats' token hashes and joins as kept
+        (:attr:`seat_tokens`). A move the rules refuse (a damaged database) raises
         SessionError, naming the game and the move."""
         session = cls.new(options, policies)
         session.id = game_id
+        session.join_tokens = {}  # the tokens dealt again are not the game's
+        session.seat_tokens = {
+            int(p): {"sha256": str(kept["sha256"]), "joins": int(kept["joins"])}
+            for p, kept in (seat_tokens or {}).items()
+        }
         for n, (seat, action, thinking) in enumerate(moves, 1):
             why = None if session.game.is_over() else session.game.why_illegal(action)
             if session.game.is_over() or why is not None or seat != session.to_act:
@@ -329,25 +424,68 @@ class PlaySession:
         """The seat to act now."""
         return int(self.game.current_player[0])
 
-    def view(self) -> dict:
-        """The table as the person sees it, with their legal moves when it is their turn."""
+    def view(self, viewer: int | None = None) -> dict:
+        """The table as the person at ``viewer`` (None: the creator's seat) sees it, with
+        their legal moves when it is their turn: one function for every seat, so what
+        one seat is sent is what its observation holds (RULES.md 10) and no more."""
+        seat = self.seat if viewer is None else viewer
+        if seat not in self.people:
+            raise SessionError(f"P{seat} is a bot's seat: no person sees the table from it", 403)
         game = self.game
         # once the game is over every hand is shown, as at a real table
-        view = table_view(game, viewer=None if game.is_over() else self.seat)
+        view = table_view(game, viewer=None if game.is_over() else seat)
         view["id"] = self.id
-        view["seat"] = self.seat
-        view["names"] = self.names
+        view["seat"] = seat
+        view["people"] = list(self.people)
+        view["move_count"] = len(self.actions)
+        # the names as this seat reads them: itself "you", the other persons "friend"
+        names = [FRIEND if p in self.people else name for p, name in enumerate(self.names)]
+        names[seat] = HUMAN
+        view["names"] = names
         # the seed deals every hidden card: kept here while the game is live, shown once
         # it ends (with every hand) so that the game can be dealt and replayed again
         view["seed"] = seed_text(self.seed) if game.is_over() else None
-        view["log"] = self.log
-        view["moves"] = [] if game.is_over() or self.to_act != self.seat else legal_moves(game)
+        view["log"] = (
+            self.log
+            if names == self.names
+            else [
+                {**e, "who": names[e["seat"]]} if e.get("seat") is not None else e for e in self.log
+            ]
+        )
+        view["moves"] = [] if game.is_over() or self.to_act != seat else legal_moves(game)
         view["saved_as"] = self.saved_as
         last = len(self.actions)
         # the thinking of the move just played, when a bot played it (after its move only)
         view["thinking"] = self.thinking.get(last)
-        view["hint"] = self.hint[1] if self.hint is not None and self.hint[0] == last else None
+        # a hint is read from the hand of the seat that asked (the seat to act): no other
+        # seat may see it
+        hinted = self.hint is not None and self.hint[0] == last and self.to_act == seat
+        view["hint"] = self.hint[1] if hinted else None
         return view
+
+    # ------------------------------------------------------------ seats
+    def seat_of_token(self, token) -> int:
+        """The seat whose link carries ``token``; SessionError 403 when none does."""
+        if isinstance(token, str) and token:
+            digest = token_hash(token)
+            for p, kept in self.seat_tokens.items():
+                if hmac.compare_digest(digest, kept["sha256"]):
+                    return p
+        raise SessionError(
+            "this link's seat token is not one of this game's: open the whole link its "
+            "creator shared (it was shown once, when the game was dealt)",
+            403,
+        )
+
+    def join(self, seat: int) -> int:
+        """A browser takes ``seat`` with its link: the seat's joins count one more, so the
+        cookie of the browser that held it before no longer holds it. Returns the count
+        (the new holder's cookie carries it); kept in the database at once."""
+        kept = self.seat_tokens[seat]
+        kept["joins"] += 1
+        if self.db is not None:
+            self.db.set_seat_tokens(self.id, self.seat_tokens)
+        return kept["joins"]
 
     def _record_move(self, player: int, action: int, thinking: dict | None = None) -> None:
         told = play_and_describe(self.game, action)  # the words of burako play and replay
@@ -365,23 +503,32 @@ class PlaySession:
             self.db.add_move(self, player, action, thinking)
 
     # ------------------------------------------------------------ moves
-    def move(self, request) -> None:
-        """The person's move; raises BadMove / RefusedMove / SessionError, game untouched."""
+    def move(self, request, seat: int | None = None) -> None:
+        """The move of the person at ``seat`` (None: the creator's); raises BadMove /
+        RefusedMove / SessionError, game untouched."""
+        seat = self.seat if seat is None else seat
         if self.game.is_over():
             raise SessionError("the game is over: start a new one", 409)
-        if self.to_act != self.seat:
+        if self.to_act != seat:
             p = self.to_act
-            raise SessionError(f"it is P{p}'s turn ({self.names[p]}), not yours", 409)
-        action = resolve_move(self.game, self.seat, request)
-        self._record_move(self.seat, action)
+            who = "a friend" if p in self.people else self.names[p]
+            raise SessionError(f"it is P{p}'s turn ({who}), not yours", 409)
+        action = resolve_move(self.game, seat, request)
+        self._record_move(seat, action)
 
-    def bot_move(self) -> None:
-        """One move of the bot to act; SessionError when it is the person's turn."""
+    def bot_move(self, after: int | None = None) -> bool:
+        """One move of the bot to act; SessionError when a person is to act. ``after``:
+        play only if the game has exactly that many moves (several browsers at one table
+        ask for the same bot move: the first plays it, the others are told the table).
+        Returns whether a move was played."""
+        if after is not None and after != len(self.actions):
+            return False
         if self.game.is_over():
             raise SessionError("the game is over: no bot is to move", 409)
         p = self.to_act
-        if p == self.seat:
-            raise SessionError("it is your turn, not a bot's", 409)
+        if p in self.people:
+            who = "your turn" if len(self.people) == 1 else f"P{p}'s turn (a person)"
+            raise SessionError(f"it is {who}, not a bot's", 409)
         # the agent's own decision, with its thinking where it has numbers to show (Expert,
         # Hard); the candidates the person may see are read before the move. Its generator
         # is seeded by the deal and the position: a game resumed from the database (or
@@ -393,6 +540,7 @@ class PlaySession:
         except IllegalAgentMove as exc:  # an agent bug, reported instead of played
             raise SessionError(f"bot {self.names[p]!r} at P{p}: {exc}", 500) from exc
         self._record_move(p, action, thinking)
+        return True
 
     def thinking_of(self, move: int) -> dict:
         """The thinking of bot move ``move`` (1 = the game's first move), once played."""
@@ -405,12 +553,14 @@ class PlaySession:
             )
         return self.thinking[move]
 
-    def ask_hint(self) -> dict:
-        """What Expert would play in the person's seat now (their own decision only);
-        the same position of the same game gives the same hint."""
+    def ask_hint(self, seat: int | None = None) -> dict:
+        """What Expert would play in the seat of the person asking (``seat``, None: the
+        creator's) now, their own decision only; the same position of the same game
+        gives the same hint."""
+        seat = self.seat if seat is None else seat
         if self.game.is_over():
             raise SessionError("the game is over: there is nothing to decide", 409)
-        if self.to_act != self.seat:
+        if self.to_act != seat:
             raise SessionError("a hint is for your own move: it is not your turn", 409)
         last = len(self.actions)
         if self.hint is None or self.hint[0] != last:
@@ -437,7 +587,8 @@ class PlaySession:
             episode=game.episode,
             agents=seats[:2],
             overrides=dict(self.options.get("rules", {})),
-            meta={"source": "burako serve", "human_seat": self.seat},
+            meta={"source": "burako serve", "human_seat": self.seat}
+            | ({"people": list(self.people)} if len(self.people) > 1 else {}),
         )
 
     def save(self, folder: Path) -> str:

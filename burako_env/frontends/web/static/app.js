@@ -46,6 +46,9 @@ let pinnedMove = null;   // a log entry's move whose thinking was asked for (nul
 let hintLoading = false; // a hint is on its way
 const thinkingCache = new Map(); // "game:move" -> the thinking of a bot move (it never changes)
 let thinkingFetch = null; // the URL being fetched for the thinking panel
+let seatLinks = null;     // {id, links}: the seats' links of the game just dealt, shown once
+//: how often a browser at a table with friends asks for the table while another person acts
+const POLL_MS = 1000;
 
 // the move whose thinking the panel shows: the one asked for, else the latest bot move
 // that has thinking (the log says which: ``thinking: true``)
@@ -310,6 +313,7 @@ function route() {
   setMessage("");
   const hash = location.hash || "#/";
   if (hash.startsWith("#/play/")) return openGame(decodeURIComponent(hash.slice(7)));
+  if (hash.startsWith("#/join/")) return joinGame(hash.slice(7));
   if (hash.startsWith("#/watch")) {
     const q = new URLSearchParams(hash.split("?")[1] || "");
     if (q.get("file")) return openRecord(q.get("file"), +(q.get("game") || 0), +(q.get("step") || 0), q.get("viewer") || "all");
@@ -384,9 +388,11 @@ function showSetup() {
     const pick = ids.includes(allBots.value) ? allBots.value : v.default_level[String(n)];
     const levelOptions = chosen => options.levels.filter(l => ids.includes(l.id)).map(l => h("option", { value: l.id, title: l.text, selected: l.id === chosen }, l.name));
     allBots.replaceChildren(...levelOptions(pick));
+    // a friend may take any other seat: the game's answer carries that seat's link
+    const friend = () => h("option", { value: "friend", title: "a person, who joins with a private link" }, "a friend (a link)");
     botsBox.replaceChildren(...Array.from({ length: n }, (_, p) => p).filter(p => p !== seat).map(p =>
       h("label", {}, "P" + p + " (team " + (p % 2) + ", " + (p % 2 === seat % 2 ? "your partner" : "opponent") + ") ",
-        h("select", { class: "bot", "data-seat": p }, levelOptions(pick)))));
+        h("select", { class: "bot", "data-seat": p }, levelOptions(pick), friend()))));
   }
   variantSel.addEventListener("change", fillPlayers);
   playersSel.addEventListener("change", fillSeats);
@@ -396,11 +402,14 @@ function showSetup() {
   async function start(ev) {
     ev.preventDefault();
     if (busy) return;
+    const seatSelects = Array.from(botsBox.querySelectorAll("select.bot"));
+    const friends = seatSelects.filter(s => s.value === "friend").map(s => +s.dataset.seat);
     const body = {
       variant: variantSel.value, players: +playersSel.value, seat: +seatSel.value,
-      bots: Array.from(botsBox.querySelectorAll("select.bot")).map(s => s.value),
+      bots: seatSelects.filter(s => s.value !== "friend").map(s => s.value),
       episode: match.checked ? "match" : "hand",
     };
+    if (friends.length) body.people = [+seatSel.value].concat(friends);
     if (seed.value.trim()) body.seed = seed.value.trim();
     const rules = houseRules();
     if (Object.keys(rules).length) body.rules = rules;
@@ -411,6 +420,7 @@ function showSetup() {
     if (!res.ok) { error.textContent = res.error; error.className = "message error"; return; }
     sessionStorage.setItem("burako-seen-" + res.data.id, "0");
     localStorage.setItem("burako-last-game", res.data.id);
+    if (res.data.links) seatLinks = { id: res.data.id, links: res.data.links };
     location.hash = "#/play/" + res.data.id;
   }
 
@@ -443,6 +453,43 @@ async function openGame(id) {
   }
   localStorage.setItem("burako-last-game", id);
   setView(res.data);
+}
+
+// a seat's link: the page takes the seat (its cookie) and opens the table as that seat sees it
+async function joinGame(rest) {
+  const [id, token] = rest.split("/").map(decodeURIComponent);
+  app.replaceChildren(h("p", { class: "loading" }, "Taking your seat…"));
+  const res = await api("POST", "/api/games/" + encodeURIComponent(id) + "/join", { token: token || "" });
+  if (!res.ok) {
+    app.replaceChildren(h("div", { class: "panel" }, h("div", { id: "message", class: "message error" }, res.error),
+      h("p", {}, h("a", { href: "#/" }, "Start a new game"))));
+    return;
+  }
+  localStorage.setItem("burako-last-game", id);
+  location.replace("#/play/" + encodeURIComponent(id)); // the token leaves the address bar
+}
+
+function seatLink(id, token) { return location.origin + "/#/join/" + encodeURIComponent(id) + "/" + encodeURIComponent(token); }
+
+// the seats' links of the game just dealt: the server sends them once, nothing keeps them
+function linksEl(v) {
+  if (!seatLinks || seatLinks.id !== v.id) return null;
+  const rows = seatLinks.links.map(l => {
+    const url = seatLink(v.id, l.token);
+    const box = h("input", { type: "text", readonly: true, value: url, class: "seat-link", "data-seat": l.seat, size: 48 });
+    const copy = h("button", { type: "button", class: "copy-link", "data-seat": l.seat, onclick: async () => {
+      try { await navigator.clipboard.writeText(url); copy.textContent = "copied"; }
+      catch (err) { box.select(); copy.textContent = "selected: Ctrl+C"; }
+      setTimeout(() => { copy.textContent = "copy"; }, 1500);
+    } }, "copy");
+    const who = l.yours ? "your own seat (to come back from another device)" : (l.seat % 2 === v.seat % 2 ? "your partner" : "an opponent");
+    return h("div", { class: "link-row" }, h("label", {}, "P" + l.seat + ", " + who + " "), box, copy);
+  });
+  return h("div", { class: "panel links", id: "links" },
+    h("h3", {}, "Links to the seats: send each friend theirs (shown only now)"),
+    h("p", {}, "A link is the seat's key: whoever opens it plays that seat, and opening it again on another device moves the seat there."),
+    ...rows,
+    h("button", { type: "button", id: "links-done", onclick: () => { seatLinks = null; renderPlay(); } }, "done"));
 }
 
 function seenHands() { return +(sessionStorage.getItem("burako-seen-" + view.id) || 0); }
@@ -490,19 +537,27 @@ function setView(v) {
   scheduleBot();
 }
 
+function personToAct(v) { return (v.people || [v.seat]).includes(v.to_act); }
+
 function scheduleBot() {
   clearTimeout(botTimer);
   if (!view || watch || view.over || view.to_act === view.seat || summaryShown) { skipping = false; return; }
   const id = view.id;
+  // another person to act: ask for the table until they have moved
+  const polling = personToAct(view);
   botTimer = setTimeout(async () => {
     if (!view || view.id !== id || busy) { scheduleBot(); return; }
     busy = true;
-    const res = await api("POST", "/api/games/" + encodeURIComponent(id) + "/bot");
+    // after=N: every browser at the table asks for the bot move after move N; one plays it
+    const res = polling
+      ? await api("GET", "/api/games/" + encodeURIComponent(id))
+      : await api("POST", "/api/games/" + encodeURIComponent(id) + "/bot?after=" + view.move_count);
     busy = false;
     if (!view || view.id !== id) return;
-    if (res.ok) setView(res.data);
-    else setMessage(res.error, "error");
-  }, botDelay());
+    if (!res.ok) { setMessage(res.error, "error"); return; }
+    if (res.data.move_count !== view.move_count || res.data.over !== view.over) setView(res.data);
+    else scheduleBot();
+  }, polling ? POLL_MS : botDelay());
 }
 
 function skipToMyTurn() {
@@ -682,6 +737,7 @@ function renderPlay() {
     h("div", { class: "board" },
       statusLine(v),
       toolbar(v),
+      linksEl(v),
       h("div", { id: "hint-slot" }),
       h("div", { id: "think-slot" }),
       seatsEl(v, false),
