@@ -688,3 +688,59 @@ def _columns(backend, db) -> list[str]:
         db, "SELECT column_name FROM information_schema.columns WHERE table_name = 'games'"
     )
     return [row[0] for row in rows]
+
+
+def test_postgresql_writes_of_many_games_share_a_bounded_pool(postgres_server):
+    """The moves of different games commit side by side on up to POSTGRES_CONNECTIONS
+    connections of one server process, never more, and a connection an error broke is
+    replaced, not given back: every game's moves are all kept, in order."""
+    import threading
+
+    import psycopg
+
+    from burako_env.frontends.web import db as db_module
+
+    url = Backend("postgresql", Path("."), postgres_server).db("pool")
+    games = TestClient(create_app(bot_delay=0, db=url))
+    views = [new_game(games, seed=100 + k) for k in range(8)]
+    database = games.app.state.store.get(views[0]["id"]).db
+    assert database._opened == 1  # the migration's connection, given back
+    errors: list[BaseException] = []
+
+    def play(view: dict) -> None:
+        try:
+            for _ in range(12):
+                if view["over"]:
+                    return
+                view = step(games, view)
+        except BaseException as exc:  # noqa: BLE001 (the main thread reports it)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=play, args=(v,)) for v in views]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    assert 1 <= database._opened <= db_module.POSTGRES_CONNECTIONS
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT game_id, n FROM moves ORDER BY game_id, n").fetchall()
+    for view in views:
+        kept = [n for gid, n in rows if gid == view["id"]]
+        assert kept == list(range(1, len(kept) + 1)) and kept, view["id"]
+
+    # a broken connection (the server ended it) is closed and replaced
+    with database._use() as backend:
+        victim = backend.conn.info.backend_pid
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_terminate_backend(%s)", (victim,))
+    opened = database._opened
+    failed = 0
+    for _ in range(db_module.POSTGRES_CONNECTIONS + 1):  # reach the dead one, whichever
+        try:
+            database.history("nobody")
+        except psycopg.OperationalError:
+            failed += 1  # the query on the dead connection fails once; it is not given back
+    assert failed == 1
+    assert database.history("nobody") == []
+    assert database._opened <= max(opened, db_module.POSTGRES_CONNECTIONS)

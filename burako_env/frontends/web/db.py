@@ -49,6 +49,7 @@ History and statistics are the creator's (the browser that started the game).
 from __future__ import annotations
 
 import json
+import queue
 import re
 import sqlite3
 import threading
@@ -125,6 +126,9 @@ POSTGRES_SCHEMES = ("postgresql", "postgres")
 #: seconds a PostgreSQL connection attempt waits for the server (an unreachable host is
 #: an error, not a hang), unless the URL sets ``connect_timeout``
 CONNECT_TIMEOUT = 10
+#: the most PostgreSQL connections one server process opens (its worker threads' writes
+#: of different games commit side by side, each waiting on the server's log write)
+POSTGRES_CONNECTIONS = 4
 #: the key of the advisory lock PostgreSQL's migrations hold (any constant; "burako")
 _MIGRATION_LOCK = 0x6275_7261_6B6F
 
@@ -283,11 +287,23 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _schema_version(db: _SqliteBackend | _PostgresBackend) -> int:
+    """The schema version of the database behind ``db`` (0 for an empty one)."""
+    if not db.has_table("meta"):
+        return 0
+    row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
 class GameDatabase:
     """The games of the web table in the SQLite file ``db`` (created with its folder on
     first use), or in the PostgreSQL database ``db`` names when it is a URL
-    (:func:`is_database_url`). Safe to call from the server's worker threads: one
-    connection, one lock, one transaction per write. Several processes may share one
+    (:func:`is_database_url`). Safe to call from the server's worker threads, one
+    transaction per write: SQLite through one connection under a lock (SQLite writes one
+    transaction at a time anyway), PostgreSQL through a pool of up to
+    :data:`POSTGRES_CONNECTIONS` connections opened as needed, so that the moves of
+    different games commit side by side (each game's own moves come in order: the web
+    table plays a game's moves under that game's lock). Several processes may share one
     database (a file on one machine, a PostgreSQL server on any)."""
 
     def __init__(self, db: str | Path) -> None:
@@ -301,6 +317,12 @@ class GameDatabase:
         #: what the database is, for messages: the file, or the URL without its password
         self.where = self._backend.where
         self._lock = threading.Lock()
+        #: idle connections (PostgreSQL's pool; SQLite's one connection is used under the
+        #: lock), how many are open, and whether close() was called
+        self._idle: queue.LifoQueue = queue.LifoQueue()
+        self._opened = 1
+        self._closed = False
+        self._url = None if self.path is not None else str(db)
         try:
             self._migrate()
         except self._backend.errors as exc:
@@ -309,14 +331,58 @@ class GameDatabase:
         except BaseException:
             self._backend.close()
             raise
+        self._idle.put(self._backend)
+
+    @contextmanager
+    def _use(self) -> Iterator[_SqliteBackend | _PostgresBackend]:
+        """A connection for one read or one transaction: SQLite's under the lock, or an
+        idle PostgreSQL connection (a new one while fewer than
+        :data:`POSTGRES_CONNECTIONS` are open; else the next one given back). A
+        connection an error broke is closed, not given back."""
+        if self._url is None:
+            with self._lock:
+                yield self._backend
+            return
+        backend = self._take()
+        try:
+            yield backend
+        finally:
+            if backend.conn.closed or backend.conn.broken or self._closed:
+                backend.close()
+                with self._lock:
+                    self._opened -= 1
+            else:
+                self._idle.put(backend)
+
+    def _take(self) -> _PostgresBackend:
+        while True:
+            try:
+                return self._idle.get_nowait()
+            except queue.Empty:
+                pass
+            with self._lock:
+                if self._closed:
+                    raise DatabaseError(f"the game database {self.where} is closed")
+                opening = self._opened < POSTGRES_CONNECTIONS
+                if opening:
+                    self._opened += 1
+            if opening:
+                try:
+                    return _PostgresBackend(self._url)
+                except BaseException:
+                    with self._lock:
+                        self._opened -= 1
+                    raise
+            try:  # every connection in use: the next one given back
+                return self._idle.get(timeout=1.0)
+            except queue.Empty:
+                continue  # one may have been closed meanwhile: room to open another
 
     # ------------------------------------------------------------ schema
     def schema_version(self) -> int:
         """The schema version of the database (0 for an empty one)."""
-        if not self._backend.has_table("meta"):
-            return 0
-        row = self._backend.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        return int(row[0]) if row else 0
+        with self._use() as db:
+            return _schema_version(db)
 
     def _migrate(self) -> None:
         with self._lock:
@@ -324,7 +390,7 @@ class GameDatabase:
                 # the version is read inside the transaction: another process may have
                 # migrated since (the transaction's lock orders them)
                 with self._backend.transaction(schema=True):
-                    version = self.schema_version()
+                    version = _schema_version(self._backend)
                     if version > SCHEMA_VERSION:
                         raise DatabaseError(
                             f"{self.where!r} has schema version {version}, newer than this "
@@ -351,15 +417,15 @@ class GameDatabase:
         import secrets
 
         key = f"secret:{name}"
-        with self._lock:
-            row = self._backend.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        with self._use() as db:
+            row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
             if row is None:
                 value = secrets.token_hex(size)
-                self._backend.execute(
+                db.execute(
                     "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
                     (key, value),
                 )
-                row = self._backend.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+                row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return bytes.fromhex(row[0])
 
     # ------------------------------------------------------------ writing
@@ -368,8 +434,8 @@ class GameDatabase:
         now = time.time()
         levels = [a for a in session.agents if a != "human"]
         people = list(session.people)
-        with self._lock:
-            self._backend.execute(
+        with self._use() as db:
+            db.execute(
                 "INSERT INTO games (id, owner, created, updated, options, variant, players,"
                 " seat, episode, levels, people, seat_tokens)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -391,8 +457,8 @@ class GameDatabase:
 
     def set_seat_tokens(self, game_id: str, seat_tokens: dict) -> None:
         """Keep a game's seat tokens as they are now (a seat's link was used again)."""
-        with self._lock, self._backend.transaction():
-            self._backend.execute(
+        with self._use() as db, db.transaction():
+            db.execute(
                 "UPDATE games SET seat_tokens=? WHERE id=?", (_tokens_json(seat_tokens), game_id)
             )
 
@@ -403,42 +469,39 @@ class GameDatabase:
         game = session.game
         over = bool(game.is_over())
         scores = winner = None
-        with self._lock:
-            row = self._backend.execute(
-                "SELECT canastas FROM games WHERE id=?", (session.id,)
-            ).fetchone()
-        tally = json.dumps(canasta_tally(game, json.loads(row[0]) if row and row[0] else None))
         if over:
             final = game.match_scores[0] if game.episode == "match" else game.hand_scores[0]
             scores, winner = json.dumps([int(v) for v in final]), int(game.winner[0])
-        with self._lock, self._backend.transaction():
-            self._backend.execute(
-                "INSERT INTO moves (game_id, n, seat, action, thinking) VALUES (?, ?, ?, ?, ?)",
-                (
-                    session.id,
-                    n,
-                    int(seat),
-                    int(action),
-                    None if thinking is None else json.dumps(thinking),
-                ),
-            )
-            self._backend.execute(
-                "UPDATE games SET moves=?, updated=?, over=?, scores=?, winner=?, canastas=?"
-                " WHERE id=?",
-                (n, time.time(), int(over), scores, winner, tally, session.id),
-            )
+        with self._use() as db:
+            row = db.execute("SELECT canastas FROM games WHERE id=?", (session.id,)).fetchone()
+            kept = json.loads(row[0]) if row and row[0] else None
+            tally = json.dumps(canasta_tally(game, kept))
+            with db.transaction():
+                db.execute(
+                    "INSERT INTO moves (game_id, n, seat, action, thinking) VALUES (?, ?, ?, ?, ?)",
+                    (
+                        session.id,
+                        n,
+                        int(seat),
+                        int(action),
+                        None if thinking is None else json.dumps(thinking),
+                    ),
+                )
+                db.execute(
+                    "UPDATE games SET moves=?, updated=?, over=?, scores=?, winner=?, canastas=?"
+                    " WHERE id=?",
+                    (n, time.time(), int(over), scores, winner, tally, session.id),
+                )
 
     # ------------------------------------------------------------ reading
     def load(self, game_id: str) -> tuple[dict, list[tuple[int, int, dict | None]]] | None:
         """``(options, moves)`` of a kept game, each move ``(seat, action, thinking)`` in
         order; None when there is no such game."""
-        with self._lock:
-            row = self._backend.execute(
-                "SELECT options FROM games WHERE id=?", (game_id,)
-            ).fetchone()
+        with self._use() as db:
+            row = db.execute("SELECT options FROM games WHERE id=?", (game_id,)).fetchone()
             if row is None:
                 return None
-            moves = self._backend.execute(
+            moves = db.execute(
                 "SELECT seat, action, thinking FROM moves WHERE game_id=? ORDER BY n", (game_id,)
             ).fetchall()
         return json.loads(row[0]), [
@@ -448,8 +511,8 @@ class GameDatabase:
     def seats(self, game_id: str) -> tuple[list[int] | None, dict]:
         """``(people, seat_tokens)`` of a kept game: the seats persons hold (None: the
         creator's alone) and each one's token hash and joins, seats as numbers."""
-        with self._lock:
-            row = self._backend.execute(
+        with self._use() as db:
+            row = db.execute(
                 "SELECT people, seat_tokens FROM games WHERE id=?", (game_id,)
             ).fetchone()
         if row is None:
@@ -460,8 +523,8 @@ class GameDatabase:
 
     def history(self, owner: str, limit: int = 50) -> list[dict]:
         """The games of ``owner``, the most recently played first."""
-        with self._lock:
-            rows = self._backend.execute(
+        with self._use() as db:
+            rows = db.execute(
                 "SELECT id, created, updated, variant, players, seat, episode, levels, moves,"
                 " over, scores, winner, canastas FROM games WHERE owner=?"
                 " ORDER BY updated DESC LIMIT ?",
@@ -505,8 +568,8 @@ class GameDatabase:
         the time played (seconds, first move to last) over every game."""
         by_level: dict[str, dict] = {}
         played = 0.0
-        with self._lock:
-            rows = self._backend.execute(
+        with self._use() as db:
+            rows = db.execute(
                 "SELECT seat, levels, over, scores, winner, created, updated, canastas"
                 " FROM games WHERE owner=?",
                 (owner,),
@@ -549,9 +612,14 @@ class GameDatabase:
         return {"by_bots": sorted(by_level.values(), key=lambda e: e["bots"]), "seconds": played}
 
     def close(self) -> None:
-        """Close the file or the connection (the object is not used again)."""
+        """Close the file or the connections (the object is not used again)."""
         with self._lock:
-            self._backend.close()
+            self._closed = True
+            while True:
+                try:
+                    self._idle.get_nowait().close()
+                except queue.Empty:
+                    break
 
 
 def canastas_on_table(game, b: int = 0) -> list[list[int]]:
