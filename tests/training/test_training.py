@@ -734,7 +734,7 @@ def test_device_auto_trains_where_torch_sees_a_gpu_and_a_missing_gpu_is_named(tm
     """``device: auto`` is the CPU here (no GPU in CI) and CUDA where torch sees one;
     asking for a GPU that torch does not see is a ConfigError saying what to set."""
     from burako_env.training.config import ConfigError, load_config
-    from burako_env.training.ppo import resolve_device
+    from burako_env.training.runtime import resolve_device
 
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert resolve_device("auto").type == expected
@@ -780,28 +780,28 @@ def test_the_update_gives_the_same_network_on_one_and_two_threads(tmp_path):
 
 
 def test_auto_update_threads_time_each_count_and_keep_the_fastest(monkeypatch):
-    from burako_env.training import ppo
+    from burako_env.training import runtime
 
-    threads = ppo.UpdateThreads("auto")
+    threads = runtime.UpdateThreads("auto")
     threads.cores = 4
-    monkeypatch.setattr(ppo, "busy_cores", lambda: 1)
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 1)
     assert threads.choose() == 1  # one thread is timed first
     threads.record(1.0, 1000)
     assert threads.choose() == 3  # then the idle cores
     threads.record(1.5, 1000)  # slower per transition than one thread
     assert threads.choose() == 1  # the fastest is kept
     threads.record(1.0, 1000)
-    monkeypatch.setattr(ppo, "busy_cores", lambda: 6)
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 6)
     assert threads.choose() == 1  # every core busy: one thread
-    monkeypatch.setattr(ppo, "busy_cores", lambda: 2)
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 2)
     assert threads.choose() == 2  # two idle cores: a count not timed yet
     threads.record(0.5, 1000)
     assert threads.choose() == 2  # faster: kept
-    while threads.updates % ppo.UpdateThreads.PROBE_EVERY:
+    while threads.updates % runtime.UpdateThreads.PROBE_EVERY:
         threads.choose()
     assert threads.choose() == 1  # every count timed again
-    fixed = ppo.UpdateThreads(3)
-    monkeypatch.setattr(ppo, "busy_cores", lambda: 0)
+    fixed = runtime.UpdateThreads(3)
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 0)
     assert fixed.choose() == 3
 
 
