@@ -4,8 +4,19 @@
     train("configs/train/tiny.yaml", ["ppo.lr=1e-4"])          # runs/<name>-<timestamp>
     train(run_dir="runs/ppo-...", resume=True)                 # continue a run exactly
 
-This module is the algorithm (:class:`Trainer`); :mod:`burako_env.training.run` starts,
-resumes and stops a run, :mod:`burako_env.training.transitions` stores the rollouts.
+This module is the algorithm, and reads in its order: GAE's kernel
+(:func:`compute_gae`), the loss's terms, each a function (:func:`clipped_policy_loss`,
+:func:`value_loss` and the optional ones), then :class:`Trainer`: its set-up,
+:meth:`~Trainer.run` (the loop: collect, learn, log, evaluate, save),
+:meth:`~Trainer.collect` (the rollout at the table), :meth:`~Trainer.learn` (GAE along
+the streams in :meth:`~Trainer.advantages`, then :meth:`~Trainer.ppo_update`'s epochs
+and minibatches, the loss summed top to bottom), the warm start, the evaluation. The
+rest lives beside it: :mod:`burako_env.training.runtime` where and on how many threads it
+runs (the device, the update's threads, the rollout thread of ``overlap``),
+:mod:`burako_env.training.trainer_state` its checkpoints (``save``, ``load`` and the
+checks of every section, a base class of :class:`Trainer`),
+:mod:`burako_env.training.transitions` the rollouts' store and
+:mod:`burako_env.training.run` starting, resuming and stopping a run.
 
 **Self-play.** ``env.num_envs`` games (a :class:`~burako_env.envs.vector.VectorEnv`'s)
 sit at a :class:`~burako_env.table.Table`. When a game's episode begins, the league
@@ -41,10 +52,10 @@ decision's hint so the update does not recompute it.
 **Masks.** The policy scores only the legal actions (padded lists, ``-1e9`` on padding):
 an illegal action has probability 0, and the entropy sums over the legal actions.
 
-**Resume.** A checkpoint holds the model, the optimiser, the league, every RNG (torch,
-numpy, python, the sampling generator, the heuristics' per-game states), the games'
-state arrays, the heuristics' per game and seat generator states and the pending
-transitions, so ``resume=True`` continues with results
+**Resume.** A checkpoint (:mod:`burako_env.training.trainer_state`) holds the model, the
+optimiser, the league, every RNG (torch, numpy, python, the sampling generator, the
+heuristics' per-game states), the games' state arrays, the heuristics' per game and seat
+generator states and the pending transitions, so ``resume=True`` continues with results
 identical to an uninterrupted run (same seed, same ``torch_threads``; the update's
 thread count changes nothing, so ``update_threads: auto`` follows the machine's load).
 
@@ -128,6 +139,13 @@ def compute_gae(value, reward, done, nxt, gamma, lam, adv, trainable):
             trainable[i] = False
 
 
+# ---------------------------------------------------------------- the loss's terms
+# ppo_update's loss, minibatch by minibatch, summed in this order:
+#   clipped_policy_loss - ent_coef * entropy + vf_coef * (value_loss [+ seen_critic_loss])
+#   [+ hidden_coef * hidden_cards_loss] [+ distill.coef * distill_loss]
+# The bracketed terms are optional (network.oracle_critic, network.hidden_cards,
+# distill.data), as are the advantages' normalisation (ppo.norm_adv) and the value loss's
+# clipping (ppo.clip_vloss).
 def clipped_policy_loss(
     logp_new: torch.Tensor, logp_old: torch.Tensor, adv: torch.Tensor, clip: float
 ) -> torch.Tensor:
@@ -144,12 +162,6 @@ def clipped_policy_loss(
     return torch.max(unclipped, clipped).mean()
 
 
-# ---------------------------------------------------------------- the loss's terms
-# ppo_update's loss, top to bottom: clipped_policy_loss - ent_coef * entropy
-# + vf_coef * (value_loss [+ seen_critic_loss]) [+ hidden_coef * hidden_cards_loss]
-# [+ distill.coef * distill_loss]; the bracketed terms are optional (network.oracle_critic,
-# network.hidden_cards, distill.data), as are the advantages' normalisation (ppo.norm_adv)
-# and the value loss's clipping (ppo.clip_vloss).
 def normalized_advantages(adv: torch.Tensor) -> torch.Tensor:
     """A minibatch's advantages centred and scaled to unit standard deviation
     (``ppo.norm_adv``; CleanRL's ``norm_adv``): ``(adv - mean) / (std + 1e-8)``, ``std``
@@ -178,8 +190,9 @@ def value_loss(
     """The critic's loss, ``0.5 * mean((value - returns) ** 2)``. With ``clip``
     (``ppo.clip_vloss``: PPO2's clipped form, ``ppo.clip_coef``) each row's squared error
     is the larger of the value's and that of the rollout's value ``old_value`` moved at
-    most ``clip`` towards it, so a value that moved far from the rollout's learns no
-    further on that row."""
+    most ``clip`` towards it: a row whose clipped error is the larger (the value moved
+    towards the return past the clip range) gains nothing more and passes no gradient,
+    as the policy loss does past its clip range."""
     if clip is None:
         return 0.5 * ((value - returns) ** 2).mean()
     v_unclipped = (value - returns) ** 2
@@ -220,7 +233,8 @@ TRAINING_ONLY_HEADS = ("oracle_critic", "hidden_cards")
 
 
 class Trainer(TrainerCheckpoints):
-    """Everything a run holds; :meth:`run` is the loop (collect, update, log, save)."""
+    """Everything a run holds; :meth:`run` is the loop (collect, update, log, save). Its
+    checkpoints (``save``, ``load``, ...) are :class:`TrainerCheckpoints`'."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path) -> None:
         self.cfg = cfg

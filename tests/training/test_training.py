@@ -805,6 +805,69 @@ def test_auto_update_threads_time_each_count_and_keep_the_fastest(monkeypatch):
     assert fixed.choose() == 3
 
 
+def test_an_update_runs_on_its_threads_and_gives_the_learners_back(monkeypatch):
+    """``UpdateThreads.running``: alone, torch runs the chosen count, the time is recorded
+    per transition and torch goes back to ``torch_threads`` (after an error too);
+    beside the rollout, one torch and one numba thread, numba's count given back and
+    nothing recorded."""
+    import numba
+
+    from burako_env.training import runtime
+
+    torch_before, numba_before = torch.get_num_threads(), numba.get_num_threads()
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 0)
+    try:
+        fixed = runtime.UpdateThreads(2)
+        with fixed.running(100, overlapped=False, torch_threads=1) as clock:
+            assert torch.get_num_threads() == 2
+        assert torch.get_num_threads() == 1 and clock.seconds > 0
+        assert fixed.seconds == {}  # a fixed count is never timed
+        auto = runtime.UpdateThreads("auto")
+        auto.cores = 1
+        with auto.running(100, overlapped=False, torch_threads=2) as clock:
+            pass
+        timed = {1: clock.seconds / 100}
+        assert auto.seconds == timed and torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError, match="update failed"):
+            with auto.running(100, overlapped=False, torch_threads=1):
+                raise RuntimeError("update failed")
+        assert torch.get_num_threads() == 1 and auto.updates == 2
+        with auto.running(100, overlapped=True, torch_threads=2):
+            assert torch.get_num_threads() == 1 and numba.get_num_threads() == 1
+        assert numba.get_num_threads() == numba_before
+        assert auto.updates == 2 and auto.seconds == timed  # not chosen, not timed
+    finally:
+        torch.set_num_threads(torch_before)
+        numba.set_num_threads(numba_before)
+
+
+def test_the_rollout_thread_collects_beside_and_keeps_its_error_for_the_learner():
+    import threading
+
+    from burako_env.training import runtime
+
+    before = torch.get_num_threads()
+    ran: list[str] = []
+    try:
+
+        def collect() -> None:
+            ran.append(threading.current_thread().name)
+
+        with runtime.RolloutThread(collect, torch_threads=2) as rollout:
+            assert torch.get_num_threads() == 1  # the learner's, while the rollout runs
+        assert ran == ["burako-rollout"] and rollout.error is None
+        assert torch.get_num_threads() == 2 and not rollout.is_alive()
+
+        def fail() -> None:
+            raise ValueError("the games broke")
+
+        with runtime.RolloutThread(fail, torch_threads=1) as rollout:
+            pass
+        assert isinstance(rollout.error, ValueError) and torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
 # ------------------------------------------------------ overlap: the rollout beside the update
 OVERLAP = QUICK + ["overlap=true"]
 
