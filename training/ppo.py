@@ -234,7 +234,8 @@ TRAINING_ONLY_HEADS = ("oracle_critic", "hidden_cards")
 
 class Trainer(TrainerCheckpoints):
     """Everything a run holds; :meth:`run` is the loop (collect, update, log, save). Its
-    checkpoints (``save``, ``load``, ...) are :class:`TrainerCheckpoints`'."""
+    checkpoints (``save``, ``load``, ...) come from its base class
+    :class:`~burako_env.training.trainer_state.TrainerCheckpoints`."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path) -> None:
         self.cfg = cfg

@@ -70,6 +70,7 @@ class UpdateClock:
     """The wall time of one update's epochs, set when :meth:`UpdateThreads.running` ends."""
 
     seconds: float = 0.0
+    """Wall seconds from the block's start to its end (0 until it ends)."""
 
 
 class UpdateThreads:
