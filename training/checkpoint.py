@@ -9,7 +9,8 @@ policy is an agent's, training builds on it); the names are re-exported here
 A training checkpoint is a policy file (``kind`` "train") that adds ``config``,
 ``optimizer``, ``progress``, ``league``, ``rng`` (torch, numpy, python and the sampling
 generator), ``env`` (the games' state arrays) and ``trainer`` (the pending transitions
-and per-game counters), enough to continue the run exactly (see :mod:`burako_env.training.ppo`);
+and per-game counters), enough to continue the run exactly (the trainer writes and loads
+them: :mod:`burako_env.training.trainer_state`);
 :func:`env_state` and :func:`load_env_state` convert the games' arrays.
 
 Files are written to a temporary name and renamed, so a crash never leaves half a file

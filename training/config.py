@@ -265,7 +265,7 @@ class TrainConfig:
     update_threads: int | str = "auto"
     """torch.set_num_threads during the PPO update and the imitation warm start: a
     number, or ``auto``: the faster, per transition, of 1 and the cores no other process
-    keeps busy, each timed (:class:`~burako_env.training.ppo.UpdateThreads`). A fixed 2
+    keeps busy, each timed (:class:`~burako_env.training.runtime.UpdateThreads`). A fixed 2
     on 2 cores was 20x slower (2.2 s to 45-58 s) whenever anything else kept a core busy,
     as torch's threads wait for each other at every operation (scripts/bench/bench_training.py
     --busy 1 measures it), and no faster than 1 on these idle cores since 0.4. The

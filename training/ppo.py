@@ -4,8 +4,19 @@
     train("configs/train/tiny.yaml", ["ppo.lr=1e-4"])          # runs/<name>-<timestamp>
     train(run_dir="runs/ppo-...", resume=True)                 # continue a run exactly
 
-This module is the algorithm (:class:`Trainer`); :mod:`burako_env.training.run` starts,
-resumes and stops a run, :mod:`burako_env.training.transitions` stores the rollouts.
+This module is the algorithm, and reads in its order: GAE's kernel
+(:func:`compute_gae`), the loss's terms, each a function (:func:`clipped_policy_loss`,
+:func:`value_loss` and the optional ones), then :class:`Trainer`: its set-up,
+:meth:`~Trainer.run` (the loop: collect, learn, log, evaluate, save),
+:meth:`~Trainer.collect` (the rollout at the table), :meth:`~Trainer.learn` (GAE along
+the streams in :meth:`~Trainer.advantages`, then :meth:`~Trainer.ppo_update`'s epochs
+and minibatches, the loss summed top to bottom), the warm start, the evaluation. The
+rest lives beside it: :mod:`burako_env.training.runtime` where and on how many threads it
+runs (the device, the update's threads, the rollout thread of ``overlap``),
+:mod:`burako_env.training.trainer_state` its checkpoints (``save``, ``load`` and the
+checks of every section, a base class of :class:`Trainer`),
+:mod:`burako_env.training.transitions` the rollouts' store and
+:mod:`burako_env.training.run` starting, resuming and stopping a run.
 
 **Self-play.** ``env.num_envs`` games (a :class:`~burako_env.envs.vector.VectorEnv`'s)
 sit at a :class:`~burako_env.table.Table`. When a game's episode begins, the league
@@ -41,10 +52,10 @@ decision's hint so the update does not recompute it.
 **Masks.** The policy scores only the legal actions (padded lists, ``-1e9`` on padding):
 an illegal action has probability 0, and the entropy sums over the legal actions.
 
-**Resume.** A checkpoint holds the model, the optimiser, the league, every RNG (torch,
-numpy, python, the sampling generator, the heuristics' per-game states), the games'
-state arrays, the heuristics' per game and seat generator states and the pending
-transitions, so ``resume=True`` continues with results
+**Resume.** A checkpoint (:mod:`burako_env.training.trainer_state`) holds the model, the
+optimiser, the league, every RNG (torch, numpy, python, the sampling generator, the
+heuristics' per-game states), the games' state arrays, the heuristics' per game and seat
+generator states and the pending transitions, so ``resume=True`` continues with results
 identical to an uninterrupted run (same seed, same ``torch_threads``; the update's
 thread count changes nothing, so ``update_threads: auto`` follows the machine's load).
 
@@ -67,14 +78,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -100,30 +108,14 @@ from burako_env.envs.vector import VectorEnv
 from burako_env.evaluation import EVAL_SEED, evaluate
 from burako_env.jit import seconds_compiling
 from burako_env.table import Table
-from burako_env.training.checkpoint import (
-    FORMAT,
-    VERSION,
-    CheckpointError,
-    check_compatible,
-    check_optimizer_state,
-    check_policy_table,
-    check_progress,
-    check_rng_state,
-    check_weights,
-    copy_file,
-    env_state,
-    load_env_state,
-    load_file,
-    load_network,
-    policy_dict,
-    save_file,
-    variant_info,
-)
+from burako_env.training.checkpoint import check_policy_table, load_network, variant_info
 from burako_env.training.config import ConfigError, TrainConfig, league_after
 from burako_env.training.imitation import behaviour_clone, collect_demonstrations
 from burako_env.training.league import League
-from burako_env.training.search_labels import TrainingLabels, label_terms
-from burako_env.training.transitions import Transitions, check_rollout_section
+from burako_env.training.runtime import RolloutThread, UpdateThreads, resolve_device
+from burako_env.training.search_labels import SearchLabels, TrainingLabels, label_terms
+from burako_env.training.trainer_state import TrainerCheckpoints, check_same_network
+from burako_env.training.transitions import Transitions
 
 #: this module defines compiled functions (agents/kernel_cache.py reads the mark)
 KERNEL_MODULE = True
@@ -147,6 +139,13 @@ def compute_gae(value, reward, done, nxt, gamma, lam, adv, trainable):
             trainable[i] = False
 
 
+# ---------------------------------------------------------------- the loss's terms
+# ppo_update's loss, minibatch by minibatch, summed in this order:
+#   clipped_policy_loss - ent_coef * entropy + vf_coef * (value_loss [+ seen_critic_loss])
+#   [+ hidden_coef * hidden_cards_loss] [+ distill.coef * distill_loss]
+# The bracketed terms are optional (network.oracle_critic, network.hidden_cards,
+# distill.data), as are the advantages' normalisation (ppo.norm_adv) and the value loss's
+# clipping (ppo.clip_vloss).
 def clipped_policy_loss(
     logp_new: torch.Tensor, logp_old: torch.Tensor, adv: torch.Tensor, clip: float
 ) -> torch.Tensor:
@@ -163,102 +162,69 @@ def clipped_policy_loss(
     return torch.max(unclipped, clipped).mean()
 
 
-def resolve_device(name: str) -> torch.device:
-    """The torch device of the config's ``device`` (``auto``: CUDA when torch sees a GPU,
-    else the CPU); a ConfigError when a GPU is asked for and torch sees none."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda"):
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        index = int(name.partition(":")[2] or 0)
-        if index >= count:
-            raise ConfigError(
-                f"config key 'device' is {name!r} but torch sees {count} CUDA device(s) "
-                f"(torch {torch.__version__}): use device: auto or cpu"
-            )
-    return torch.device(name)
+def normalized_advantages(adv: torch.Tensor) -> torch.Tensor:
+    """A minibatch's advantages centred and scaled to unit standard deviation
+    (``ppo.norm_adv``; CleanRL's ``norm_adv``): ``(adv - mean) / (std + 1e-8)``, ``std``
+    the unbiased one (so at least two rows)."""
+    return (adv - adv.mean()) / (adv.std() + 1e-8)
 
 
-def busy_cores() -> int:
-    """Threads of other processes running or ready to run right now (Linux's
-    ``/proc/loadavg`` count of runnable threads, less the caller's own one); elsewhere
-    the 1-minute load average."""
-    try:
-        with open("/proc/loadavg") as f:
-            runnable = int(f.read().split()[3].split("/")[0])
-        return max(0, runnable - 1)
-    except (OSError, ValueError, IndexError):
-        return int(round(os.getloadavg()[0])) if hasattr(os, "getloadavg") else 0
+def policy_diagnostics(logratio: torch.Tensor, clip: float) -> tuple[float, float, float]:
+    """``(old_approx_kl, approx_kl, clip_fraction)`` of a minibatch whose log-probability
+    ratios (new policy over the rollout's) are ``logratio``: the two KL estimators of
+    CleanRL (``mean(-logratio)`` and ``mean((ratio - 1) - logratio)``, the second
+    unbiased and never negative) and the share of rows whose ratio lies more than
+    ``clip`` from 1. Logged only; ``approx_kl`` also stops the epochs past
+    ``ppo.target_kl``."""
+    with torch.no_grad():
+        ratio = logratio.exp()
+        old_approx_kl = float((-logratio).mean())
+        approx_kl = float(((ratio - 1) - logratio).mean())
+        clip_fraction = float(((ratio - 1.0).abs() > clip).float().mean())
+    return old_approx_kl, approx_kl, clip_fraction
 
 
-class UpdateThreads:
-    """The torch threads of each PPO update with ``update_threads: auto``: the fastest
-    count, per transition, among 1 and the cores no other process keeps busy when the
-    update starts. Each count is timed once before it is compared, and every
-    ``PROBE_EVERY`` updates the counts are timed again, as the machine's load changes.
-    More threads are not always faster: torch's threads wait for each other at every
-    operation (a thread without a core stalls the rest: 20x slower updates were seen),
-    and on this 2-core machine one thread beat two even when idle (docs/TRAINING.md).
-    The update's results do not depend on the count (tests/training/test_training.py checks it),
-    so following the machine keeps runs reproducible."""
-
-    PROBE_EVERY = 20
-
-    def __init__(self, setting: int | str) -> None:
-        self.setting = setting
-        try:
-            self.cores = len(os.sched_getaffinity(0))
-        except AttributeError:
-            self.cores = os.cpu_count() or 1
-        self.seconds: dict[int, float] = {}  # threads -> last seconds per transition
-        self.updates = 0
-        self.chosen = 1
-
-    def choose(self) -> int:
-        """The number of update threads for the next update: the setting, or under ``auto`` the
-        fastest count measured so far (every count timed again now and then)."""
-        if self.setting != "auto":
-            self.chosen = int(self.setting)
-            return self.chosen
-        if self.updates and self.updates % self.PROBE_EVERY == 0:
-            self.seconds.clear()  # time every count again
-        self.updates += 1
-        idle = max(1, self.cores - busy_cores())
-        counts = sorted({1, idle})
-        untimed = [k for k in counts if k not in self.seconds]
-        if untimed:
-            self.chosen = untimed[0]
-        else:
-            self.chosen = min(counts, key=lambda k: self.seconds[k])
-        return self.chosen
-
-    def record(self, seconds: float, transitions: int) -> None:
-        """The last update's time (after :meth:`choose`)."""
-        if self.setting != "auto" or transitions <= 0:
-            return
-        self.seconds[self.chosen] = seconds / transitions
+def value_loss(
+    value: torch.Tensor, returns: torch.Tensor, old_value: torch.Tensor, clip: float | None
+) -> torch.Tensor:
+    """The critic's loss, ``0.5 * mean((value - returns) ** 2)``. With ``clip``
+    (``ppo.clip_vloss``: PPO2's clipped form, ``ppo.clip_coef``) each row's squared error
+    is the larger of the value's and that of the rollout's value ``old_value`` moved at
+    most ``clip`` towards it: a row whose clipped error is the larger (the value moved
+    towards the return past the clip range) gains nothing more and passes no gradient,
+    as the policy loss does past its clip range."""
+    if clip is None:
+        return 0.5 * ((value - returns) ** 2).mean()
+    v_unclipped = (value - returns) ** 2
+    v_clipped = old_value + torch.clamp(value - old_value, -clip, clip)
+    return 0.5 * torch.max(v_unclipped, (v_clipped - returns) ** 2).mean()
 
 
-# ---------------------------------------------------------------- RNG state (checkpoints)
-def rng_state(rng: np.random.Generator, generator: torch.Generator) -> dict:
-    """Every generator's state (torch's, the sampling generator, numpy's, Python's) for a
-    checkpoint: a resumed run draws the same numbers."""
-    return {
-        "torch": torch.get_rng_state(),
-        "sampling": generator.get_state(),
-        "numpy": rng.bit_generator.state,
-        "python": list(random.getstate()[1]) + [random.getstate()[0]],
-        "python_gauss": random.getstate()[2],
-    }
+def seen_critic_loss(seen_value: torch.Tensor, returns: torch.Tensor) -> torch.Tensor:
+    """The term ``network.oracle_critic`` adds to the value loss: with an oracle critic
+    (it reads the hidden hands, and its value gives the advantages) the observation's own
+    critic (``seen_value``, the one a policy file keeps for play) learns the same returns
+    beside it, unclipped: ``0.5 * mean((seen_value - returns) ** 2)``."""
+    return 0.5 * ((seen_value - returns) ** 2).mean()
 
 
-def load_rng_state(state: dict, rng: np.random.Generator, generator: torch.Generator) -> None:
-    """Restore the generators' states that :func:`rng_state` saved."""
-    torch.set_rng_state(state["torch"])
-    generator.set_state(state["sampling"])
-    rng.bit_generator.state = state["numpy"]
-    py = list(state["python"])
-    random.setstate((py[-1], tuple(py[:-1]), state["python_gauss"]))
+def hidden_cards_loss(hidden_error: torch.Tensor) -> torch.Tensor:
+    """The loss of the hidden-card head (``network.hidden_cards``, weighted by
+    ``ppo.hidden_coef``): the mean over the minibatch of each row's squared error of its
+    prediction of the other hands (:class:`~burako_env.agents.network.Heads`'
+    ``hidden_error``)."""
+    return hidden_error.mean()
+
+
+def distill_loss(
+    net: BurakoNet, labels: SearchLabels, rows: np.ndarray
+) -> tuple[torch.Tensor, float]:
+    """``(cross-entropy, agreement)`` of ``net``'s policy with a search's choices on the
+    labelled ``rows`` of ``labels`` (``distill.data``, weighted by ``distill.coef``): the
+    loss term, and the share of rows whose argmax is the teacher's. No hint is given (as in
+    the warm start: the network's own logits learn the teacher)."""
+    logp, agrees = label_terms(net, labels, rows)
+    return -logp.mean(), float(agrees.float().mean())
 
 
 # ---------------------------------------------------------------- the trainer
@@ -266,41 +232,10 @@ def load_rng_state(state: dict, rng: np.random.Generator, generator: torch.Gener
 TRAINING_ONLY_HEADS = ("oracle_critic", "hidden_cards")
 
 
-def check_same_network(theirs: dict, ours: dict, what: str) -> None:
-    """CheckpointError naming the keys where a file's network spec (``theirs``) differs
-    from the one the config builds (``ours``)."""
-    if theirs != ours:
-        diff = ", ".join(
-            f"{k} {theirs.get(k)!r} here {ours.get(k)!r}"
-            for k in sorted(set(ours) | set(theirs))
-            if ours.get(k) != theirs.get(k)
-        )
-        raise CheckpointError(
-            f"{what} has another network ({diff}): set the config's network keys to its own"
-        )
-
-
-class RolloutThread(threading.Thread):
-    """:meth:`Trainer.collect` on its own thread, beside the update (``overlap``): the
-    games' kernels and torch's ops release the GIL, so the two share the cores. numba's
-    threads are per thread: the rollout takes all the cores but the update's one."""
-
-    def __init__(self, trainer: Trainer) -> None:
-        super().__init__(name="burako-rollout", daemon=True)
-        self.trainer = trainer
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        """Collect the next rollout (an exception is kept for the learner's thread)."""
-        numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))
-        try:
-            self.trainer.collect()
-        except BaseException as exc:  # raised again on the learner's thread
-            self.error = exc
-
-
-class Trainer:
-    """Everything a run holds; :meth:`run` is the loop (collect, update, log, save)."""
+class Trainer(TrainerCheckpoints):
+    """Everything a run holds; :meth:`run` is the loop (collect, update, log, save). Its
+    checkpoints (``save``, ``load``, ...) come from its base class
+    :class:`~burako_env.training.trainer_state.TrainerCheckpoints`."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path) -> None:
         self.cfg = cfg
@@ -424,6 +359,98 @@ class Trainer:
         weights.update({k: v for k, v in net.state_dict().items() if k in weights})
         self.net.load_state_dict(weights)
         self.from_policy = True
+
+    # ------------------------------------------------------------ the loop
+    def run(self, stop_after: int | None = None, verbose: bool = True) -> dict:
+        """Train until the schedule ends (or ``stop_after`` updates of this call), evaluating and
+        saving on the way; the last update's statistics."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        cfg = self.cfg
+        self.writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.global_step + 1)
+        if self.update == 0:
+            self.writer.add_text("config", "```\n" + json.dumps(cfg.to_dict(), indent=1) + "\n```")
+        done_here = 0
+        last_eval: dict = {}
+        try:
+            if not self.imitated or self.from_policy:
+                if not self.imitated:
+                    self.imitate(verbose)
+                self.from_policy = False
+                best = False
+                if cfg.eval.every:  # the starting policy's strength, logged at step 0
+                    last_eval, best = self.evaluate_and_log(verbose)
+                self.save(best=best)
+            while self.update < cfg.num_updates:
+                if stop_after is not None and done_here >= stop_after:
+                    break
+                self.update += 1
+                done_here += 1
+                self.change_league(self.update)
+                c0, t0 = seconds_compiling(), time.perf_counter()
+                self.collect_unless_collected()  # with overlap: collected beside the last
+                c1, t1 = seconds_compiling(), time.perf_counter()
+                scalars = self.learn()
+                c2, t2 = seconds_compiling(), time.perf_counter()
+                self.global_step += cfg.rollout_steps  # the env steps trained on so far
+                # rates of warm code: a first update on a cold cache compiles kernels
+                t1, t2 = t1 - (c1 - c0), t2 - (c2 - c0)
+                if self.update % cfg.league.snapshot_every == 0:
+                    self.add_snapshot()
+                steps = cfg.rollout_steps
+                scalars["charts/steps_per_second"] = steps / (t2 - t0)
+                scalars["charts/rollout_steps_per_second"] = steps / max(self.rollout_seconds, 1e-9)
+                scalars["charts/update_seconds"] = t2 - t1
+                for key, values in self.stats.items():
+                    if values:
+                        scalars[f"charts/mean_{key}"] = float(np.mean(values))
+                scalars["charts/episodes"] = float(len(self.stats.get("hand_length", [])))
+                self.stats = {}
+                for name, r in self.league.ratings.items():
+                    scalars[f"league/rating_{name}"] = r
+                tally = self.league.pop_tally()  # name -> (learner's score, games)
+                snaps = [v for n, v in tally.items() if n.startswith("snapshot@")]
+                for name, (w, _) in tally.items():
+                    if not name.startswith("snapshot@"):
+                        scalars[f"league/win_rate_{name}"] = w
+                if snaps:
+                    games = sum(k for _, k in snaps)
+                    scalars["league/games_vs_snapshots"] = float(games)
+                    scalars["league/win_rate_snapshots"] = sum(w * k for w, k in snaps) / games
+                if self.update % cfg.log_every == 0:
+                    self.log(scalars, self.global_step)
+                if verbose:
+                    print(
+                        f"update {self.update}/{cfg.num_updates} step {self.global_step:,} "
+                        f"sps {scalars['charts/steps_per_second']:,.0f} "
+                        f"score {scalars.get('charts/mean_hand_score', float('nan')):.0f} "
+                        f"len {scalars.get('charts/mean_hand_length', float('nan')):.0f} "
+                        f"ent {scalars['losses/entropy']:.3f} "
+                        f"kl {scalars['losses/approx_kl']:.4f} "
+                        f"ev {scalars['losses/explained_variance']:.3f}",
+                        flush=True,
+                    )
+                is_last = self.update == cfg.num_updates
+                best = False
+                if cfg.eval.every and (self.update % cfg.eval.every == 0 or is_last):
+                    last_eval, best = self.evaluate_and_log(verbose)
+                if (
+                    self.update % cfg.checkpoint_every == 0
+                    or is_last
+                    or best
+                    or (stop_after is not None and done_here >= stop_after)
+                ):
+                    self.save(best=best)
+        finally:
+            self.writer.close()
+        return {
+            "run_dir": str(self.run_dir),
+            "update": self.update,
+            "updates_run": done_here,
+            "global_step": self.global_step,
+            "eval": last_eval,
+            "best_score": self.best_score,
+        }
 
     # ------------------------------------------------------------ rollout
     def open_table(self, seed: int) -> None:
@@ -585,28 +612,39 @@ class Trainer:
         # same generator, so the draws keep one order
         orders = self.minibatch_orders(train_idx)
         distill_rows = self.distill_draws(train_idx)
-        rollout = None
-        if self.cfg.overlap and self.update < self.cfg.num_updates:
+        if not (self.cfg.overlap and self.update < self.cfg.num_updates):
+            scalars = self.ppo_update(adv, returns, train_idx, orders, store, distill_rows)
+            self.keep_pending()
+            self.collected = False
+        else:  # overlap: the next rollout, into the spare store, beside the update
             self.change_league(self.update + 1)  # the rollout collected now is the next one's
             self.keep_pending(into=self.spare)
             self.store, self.spare = self.spare, store
             self.actor.load_state_dict(self.net.state_dict())
-            torch.set_num_threads(1)
-            rollout = RolloutThread(self)
-            rollout.start()
-        try:
-            scalars = self.ppo_update(adv, returns, train_idx, orders, store, distill_rows)
-        finally:
-            if rollout is not None:
-                rollout.join()
-                torch.set_num_threads(self.cfg.torch_threads)
-        if rollout is None:
-            self.keep_pending()
-            self.collected = False
-        elif rollout.error is not None:
-            raise rollout.error
+            with RolloutThread(self.collect, self.cfg.torch_threads) as rollout:
+                scalars = self.ppo_update(adv, returns, train_idx, orders, store, distill_rows)
+            if rollout.error is not None:
+                raise rollout.error
         scalars["charts/pending_transitions"] = float(n - len(train_idx))
         return scalars
+
+    def advantages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """GAE along the streams of the stored rollout: ``(adv, returns, trainable rows)``."""
+        p, store = self.cfg.ppo, self.store
+        n = store.n
+        adv = np.zeros(n, np.float32)
+        trainable = np.zeros(n, np.bool_)
+        compute_gae(
+            store.value[:n],
+            store.reward[:n],
+            store.done[:n],
+            store.next[:n],
+            np.float32(p.gamma),
+            np.float32(p.gae_lambda),
+            adv,
+            trainable,
+        )
+        return adv, adv + store.value[:n], np.flatnonzero(trainable)
 
     def minibatch_orders(self, train_idx: np.ndarray) -> list[np.ndarray]:
         """Each PPO epoch's order of the trainable rows (drawn from the run's generator)."""
@@ -631,44 +669,6 @@ class Trainer:
             0, len(pool), (p.update_epochs * per_epoch, self.cfg.distill.minibatch)
         )
         return [np.sort(pool[d]) for d in draws]
-
-    def distill_loss(self, rows: np.ndarray) -> tuple[torch.Tensor, float]:
-        """``(cross-entropy, agreement)`` of the policy with the teacher's choices on the
-        labelled ``rows``: the loss term, and the share of rows whose argmax is the
-        teacher's. No hint is given (as in the warm start: the network's own logits learn
-        the teacher)."""
-        assert self.distill is not None  # called only with a teacher's labels loaded
-        logp, agrees = label_terms(self.net, self.distill.labels, rows)
-        return -logp.mean(), float(agrees.float().mean())
-
-    def advantages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """GAE along the streams of the stored rollout: ``(adv, returns, trainable rows)``."""
-        p, store = self.cfg.ppo, self.store
-        n = store.n
-        adv = np.zeros(n, np.float32)
-        trainable = np.zeros(n, np.bool_)
-        compute_gae(
-            store.value[:n],
-            store.reward[:n],
-            store.done[:n],
-            store.next[:n],
-            np.float32(p.gamma),
-            np.float32(p.gae_lambda),
-            adv,
-            trainable,
-        )
-        return adv, adv + store.value[:n], np.flatnonzero(trainable)
-
-    def keep_pending(self, into: Transitions | None = None) -> None:
-        """Pending transitions (the stream heads) move to the front of the store (or of
-        ``into``) for the next rollout; the rest is dropped."""
-        n = self.store.n
-        heads = self.last[self.last >= 0]
-        order = np.sort(heads)
-        remap = np.full(max(n, 1), -1, np.int64)
-        remap[order] = np.arange(len(order))
-        self.last[self.last >= 0] = remap[self.last[self.last >= 0]]
-        self.store.keep_only(order, into)
 
     def ppo_update(
         self,
@@ -697,17 +697,10 @@ class Trainer:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
-        # beside the rollout thread the update keeps to one core (its results do not
-        # depend on its threads: test_the_update_gives_the_same_network_...)
-        overlapped = cfg.overlap
-        torch.set_num_threads(1 if overlapped else self.update_threads.choose())
-        numba_threads = numba.get_num_threads()
-        if overlapped:
-            numba.set_num_threads(1)
-        started = time.perf_counter()
         self.net.train()
         m = len(train_idx)
         mb_size = self.minibatch_size(m)
+        clip_v = p.clip_coef if p.clip_vloss else None
         clipfracs, approx_kl, old_approx_kl = [], 0.0, 0.0
         pg_loss = v_loss = entropy_loss = hidden_loss = torch.zeros(())
         step = 0
@@ -715,66 +708,57 @@ class Trainer:
         def tensor(values: np.ndarray) -> torch.Tensor:  # on the network's device
             return torch.from_numpy(values).to(self.device)
 
-        for order in orders:
-            for start in range(0, m, mb_size):
-                mb = np.sort(order[start : start + mb_size])
-                obs = torch.from_numpy(store.obs[mb])
-                legal, valid = store.lists(mb)
-                pick = tensor(store.pick[mb])
-                hint = torch.from_numpy(store.hint[mb])
-                oracle = torch.from_numpy(store.oracle[mb]) if self.net.oracle_size else None
-                out = self.net.heads(obs, legal, valid, hint, oracle)
-                newlogp, entropy = policy_terms(out.logits, valid, pick)
-                newvalue, seen_value = out.value, None
-                if out.oracle_value is not None:  # the observation's critic learns beside
-                    newvalue, seen_value = out.oracle_value, out.value
-                logratio = newlogp - tensor(store.logp[mb])
-                ratio = logratio.exp()
-                with torch.no_grad():
-                    old_approx_kl = float((-logratio).mean())
-                    approx_kl = float(((ratio - 1) - logratio).mean())
-                    clipfracs.append(float(((ratio - 1.0).abs() > p.clip_coef).float().mean()))
+        # beside the rollout thread (overlap) the update keeps to one core; its results do
+        # not depend on its threads (test_the_update_gives_the_same_network_...)
+        with self.update_threads.running(m, cfg.overlap, cfg.torch_threads) as clock:
+            for order in orders:
+                for start in range(0, m, mb_size):
+                    mb = np.sort(order[start : start + mb_size])
+                    obs = torch.from_numpy(store.obs[mb])
+                    legal, valid = store.lists(mb)
+                    pick = tensor(store.pick[mb])
+                    hint = torch.from_numpy(store.hint[mb])
+                    oracle = torch.from_numpy(store.oracle[mb]) if self.net.oracle_size else None
+                    out = self.net.heads(obs, legal, valid, hint, oracle)
+                    newlogp, entropy = policy_terms(out.logits, valid, pick)
+                    old_logp = tensor(store.logp[mb])
+                    old_approx_kl, approx_kl, clipfrac = policy_diagnostics(
+                        newlogp - old_logp, p.clip_coef
+                    )
+                    clipfracs.append(clipfrac)
 
-                mb_adv = tensor(adv[mb])
-                if p.norm_adv and len(mb) > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = clipped_policy_loss(newlogp, tensor(store.logp[mb]), mb_adv, p.clip_coef)
-                # value loss (clipped around the rollout's value, as in PPO2)
-                mb_ret = tensor(returns[mb])
-                mb_val = tensor(store.value[mb])
-                if p.clip_vloss:
-                    v_unclipped = (newvalue - mb_ret) ** 2
-                    v_clipped = mb_val + torch.clamp(newvalue - mb_val, -p.clip_coef, p.clip_coef)
-                    v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - mb_ret) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((newvalue - mb_ret) ** 2).mean()
-                if seen_value is not None:
-                    v_loss = v_loss + 0.5 * ((seen_value - mb_ret) ** 2).mean()
-                entropy_loss = entropy.mean()
-                loss = pg_loss - p.ent_coef * entropy_loss + v_loss * p.vf_coef
-                if out.hidden_error is not None:
-                    hidden_loss = out.hidden_error.mean()
-                    loss = loss + p.hidden_coef * hidden_loss
-                if distill_rows is not None:
-                    distill_loss, agree = self.distill_loss(distill_rows[step])
-                    loss = loss + cfg.distill.coef * distill_loss
-                    distill_sums[0] += float(distill_loss.detach())
-                    distill_sums[1] += agree
-                step += 1
+                    mb_adv = tensor(adv[mb])
+                    if p.norm_adv and len(mb) > 1:
+                        mb_adv = normalized_advantages(mb_adv)
+                    mb_ret, mb_val = tensor(returns[mb]), tensor(store.value[mb])
+                    pg_loss = clipped_policy_loss(newlogp, old_logp, mb_adv, p.clip_coef)
+                    if out.oracle_value is None:
+                        v_loss = value_loss(out.value, mb_ret, mb_val, clip_v)
+                    else:  # the oracle critic gives the advantages, the seen one learns beside
+                        v_loss = value_loss(out.oracle_value, mb_ret, mb_val, clip_v)
+                        v_loss = v_loss + seen_critic_loss(out.value, mb_ret)
+                    entropy_loss = entropy.mean()
+                    loss = pg_loss - p.ent_coef * entropy_loss + v_loss * p.vf_coef
+                    if out.hidden_error is not None:
+                        hidden_loss = hidden_cards_loss(out.hidden_error)
+                        loss = loss + p.hidden_coef * hidden_loss
+                    if distill_rows is not None:
+                        assert self.distill is not None  # its rows are drawn only then
+                        d_loss, agree = distill_loss(
+                            self.net, self.distill.labels, distill_rows[step]
+                        )
+                        loss = loss + cfg.distill.coef * d_loss
+                        distill_sums[0] += float(d_loss.detach())
+                        distill_sums[1] += agree
+                    step += 1
 
-                self.optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(self.net.parameters(), p.max_grad_norm)
-                self.optimizer.step()
-            if p.target_kl is not None and approx_kl > p.target_kl:
-                break
-
-        self.update_seconds = time.perf_counter() - started
-        if overlapped:
-            numba.set_num_threads(numba_threads)  # torch's: set back after the rollout's join
-        else:
-            self.update_threads.record(self.update_seconds, m)
-            torch.set_num_threads(cfg.torch_threads)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    nn.utils.clip_grad_norm_(self.net.parameters(), p.max_grad_norm)
+                    self.optimizer.step()
+                if p.target_kl is not None and approx_kl > p.target_kl:
+                    break
+        self.update_seconds = clock.seconds
         y_pred, y_true = store.value[train_idx], returns[train_idx]
         var_y = float(np.var(y_true)) if m else 0.0
         explained_var = math.nan if var_y == 0 else 1.0 - float(np.var(y_true - y_pred)) / var_y
@@ -797,6 +781,17 @@ class Trainer:
             scalars["losses/distill"] = distill_sums[0] / step
             scalars["charts/distill_agreement"] = distill_sums[1] / step
         return scalars
+
+    def keep_pending(self, into: Transitions | None = None) -> None:
+        """Pending transitions (the stream heads) move to the front of the store (or of
+        ``into``) for the next rollout; the rest is dropped."""
+        n = self.store.n
+        heads = self.last[self.last >= 0]
+        order = np.sort(heads)
+        remap = np.full(max(n, 1), -1, np.int64)
+        remap[order] = np.arange(len(order))
+        self.last[self.last >= 0] = remap[self.last[self.last >= 0]]
+        self.store.keep_only(order, into)
 
     def add_snapshot(self) -> None:
         """A frozen copy of the learner joins the league."""
@@ -889,161 +884,7 @@ class Trainer:
         torch.set_num_threads(cfg.torch_threads)
         return out
 
-    # ------------------------------------------------------------ checkpoints
-    def checkpoint_dict(self) -> dict:
-        """The checkpoint of the run now: network, optimizer, league, generators, counters and the
-        pending transitions."""
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "kind": "train",
-            "spec": self.net.spec(),
-            "variant": self.variant_info,
-            "model": self.net.state_dict(),
-            "config": self.cfg.to_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "progress": {
-                "update": self.update,
-                "global_step": self.global_step,
-                "best_score": self.best_score,
-                "imitated": self.imitated,
-                "distill_digests": [] if self.distill is None else self.distill.digests,
-                "league_changes": self.league_changes,
-            },
-            "league": self.league.state_dict(),
-            "rng": rng_state(self.rng, self.generator),
-            **self.rollout_state(),
-        }
-
-    def rollout_state(self) -> dict:
-        """The games and the pending transitions, for a checkpoint."""
-        return {
-            "env": env_state(self.env),
-            "trainer": {
-                "last": torch.from_numpy(self.last.copy()),
-                "ep_len": torch.from_numpy(self.ep_len.copy()),
-                "store": self.store.state_dict(),
-                "collected": self.collected,  # the store holds a rollout to train on
-            },
-        }
-
-    def load_rollout_state(self, data: dict, path: Path) -> None:
-        """Restore :meth:`rollout_state` from checkpoint ``data`` (read from ``path``)."""
-        if "env" not in data:
-            raise CheckpointError(
-                f"checkpoint {str(path)!r} is of a run on Ray "
-                f"({len(data.get('workers', []))} rollout workers): resume it with --ray"
-            )
-        tr = data["trainer"]
-        games, players = self.last.shape
-        check_rollout_section(tr, self.store, games, players)  # before the games change
-        load_env_state(self.env, data["env"])  # the table takes them up: load()
-        self.last[...] = tr["last"].numpy()
-        self.ep_len[...] = tr["ep_len"].numpy()
-        self.store.load_state_dict(tr["store"])
-        self.collected = bool(tr.get("collected", False))
-
-    def save(self, best: bool = False) -> None:
-        """Write the checkpoint (``last.pt`` and a numbered copy, the oldest beyond
-        ``keep_checkpoints`` removed) and the policy file; ``best`` also as ``best_policy.pt``."""
-        ck = self.run_dir / "checkpoints"
-        data = self.checkpoint_dict()
-        try:  # never a checkpoint that a resume would refuse (a run gone NaN, say)
-            self.check_checkpoint(data)
-        except CheckpointError as exc:
-            raise CheckpointError(
-                f"update {self.update}: the run's own state is invalid ({exc}), so no "
-                f"checkpoint is written; the last one written stays in {str(ck)!r}"
-            ) from None
-        save_file(data, ck / "last.pt")
-        # never half a numbered checkpoint, the resume's fallback
-        copy_file(ck / "last.pt", ck / f"update_{self.update:06d}.pt")
-        kept = sorted(ck.glob("update_*.pt"))
-        for old in kept[: -self.cfg.keep_checkpoints]:
-            old.unlink()
-        meta = {"update": self.update, "global_step": self.global_step, "run": self.cfg.name}
-        save_file(
-            policy_dict(self.net, self.env.variant, self.obs_size, meta), self.run_dir / "policy.pt"
-        )
-        if best:
-            save_file(data, ck / "best.pt")
-            save_file(
-                policy_dict(self.net, self.env.variant, self.obs_size, meta),
-                self.run_dir / "best_policy.pt",
-            )
-        self.saved_update = self.update
-
-    def check_checkpoint(self, data: dict) -> None:
-        """CheckpointError naming the section and key unless every section of training
-        checkpoint ``data`` holds what this run's code relies on (the weights, the
-        optimiser, the progress counters, the league, the generators and the rollout:
-        :mod:`burako_env.training.checkpoint`, "Checked before use"); nothing is used or
-        changed. The games' arrays are checked as they load (:func:`load_env_state`:
-        before any is set)."""
-        shapes = {name: tuple(t.shape) for name, t in self.net.state_dict().items()}
-        check_weights(data.get("model"), None, shapes, "model weight")
-        check_optimizer_state(data.get("optimizer"), self.optimizer)
-        check_progress(data.get("progress"), len(self.cfg.league.changes))
-        self.league.check_state_dict(data.get("league"), shapes=shapes)
-        check_rng_state(data.get("rng"))
-        if "env" in data:  # a run on one machine (on Ray the workers check their own)
-            check_rollout_section(data.get("trainer"), self.store, *self.last.shape)
-
-    def load(self, path: Path) -> None:
-        """Resume from the checkpoint at ``path``: refused (naming why) when its table or network is
-        not this run's."""
-        data = load_file(path, kind="train")
-        check_compatible(data, self.variant_info, path)
-        check_same_network(data["spec"], self.net.spec(), f"checkpoint {str(path)!r}")
-        try:  # every section checked before any is used
-            self.check_checkpoint(data)
-        except CheckpointError as exc:
-            raise CheckpointError(
-                f"checkpoint {str(path)!r} is corrupted or does not fit this run: {exc}"
-            ) from None
-        try:
-            # the games first: their arrays are checked as they load, before any is set
-            self.load_rollout_state(data, path)
-            self.net.load_state_dict(data["model"])
-            self.optimizer.load_state_dict(data["optimizer"])
-            # the league as it was when saved: its config's changes applied so far
-            self.league_changes = int(data["progress"].get("league_changes", 0))
-            if self.league_changes:
-                self.league.change(
-                    league_after(self.cfg.league, self.league_changes), seed=self.cfg.seed
-                )
-            self.league.load_state_dict(data["league"])
-            self.reseat()
-            self.table.wait()  # every saved game waits for the learner
-            load_rng_state(data["rng"], self.rng, self.generator)
-        except (KeyError, RuntimeError, ValueError) as exc:
-            if isinstance(exc, CheckpointError):
-                raise
-            raise CheckpointError(f"checkpoint {str(path)!r} does not fit this run: {exc}") from exc
-        prog = data["progress"]
-        self.update, self.global_step = int(prog["update"]), int(prog["global_step"])
-        self.best_score = float(prog["best_score"])
-        self.imitated = bool(prog.get("imitated", True))
-        theirs = list(prog.get("distill_digests", []))
-        ours = [] if self.distill is None else self.distill.digests
-        if theirs != ours:  # the run learnt other labels: it would not resume exactly
-            raise CheckpointError(
-                f"checkpoint {str(path)!r} was trained on other distill.data files (or "
-                "their contents changed since): restore them, or start a new run "
-                "(init_policy: its policy)"
-            )
-        # evaluations logged after this checkpoint will be made again: drop them (as the
-        # TensorBoard writer purges the scalars past the checkpoint's step)
-        evals = self.run_dir / "eval.jsonl"
-        if evals.is_file():
-            kept = [
-                line
-                for line in evals.read_text().splitlines()
-                if line.strip() and json.loads(line)["update"] <= self.update
-            ]
-            evals.write_text("".join(line + "\n" for line in kept))
-
-    # ------------------------------------------------------------ the loop
+    # ------------------------------------------------------------ logging
     def log(self, scalars: dict, step: int) -> None:
         """Write ``scalars`` to TensorBoard at ``step`` (None and NaN values skipped)."""
         if self.writer is not None:
@@ -1082,94 +923,3 @@ class Trainer:
         if best:
             self.best_score = score
         return last_eval, best
-
-    def run(self, stop_after: int | None = None, verbose: bool = True) -> dict:
-        """Train until the schedule ends (or ``stop_after`` updates of this call), evaluating and
-        saving on the way; the last update's statistics."""
-        from torch.utils.tensorboard import SummaryWriter
-
-        cfg = self.cfg
-        self.writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.global_step + 1)
-        if self.update == 0:
-            self.writer.add_text("config", "```\n" + json.dumps(cfg.to_dict(), indent=1) + "\n```")
-        done_here = 0
-        last_eval: dict = {}
-        try:
-            if not self.imitated or self.from_policy:
-                if not self.imitated:
-                    self.imitate(verbose)
-                self.from_policy = False
-                best = False
-                if cfg.eval.every:  # the starting policy's strength, logged at step 0
-                    last_eval, best = self.evaluate_and_log(verbose)
-                self.save(best=best)
-            while self.update < cfg.num_updates:
-                if stop_after is not None and done_here >= stop_after:
-                    break
-                self.update += 1
-                done_here += 1
-                self.change_league(self.update)
-                c0, t0 = seconds_compiling(), time.perf_counter()
-                self.collect_unless_collected()  # with overlap: collected beside the last
-                c1, t1 = seconds_compiling(), time.perf_counter()
-                scalars = self.learn()
-                c2, t2 = seconds_compiling(), time.perf_counter()
-                self.global_step += cfg.rollout_steps  # the env steps trained on so far
-                # rates of warm code: a first update on a cold cache compiles kernels
-                t1, t2 = t1 - (c1 - c0), t2 - (c2 - c0)
-                if self.update % cfg.league.snapshot_every == 0:
-                    self.add_snapshot()
-                steps = cfg.rollout_steps
-                scalars["charts/steps_per_second"] = steps / (t2 - t0)
-                scalars["charts/rollout_steps_per_second"] = steps / max(self.rollout_seconds, 1e-9)
-                scalars["charts/update_seconds"] = t2 - t1
-                for key, values in self.stats.items():
-                    if values:
-                        scalars[f"charts/mean_{key}"] = float(np.mean(values))
-                scalars["charts/episodes"] = float(len(self.stats.get("hand_length", [])))
-                self.stats = {}
-                for name, r in self.league.ratings.items():
-                    scalars[f"league/rating_{name}"] = r
-                tally = self.league.pop_tally()  # name -> (learner's score, games)
-                snaps = [v for n, v in tally.items() if n.startswith("snapshot@")]
-                for name, (w, _) in tally.items():
-                    if not name.startswith("snapshot@"):
-                        scalars[f"league/win_rate_{name}"] = w
-                if snaps:
-                    games = sum(k for _, k in snaps)
-                    scalars["league/games_vs_snapshots"] = float(games)
-                    scalars["league/win_rate_snapshots"] = sum(w * k for w, k in snaps) / games
-                if self.update % cfg.log_every == 0:
-                    self.log(scalars, self.global_step)
-                if verbose:
-                    print(
-                        f"update {self.update}/{cfg.num_updates} step {self.global_step:,} "
-                        f"sps {scalars['charts/steps_per_second']:,.0f} "
-                        f"score {scalars.get('charts/mean_hand_score', float('nan')):.0f} "
-                        f"len {scalars.get('charts/mean_hand_length', float('nan')):.0f} "
-                        f"ent {scalars['losses/entropy']:.3f} "
-                        f"kl {scalars['losses/approx_kl']:.4f} "
-                        f"ev {scalars['losses/explained_variance']:.3f}",
-                        flush=True,
-                    )
-                is_last = self.update == cfg.num_updates
-                best = False
-                if cfg.eval.every and (self.update % cfg.eval.every == 0 or is_last):
-                    last_eval, best = self.evaluate_and_log(verbose)
-                if (
-                    self.update % cfg.checkpoint_every == 0
-                    or is_last
-                    or best
-                    or (stop_after is not None and done_here >= stop_after)
-                ):
-                    self.save(best=best)
-        finally:
-            self.writer.close()
-        return {
-            "run_dir": str(self.run_dir),
-            "update": self.update,
-            "updates_run": done_here,
-            "global_step": self.global_step,
-            "eval": last_eval,
-            "best_score": self.best_score,
-        }

@@ -272,7 +272,7 @@ class TrainingLabels:
 def label_terms(net, labels: SearchLabels, rows: np.ndarray):
     """``(log-probability [R], argmax agrees [R])`` of the teacher's choices at ``rows``
     under ``net``'s policy, without a hint (the network's own logits): the distill term
-    of training (:meth:`~burako_env.training.ppo.Trainer.distill_loss`) and
+    of training (:func:`burako_env.training.ppo.distill_loss`) and
     :func:`policy_agreement` both read them."""
     import torch
 

@@ -734,7 +734,7 @@ def test_device_auto_trains_where_torch_sees_a_gpu_and_a_missing_gpu_is_named(tm
     """``device: auto`` is the CPU here (no GPU in CI) and CUDA where torch sees one;
     asking for a GPU that torch does not see is a ConfigError saying what to set."""
     from burako_env.training.config import ConfigError, load_config
-    from burako_env.training.ppo import resolve_device
+    from burako_env.training.runtime import resolve_device
 
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert resolve_device("auto").type == expected
@@ -780,29 +780,92 @@ def test_the_update_gives_the_same_network_on_one_and_two_threads(tmp_path):
 
 
 def test_auto_update_threads_time_each_count_and_keep_the_fastest(monkeypatch):
-    from burako_env.training import ppo
+    from burako_env.training import runtime
 
-    threads = ppo.UpdateThreads("auto")
+    threads = runtime.UpdateThreads("auto")
     threads.cores = 4
-    monkeypatch.setattr(ppo, "busy_cores", lambda: 1)
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 1)
     assert threads.choose() == 1  # one thread is timed first
     threads.record(1.0, 1000)
     assert threads.choose() == 3  # then the idle cores
     threads.record(1.5, 1000)  # slower per transition than one thread
     assert threads.choose() == 1  # the fastest is kept
     threads.record(1.0, 1000)
-    monkeypatch.setattr(ppo, "busy_cores", lambda: 6)
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 6)
     assert threads.choose() == 1  # every core busy: one thread
-    monkeypatch.setattr(ppo, "busy_cores", lambda: 2)
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 2)
     assert threads.choose() == 2  # two idle cores: a count not timed yet
     threads.record(0.5, 1000)
     assert threads.choose() == 2  # faster: kept
-    while threads.updates % ppo.UpdateThreads.PROBE_EVERY:
+    while threads.updates % runtime.UpdateThreads.PROBE_EVERY:
         threads.choose()
     assert threads.choose() == 1  # every count timed again
-    fixed = ppo.UpdateThreads(3)
-    monkeypatch.setattr(ppo, "busy_cores", lambda: 0)
+    fixed = runtime.UpdateThreads(3)
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 0)
     assert fixed.choose() == 3
+
+
+def test_an_update_runs_on_its_threads_and_gives_the_learners_back(monkeypatch):
+    """``UpdateThreads.running``: alone, torch runs the chosen count, the time is recorded
+    per transition and torch goes back to ``torch_threads`` (after an error too);
+    beside the rollout, one torch and one numba thread, numba's count given back and
+    nothing recorded."""
+    import numba
+
+    from burako_env.training import runtime
+
+    torch_before, numba_before = torch.get_num_threads(), numba.get_num_threads()
+    monkeypatch.setattr(runtime, "busy_cores", lambda: 0)
+    try:
+        fixed = runtime.UpdateThreads(2)
+        with fixed.running(100, overlapped=False, torch_threads=1) as clock:
+            assert torch.get_num_threads() == 2
+        assert torch.get_num_threads() == 1 and clock.seconds > 0
+        assert fixed.seconds == {}  # a fixed count is never timed
+        auto = runtime.UpdateThreads("auto")
+        auto.cores = 1
+        with auto.running(100, overlapped=False, torch_threads=2) as clock:
+            pass
+        timed = {1: clock.seconds / 100}
+        assert auto.seconds == timed and torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError, match="update failed"):
+            with auto.running(100, overlapped=False, torch_threads=1):
+                raise RuntimeError("update failed")
+        assert torch.get_num_threads() == 1 and auto.updates == 2
+        with auto.running(100, overlapped=True, torch_threads=2):
+            assert torch.get_num_threads() == 1 and numba.get_num_threads() == 1
+        assert numba.get_num_threads() == numba_before
+        assert auto.updates == 2 and auto.seconds == timed  # not chosen, not timed
+    finally:
+        torch.set_num_threads(torch_before)
+        numba.set_num_threads(numba_before)
+
+
+def test_the_rollout_thread_collects_beside_and_keeps_its_error_for_the_learner():
+    import threading
+
+    from burako_env.training import runtime
+
+    before = torch.get_num_threads()
+    ran: list[str] = []
+    try:
+
+        def collect() -> None:
+            ran.append(threading.current_thread().name)
+
+        with runtime.RolloutThread(collect, torch_threads=2) as rollout:
+            assert torch.get_num_threads() == 1  # the learner's, while the rollout runs
+        assert ran == ["burako-rollout"] and rollout.error is None
+        assert torch.get_num_threads() == 2 and not rollout.is_alive()
+
+        def fail() -> None:
+            raise ValueError("the games broke")
+
+        with runtime.RolloutThread(fail, torch_threads=1) as rollout:
+            pass
+        assert isinstance(rollout.error, ValueError) and torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
 
 
 # ------------------------------------------------------ overlap: the rollout beside the update
