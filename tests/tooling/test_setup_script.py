@@ -78,9 +78,9 @@ def test_the_tests_install_the_rest_and_the_main_job_then_needs_nothing(checkout
     assert setup(checkout, "train").returncode == 0
     assert setup(checkout, "all,dev").returncode == 0
     # the extras installed so far stay in: what is there and what is asked for
-    assert installs(checkout)[-1] == "-m pip install -e .[dev,openspiel,postgres,ray,rllib,train,web] " + (
-        "torch==2.13.0"
-    )
+    assert installs(checkout)[
+        -1
+    ] == "-m pip install -e .[dev,openspiel,postgres,ray,rllib,train,web] " + ("torch==2.13.0")
     for extras in ("train", "all,dev", "web", "dev"):  # all installed: nothing to do
         done = setup(checkout, extras)
         assert done.returncode == 0 and done.stdout == done.stderr == "", extras
