@@ -736,7 +736,7 @@ function renderPlay() {
     });
     el.dataset.pos = i;
     el.addEventListener("click", ev => { if (dragJustEnded) return; toggle(i); });
-    el.addEventListener("dblclick", ev => { ev.preventDefault(); if (myTurnNow() && discards.has(c)) playDiscard(c); });
+    el.addEventListener("dblclick", ev => { ev.preventDefault(); if (myTurnNow() && discards.has(c) && bothClicksOn(i)) playDiscard(c); });
     el.addEventListener("pointerdown", ev => startDrag(ev, i));
     return el;
   }));
@@ -866,6 +866,16 @@ function layoutHand() {
   el.classList.toggle("fanned", step < open);
 }
 window.addEventListener("resize", () => layoutHand());
+
+// a double-click discards only when both its clicks fell on that card: on a phone a tap on
+// a button of the hand's bar, then a quick tap on the card drawn where the button was (the
+// bar redrawn between them), is a double tap to the browser, not a discard to the person
+let clickTrail = [null, null]; // the hand positions of the last two clicks (null: elsewhere)
+document.addEventListener("click", ev => {
+  const card = ev.target.closest ? ev.target.closest("#hand .card") : null;
+  clickTrail = [clickTrail[1], card ? +card.dataset.pos : null];
+}, true);
+function bothClicksOn(pos) { return clickTrail[0] === pos && clickTrail[1] === pos; }
 
 // ------------------------------------------------------------------ dragging a card
 let drag = null;
