@@ -1105,6 +1105,21 @@ def test_phone_keeps_the_hand_stock_and_pile_in_reach_for_a_whole_hand(open_page
     assert wait_my_turn(page) == "mine" and page.evaluate(REACH)["rows"] == 1
 
 
+def test_phone_set_up_form_and_watch_controls_are_40_px(open_page, records_dir):
+    """At 390x844 the set-up form (its house rules open) and Watch have no control under
+    40 px either (the table's own are checked turn by turn above)."""
+    page = open_page(PHONE, touch=True)
+    page.goto(page.base_url + "#/")
+    page.wait_for_selector("#setup")
+    page.tap("#house summary")
+    page.wait_for_selector("#house-rules [data-rule]")
+    assert page.evaluate(REACH)["small"] == []
+    write_records(records_dir / "phone.jsonl", [recorded_game()])
+    page.goto(page.base_url + "#/watch?file=phone.jsonl&game=0&step=5&viewer=all")
+    page.wait_for_selector("#table[data-step='5']")
+    assert page.evaluate(REACH)["small"] == []
+
+
 def start_game_with(page, players: int, seed: int, episode: str = "hand") -> str:
     """start_game, for one hand or a whole match."""
     page.goto(page.base_url + "#/")
