@@ -9,7 +9,9 @@ an end wild may be), the muertos, the cards known to be in other hands, scores a
 a hand has ended, every score item of both teams. A seat sees what its observation
 holds and no more: the bar on discarding the card just taken (``no_discard``) only the
 taker (whether it appears tells whether the taker held a copy).
-``viewer=None`` opens every hand (watching a recorded game).
+``viewer=None`` opens every hand (watching a recorded game). :func:`hand_end_view` is the
+table as a hand ended, every hand open, for the end-of-hand summary (who went out, the
+melds, the cards left in each hand).
 
 Cards travel as card type ids (0..52); :func:`card_faces` gives the page their rank,
 suit and colour once. Words (the log's, the thinking's, the refusals') are the terminal's
