@@ -1,7 +1,7 @@
 """The README's pictures of the web table at three screen sizes, made reproducibly.
 
 Starts ``burako serve`` on a free port and, for each size, deals a 4-player argentine hand
-(seed 3, greedy bots, the bots at instant speed), plays by clicking (draw, lay every meld
+(seed 3, Easy bots (the greedy agent), at instant speed), plays by clicking (draw, lay every meld
 the page offers, discard the last card) for a few turns, and photographs the screen as
 the person sees it on their turn, a card selected so that the melds it fits glow:
 
@@ -65,7 +65,7 @@ def picture(browser, url: str, size: dict, touch: bool, seed: int, turns: int) -
     page = context.new_page()
     page.goto(url)
     page.wait_for_selector("#setup")
-    page.select_option("#bots-all", "greedy")
+    page.select_option("#bots-all", "easy")  # the Easy level: the greedy agent
     page.dispatch_event("#bots-all", "change")
     page.fill("#seed", str(seed))
     page.click("#start")

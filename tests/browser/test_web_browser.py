@@ -29,7 +29,7 @@ from PIL import Image
 from playwright import sync_api as playwright_api
 
 from burako_env.agents import make_agent
-from burako_env.cards import NUM_RANKS
+from burako_env.cards import JOKER, NUM_RANKS
 from burako_env.core.game import Game
 from burako_env.frontends.narrate import action_words, play_and_describe
 from burako_env.frontends.playback import check_record, start
@@ -432,7 +432,7 @@ def test_hand_tools_keys_and_help(open_page):
     page.click("#sort-rank")
     by_rank = hand_cards(page)
     assert sorted(by_rank) == sorted(by_suit) and by_rank != by_suit
-    ranks = [52 * 4 if c == 52 else (c % 13) * 4 + c // 13 for c in by_rank]
+    ranks = [(wild_rank(c), (c % 13) * 4 + c // 13) for c in by_rank]
     assert ranks == sorted(ranks)
     page.keyboard.press("s")
     assert hand_cards(page) == by_suit
@@ -487,6 +487,32 @@ def test_hand_tools_keys_and_help(open_page):
     assert "cards of its hand you cannot see" in drawn[0]
     assert "80.0%" in drawn[1] and "value +0.25: its own estimate" in drawn[1]
     assert "nothing yet" in drawn[2]
+
+
+def wild_rank(card: int) -> int:
+    """Where a card goes among the wilds held at the end of a hand: 0 a natural card, 1 a
+    2 (every 2 is wild, RULES.md 1), 2 the joker."""
+    return 2 if card == JOKER else 1 if card % NUM_RANKS == 1 else 0
+
+
+def test_wilds_are_sorted_with_the_jokers(open_page):
+    """By suit and by rank, the 2s stand just before the jokers at the end of the hand; the
+    other cards keep their order (seed 17 deals P0 2♣ and a joker)."""
+    page = open_page(LAPTOP)
+    start_game(page, players=4, seed=17)
+    wait_my_turn(page)
+    page.click("#sort-suit")
+    by_suit = hand_cards(page)
+    assert JOKER in by_suit and any(c % NUM_RANKS == 1 for c in by_suit if c != JOKER)
+    page.click("#sort-rank")
+    by_rank = hand_cards(page)
+    for cards in (by_suit, by_rank):
+        wilds = [wild_rank(c) for c in cards]
+        assert wilds == sorted(wilds), cards  # the naturals, then the 2s, then the jokers
+    naturals = [c for c in by_suit if not wild_rank(c)]
+    assert naturals == sorted(naturals)  # by suit: the server's order (suit, then rank)
+    ranked = [c for c in by_rank if not wild_rank(c)]
+    assert ranked == sorted(ranked, key=lambda c: ((c % NUM_RANKS), c // NUM_RANKS))
 
 
 def test_running_score_on_the_table(open_page):
@@ -973,3 +999,224 @@ def test_two_friends_at_one_table_as_partners(open_page):
             assert ["hand" in s for s in view["seats"]] == [p == seat for p in range(4)]
             checked += 1
     assert checked > 20
+
+
+# ---------------------------------------------------------------- the phone, finished
+#: what a phone must keep in reach on the person's turn: the hand's cards in one row (their
+#: layout tops, a selected card's lift aside), the stock, the pile and the peeked card on
+#: the screen and not covered (elementFromPoint at each centre is inside it), and every
+#: visible control 40 px or more each way (a checkbox or radio counts as its label)
+REACH = """() => {
+  const tops = [...document.querySelectorAll('#hand .card')].map(c => c.offsetTop);
+  const stacks = {};
+  for (const id of ['stock', 'pile', 'peek']) {
+    const e = document.getElementById(id);
+    if (!e) continue;
+    const b = e.getBoundingClientRect();
+    const x = b.left + b.width / 2, y = b.top + b.height / 2;
+    const under = document.elementFromPoint(x, y);
+    const onScreen = b.top >= 0 && b.bottom <= innerHeight && b.left >= 0 && b.right <= innerWidth;
+    stacks[id] = {on_screen: onScreen, uncovered: !!under && e.contains(under)};
+  }
+  const small = [...document.querySelectorAll('button, select, input, summary, a[href]')]
+    .map(e => (e.matches('input[type=checkbox], input[type=radio]') && e.closest('label')) || e)
+    .filter(e => e.checkVisibility({visibilityProperty: true}))
+    .map(e => [e, e.getBoundingClientRect()])
+    .filter(([e, b]) => b.right > 0 && b.left < innerWidth && (b.width < 40 || b.height < 40))
+    .map(([e, b]) => `${e.id || e.textContent.trim().slice(0, 20)} ${b.width}x${b.height}`);
+  return {cards: tops.length, rows: new Set(tops).size, stacks, small};
+}"""
+
+
+def test_phone_keeps_the_hand_stock_and_pile_in_reach_for_a_whole_hand(open_page):
+    """Issue 57.5 at 390x844, a whole hand of a match by touch: on every decision of the
+    person the hand (11 cards at the deal) is one row, the stock, the pile and the peeked
+    card are on the screen and uncovered by the hand's bar (though the page scrolled to
+    reach a meld), no control is under 40 px; the stock and the pile are tapped to draw
+    and discard. The hand's end then shows who went out, the table as it ended and every
+    hand (the server's ``hand_end``), before the next deal is played."""
+    page = open_page(PHONE, touch=True)
+    start_game_with(page, players=4, seed=3, episode="match")
+    turns = 0
+    tapped = {"stock": 0, "pile": 0}
+    while wait_my_turn(page) == "mine":
+        turns += 1
+        assert turns < 300, "the hand does not end"
+        got = page.evaluate(REACH)
+        if turns == 1:
+            assert got["cards"] == 11
+        assert got["rows"] == 1, f"decision {turns}: {got['cards']} cards in {got['rows']} rows"
+        assert got["stacks"]["stock"] == {"on_screen": True, "uncovered": True}, (turns, got)
+        assert got["stacks"]["pile"] == {"on_screen": True, "uncovered": True}, (turns, got)
+        if "peek" in got["stacks"]:
+            assert got["stacks"]["peek"] == {"on_screen": True, "uncovered": True}, (turns, got)
+        assert got["small"] == [], f"decision {turns}: controls under 40 px: {got['small']}"
+        assert_layout(page)
+        before = moves_count(page)
+        what = "the rest"
+        if page.query_selector("#peek.takeable"):
+            what = "tap the peeked card"
+            page.tap("#peek")
+        elif page.query_selector("#stock.takeable"):
+            what = "tap the stock"
+            page.tap("#stock")
+            tapped["stock"] += 1
+        elif page.query_selector("#suggest .option"):
+            what = "open a meld"
+            if not page.is_visible("#suggest .option"):
+                page.tap("#suggest summary")
+            page.tap("#suggest .option")
+        elif page.query_selector("#hand .card.addable"):
+            what = "tap a card, tap its meld"
+            tap_card(page, page.query_selector("#hand .card.addable"))
+            meld = page.query_selector(".meld.can-add")
+            meld.evaluate("e => e.scrollIntoView({block: 'center'})")  # the page scrolls
+            meld.tap()
+        elif page.query_selector("#hand .card.discardable"):
+            what = "tap a card, tap the pile"
+            tap_card(page, page.query_selector_all("#hand .card.discardable")[-1])
+            page.tap("#pile")
+            tapped["pile"] += 1
+        else:
+            page.tap("#actions button[data-kind]")
+        wait_moved(page, before, what)
+    assert turns > 3 and tapped["stock"] > 3 and tapped["pile"] > 3
+    end = page.evaluate("view.hand_end")
+    assert page.evaluate("view.hand_number") == 2 and end["number"] == 1  # dealt, not played
+    went = page.inner_text("#went-out")
+    if end["went_out"] is None:
+        assert went == f"Nobody went out: {end['reason']}."
+    else:
+        assert f"P{end['went_out']['seat']} " in went and "went out" in went
+    for t in (0, 1):
+        shown = page.eval_on_selector_all(
+            f"#end-table .end-team[data-team='{t}'] .meld",
+            "ms => ms.map(m => [...m.querySelectorAll('.card')].map(c => +c.dataset.card))",
+        )
+        assert shown == [[x["card"] for x in m["cards"]] for m in end["melds"][t]]
+    for seat, cards in enumerate(end["hands"]):
+        row = f"#end-hands .end-hand[data-seat='{seat}']"
+        assert (
+            page.eval_on_selector_all(row + " .card", "e => e.map(c => +c.dataset.card)") == cards
+        )
+    assert sum(map(len, end["hands"])) > 0 and end["melds"] != [[], []]
+    page.tap("#next-hand")
+    assert page.query_selector("#overlay") is None
+    assert wait_my_turn(page) == "mine" and page.evaluate(REACH)["rows"] == 1
+
+
+def test_phone_set_up_form_and_watch_controls_are_40_px(open_page, records_dir):
+    """At 390x844 the set-up form (its house rules open) and Watch have no control under
+    40 px either (the table's own are checked turn by turn above)."""
+    page = open_page(PHONE, touch=True)
+    page.goto(page.base_url + "#/")
+    page.wait_for_selector("#setup")
+    page.tap("#house summary")
+    page.wait_for_selector("#house-rules [data-rule]")
+    assert page.evaluate(REACH)["small"] == []
+    write_records(records_dir / "phone.jsonl", [recorded_game()])
+    page.goto(page.base_url + "#/watch?file=phone.jsonl&game=0&step=5&viewer=all")
+    page.wait_for_selector("#table[data-step='5']")
+    assert page.evaluate(REACH)["small"] == []
+
+
+def start_game_with(page, players: int, seed: int, episode: str = "hand") -> str:
+    """start_game, for one hand or a whole match."""
+    page.goto(page.base_url + "#/")
+    page.wait_for_selector("#setup")
+    page.select_option("#players", str(players))
+    page.select_option("#bots-all", "easy")
+    page.dispatch_event("#bots-all", "change")
+    page.fill("#seed", str(seed))
+    page.check(f"#ep-{episode}")
+    page.click("#start")
+    page.wait_for_selector("#table")
+    return page.evaluate("location.hash").split("/")[-1]
+
+
+#: each seat's last-move line and each meld's wild words, as the page shows them
+LINES = """() => ({
+  last: Object.fromEntries([...document.querySelectorAll('.last-move')].map(e => [e.dataset.seat,
+    {text: e.textContent, one_line: e.getBoundingClientRect().height < 24,
+     on_screen: e.checkVisibility({visibilityProperty: true})}])),
+  wilds: [...document.querySelectorAll('#table .meld')].map(m => {
+    const w = m.querySelector('.meld-wild');
+    const shown = !!w && w.checkVisibility({visibilityProperty: true})
+      && w.getBoundingClientRect().height > 0;
+    return {title: m.title, text: w ? w.textContent : null, shown};
+  }),
+})"""
+
+
+def test_each_seats_last_move_and_each_wild_in_words_on_every_screen(open_page, records_dir):
+    """Issue 57.5: on a phone, a laptop and a desktop, every seat shows its last move of
+    the hand in the log's words on one line, and every meld with a wild says what the wild
+    stands for under it (not only in its tooltip)."""
+    page = open_page(PHONE, touch=True)
+    start_game(page, players=4, seed=3)
+    while True:  # play until a meld with a wild is on the table and every seat has moved
+        assert wait_my_turn(page) == "mine"
+        melds = page.evaluate("view.melds.flat()")
+        seats = {e["seat"] for e in page.evaluate("view.log")}
+        if any(m["wild_text"] for m in melds) and seats >= {0, 1, 2, 3}:
+            break
+        play_one_move(page)
+    log = page.evaluate("view.log")
+    expected = {}
+    for e in log:
+        expected[str(e["seat"])] = "last: " + e["text"]
+    for size in (PHONE, LAPTOP, DESKTOP):
+        page.set_viewport_size(size)
+        got = page.evaluate(LINES)
+        assert {k: v["text"] for k, v in got["last"].items()} == expected, size
+        assert all(v["one_line"] and v["on_screen"] for v in got["last"].values()), (size, got)
+        wilds = [w for w in got["wilds"] if w["title"]]
+        assert wilds and all(w["shown"] and w["text"] == w["title"] for w in wilds), (size, got)
+    # a recorded game in Watch: every seat's line, up to the step shown
+    rec = recorded_game()
+    write_records(records_dir / "last_moves.jsonl", [rec])
+    page.set_viewport_size(PHONE)
+    page.goto(page.base_url + "#/watch?file=last_moves.jsonl&game=0&step=9&viewer=all")
+    page.wait_for_selector("#table[data-step='9']")
+    told = Game("argentine", seed=rec.seed)
+    expected = {}
+    for a in rec.actions[:9]:
+        seat = int(told.current_player[0])
+        expected[str(seat)] = "last: " + web_words(play_and_describe(told, a).text)
+    got = page.evaluate(LINES)["last"]
+    assert {k: v["text"] for k, v in got.items() if k in expected} == expected
+    assert all(v["text"] == "no move yet this hand" for k, v in got.items() if k not in expected)
+
+
+def test_a_turn_chime_card_sounds_and_a_mute_kept_by_the_browser(open_page):
+    """Issue 57.5: Web Audio tones (no files): a chime when the person's turn begins, a
+    tick for other moves; the mute switch silences both and the browser keeps it."""
+    page = open_page(LAPTOP)
+    start_game(page, players=4, seed=3)
+    assert wait_my_turn(page) == "mine"
+    assert (
+        page.inner_text("#sound") == "♪ sound"
+        and page.get_attribute("#sound", "aria-pressed") == "true"
+    )
+    for _ in range(4):  # the person's moves and the bots' round back to the person
+        play_one_move(page)
+        assert wait_my_turn(page) == "mine"
+    played = page.evaluate("soundsPlayed.slice()")
+    assert "turn" in played and "card" in played, played
+    assert page.evaluate("audio !== null")  # made at the first click: a browser's rule
+    page.click("#sound")
+    assert (
+        page.inner_text("#sound") == "♪ muted"
+        and page.get_attribute("#sound", "aria-pressed") == "false"
+    )
+    assert page.evaluate("localStorage.getItem('burako-sound')") == "off"
+    page.evaluate("soundsPlayed.length = 0")
+    for _ in range(4):
+        play_one_move(page)
+        assert wait_my_turn(page) == "mine"
+    assert page.evaluate("soundsPlayed.length") == 0
+    page.reload()
+    page.wait_for_selector("#sound")
+    assert page.inner_text("#sound") == "♪ muted"
+    page.click("#sound")
+    assert page.evaluate("localStorage.getItem('burako-sound')") == "on"

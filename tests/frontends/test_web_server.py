@@ -22,6 +22,7 @@ from burako_env.agents import make_agent
 from burako_env.cards import NUM_CARD_TYPES, NUM_RANKS, parse_cards
 from burako_env.core.actions import decode_action, discard_action
 from burako_env.core.constants import (
+    END_WENT_OUT,
     MELD_GROUP,
     MELD_RUN,
     MF_GAP,
@@ -727,6 +728,54 @@ def test_match_mode_reports_each_hand(client):
         view = client.post(f"/api/games/{view['id']}/move", json={"action": pick["action"]}).json()
     assert hands_seen >= 2 or view["over"]
     assert view["episode"] == "match" and sum(view["match_points"]) != 0
+
+
+def test_a_matchs_hand_end_keeps_the_table_as_it_ended():
+    """A match deals the next hand in the move that ends one: the view still carries the
+    ended hand's final table, every hand open (``hand_end``), the same as the first hand
+    played alone from the same seed (a single hand ends without a next deal)."""
+    session = PlaySession.new({"seed": 4, "players": 2, "bots": "greedy", "episode": "match"})
+    assert session.view()["hand_end"] is None
+    while session.game.view(0).hands_ended == 0:
+        if session.to_act == session.seat:
+            moves = legal_moves(session.game)
+            kinds = [m["kind"] for m in moves]
+            pick = moves[kinds.index("discard")] if "discard" in kinds else moves[0]
+            session.move({"action": pick["action"]})
+        else:
+            session.bot_move()
+    view = session.view()
+    assert not view["over"] and view["hand_number"] == 2  # the next hand is dealt
+    end = view["hand_end"]
+    assert end["number"] == 1 and end == session.hand_ends[1]
+    alone = Game("argentine", num_players=2, seed=4, episode="hand")
+    for action in session.actions:
+        alone.step_one(action)
+    assert alone.is_over()
+    table = table_view(alone)
+    assert end["melds"] == table["melds"]
+    assert end["hands"] == [s["hand"] for s in table["seats"]]
+    v = alone.view(0)
+    if end["went_out"] is None:
+        assert v.end_reason != END_WENT_OUT and end["reason"]
+    else:
+        seat = end["went_out"]["seat"]
+        assert end["hands"][seat] == [] and end["went_out"]["team"] == seat % 2 == v.went_out
+    assert sum(len(h) for h in end["hands"]) > 0  # the other hands, open
+    # a restored session (the moves played again) keeps the same final table
+    again = PlaySession.restore(
+        session.id,
+        session.options,
+        [
+            (p, a, None)
+            for p, a in zip(
+                [e["seat"] for e in session.log if e["seat"] is not None],
+                session.actions,
+                strict=True,
+            )
+        ],
+    )
+    assert again.view()["hand_end"] == end
 
 
 # ---------------------------------------------------------------- watching records

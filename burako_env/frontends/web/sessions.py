@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from burako_env.core.constants import S_EPISODE_MATCH
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.state import copy_state
 from burako_env.frontends.levels import (
@@ -57,7 +58,7 @@ from burako_env.frontends.thinking import (
     recorded_thinking,
 )
 from burako_env.frontends.web.moves import legal_moves, resolve_move
-from burako_env.frontends.web.table import table_view
+from burako_env.frontends.web.table import hand_end_view, table_view
 from burako_env.limits import (
     MAX_SEED,
     MAX_WEB_GAMES,
@@ -258,6 +259,10 @@ class PlaySession:
     thinking: dict[int, dict] = field(default_factory=dict)
     #: the hint for the person's decision now: (moves played when asked, its JSON)
     hint: tuple[int, dict] | None = None
+    #: each ended hand's final table by its number (:func:`hand_end_view`), for the
+    #: end-of-hand summary: a match deals the next hand in the move that ends one, so the
+    #: table as it ended is kept when that move is played (and again on a restore)
+    hand_ends: dict[int, dict] = field(default_factory=dict, repr=False, compare=False)
     #: held by every request that reads or moves this game: the engine runs in worker
     #: threads, and two tabs or a bot step racing a click must not touch one game at once
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
@@ -461,6 +466,9 @@ class PlaySession:
         # seat may see it
         hinted = self.hint is not None and self.hint[0] == last and self.to_act == seat
         view["hint"] = self.hint[1] if hinted else None
+        # the last ended hand as it ended, every hand open (as a real table lays them down
+        # to count them): the summary shows it before the next deal is played
+        view["hand_end"] = self.hand_ends.get(view["hands_ended"])
         return view
 
     # ------------------------------------------------------------ seats
@@ -488,7 +496,21 @@ class PlaySession:
         return kept["joins"]
 
     def _record_move(self, player: int, action: int, thinking: dict | None = None) -> None:
-        told = play_and_describe(self.game, action)  # the words of burako play and replay
+        game = self.game
+        ended_before = int(game.view(0).hands_ended)
+        # a match's move that ends a hand deals the next one: a copy played as a single
+        # hand keeps the table as it ended (one game's arrays: cheap)
+        last_deal = game.clone() if game.episode == "match" else None
+        told = play_and_describe(game, action)  # the words of burako play and replay
+        if int(game.view(0).hands_ended) > ended_before:
+            final = game
+            if not game.is_over():
+                last_deal.episode = "hand"
+                last_deal.state.scalars[0, S_EPISODE_MATCH] = 0  # the state's own flag
+                last_deal.step_one(action)
+                final = last_deal
+            end = hand_end_view(final, player)
+            self.hand_ends[end["number"]] = end
         self.actions.append(action)
         move = len(self.actions)
         entry = {"seat": player, "who": self.names[player], "text": told.text, "move": move}

@@ -9,7 +9,9 @@ an end wild may be), the muertos, the cards known to be in other hands, scores a
 a hand has ended, every score item of both teams. A seat sees what its observation
 holds and no more: the bar on discarding the card just taken (``no_discard``) only the
 taker (whether it appears tells whether the taker held a copy).
-``viewer=None`` opens every hand (watching a recorded game).
+``viewer=None`` opens every hand (watching a recorded game). :func:`hand_end_view` is the
+table as a hand ended, every hand open, for the end-of-hand summary (who went out, the
+melds, the cards left in each hand).
 
 Cards travel as card type ids (0..52); :func:`card_faces` gives the page their rank,
 suit and colour once. Words (the log's, the thinking's, the refusals') are the terminal's
@@ -261,6 +263,30 @@ def score_view(items, scores) -> list[dict]:
     ]
 
 
+def hand_end_view(game, mover: int, b: int = 0) -> dict:
+    """The table as a hand ended, every hand open, for the end-of-hand summary:
+    ``game`` is that hand over (its last move, ``mover``'s, played and no next deal).
+    ``number``: the hand's; ``went_out``: ``{"seat", "team"}`` of the player who went out
+    (None when the stock ran down or the turn limit was reached, then ``reason`` says
+    which); ``melds``: both teams' melds as :func:`meld_view` draws them; ``hands``: every
+    seat's cards left (card ids, held order), empty for the player who went out."""
+    st = game.state
+    s = GameView.of(st.scalars[b])
+    reason = int(s.end_reason)
+    went = reason == END_WENT_OUT
+    max_meld = game.variant.max_meld_size
+    return {
+        "number": int(s.hands_ended),
+        "reason": END_TEXT.get(reason, ""),
+        "went_out": {"seat": int(mover), "team": int(s.went_out)} if went else None,
+        "melds": [
+            [meld_view(st.melds[b, t, i], i, max_meld) for i in range(int(st.num_melds[b, t]))]
+            for t in range(2)
+        ],
+        "hands": [_counts_to_sorted(st.hands[b, p]) for p in range(game.num_players)],
+    }
+
+
 def table_view(game, b: int = 0, viewer: int | None = None) -> dict:
     """Game ``b`` seen by seat ``viewer`` (None: every hand open), as JSON-ready data."""
     st = game.state
@@ -355,6 +381,7 @@ __all__ = [
     "DATA_KEYS",
     "JOKER_FACE",
     "card_faces",
+    "hand_end_view",
     "meld_cards",
     "running_score",
     "score_view",

@@ -221,6 +221,56 @@ async function askHint() {
   paintHint();
 }
 
+// ------------------------------------------------------------------ sounds
+// Short tones made by the Web Audio API (no audio files): a chime when the person's turn
+// begins, a soft tick for every other move. On until muted (the toolbar's switch, kept
+// by the browser). A browser lets a page sound only after a gesture on it, so the audio
+// context is made (or resumed) at the person's first tap, click or key: nothing sounds
+// before it, and nothing is refused or logged.
+let soundOn = localStorage.getItem("burako-sound") !== "off";
+let audio = null;
+const soundsPlayed = []; // what was sounded (the last 100), read by the browser tests
+
+function unlockAudio() {
+  try {
+    if (!audio) audio = new (window.AudioContext || window.webkitAudioContext)();
+    if (audio.state === "suspended") audio.resume();
+  } catch (err) { audio = null; } // no Web Audio: the table plays in silence
+}
+document.addEventListener("pointerdown", unlockAudio, true);
+document.addEventListener("keydown", unlockAudio, true);
+
+function tone(freq, at, length, volume, type) {
+  const osc = audio.createOscillator();
+  const gain = audio.createGain();
+  osc.type = type;
+  osc.frequency.value = freq;
+  gain.gain.setValueAtTime(volume, at);
+  gain.gain.exponentialRampToValueAtTime(0.0001, at + length); // no click at the end
+  osc.connect(gain).connect(audio.destination);
+  osc.start(at);
+  osc.stop(at + length + 0.02);
+}
+
+function sound(kind) {
+  if (!soundOn) return;
+  soundsPlayed.push(kind);
+  if (soundsPlayed.length > 100) soundsPlayed.shift();
+  if (!audio || audio.state !== "running") return;
+  const t = audio.currentTime;
+  if (kind === "turn") { tone(660, t, 0.2, 0.15, "sine"); tone(990, t + 0.13, 0.3, 0.15, "sine"); }
+  else tone(1800, t, 0.05, 0.06, "triangle");
+}
+
+function setSound(on) {
+  soundOn = on;
+  localStorage.setItem("burako-sound", on ? "on" : "off");
+  const b = document.getElementById("sound");
+  if (b) { b.textContent = soundButtonText(); b.setAttribute("aria-pressed", String(on)); }
+  if (on) unlockAudio();
+}
+function soundButtonText() { return soundOn ? "♪ sound" : "♪ muted"; }
+
 // ------------------------------------------------------------------ helpers
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -300,7 +350,13 @@ function minus(a, b) {
   return out;
 }
 
-function rankKey(c) { return c === 52 ? 1000 : (c % 13) * 4 + Math.floor(c / 13); }
+// the wilds (the jokers and every 2: RULES.md 1) are held together at the end of the
+// hand, the 2s just before the jokers, whatever the sort
+function isWild(c) { return c === 52 || c % 13 === 1; }
+function wildKey(c) { return c === 52 ? 2 : c % 13 === 1 ? 1 : 0; }
+function rankKey(c) { return wildKey(c) * 1000 + (c % 13) * 4 + Math.floor(c / 13); }
+// by suit: the server's order (suit, then rank), the wilds moved after the others
+function suitKey(c) { return wildKey(c) * 1000 + (c === 52 ? 0 : c); }
 
 // ------------------------------------------------------------------ routing
 function route() {
@@ -503,7 +559,7 @@ function snapshot(v) {
 
 // the hand as the person keeps it: the order they chose, new cards at the end
 function arrange(serverHand) {
-  if (sortMode === "suit") return serverHand.slice();
+  if (sortMode === "suit") return serverHand.slice().sort((a, b) => suitKey(a) - suitKey(b));
   if (sortMode === "rank") return serverHand.slice().sort((a, b) => rankKey(a) - rankKey(b));
   const kept = [];
   const left = serverHand.slice();
@@ -534,6 +590,9 @@ function setView(v) {
   order = arrange(newHand);
   renderPlay();
   if (prev && prev.id === v.id && animMs() > 0) animateChange(prev, v);
+  if (prev && prev.id === v.id && v.move_count !== prev.move_count) {
+    sound(!v.over && v.to_act === v.seat && prev.to_act !== v.seat ? "turn" : "card");
+  }
   scheduleBot();
 }
 
@@ -677,7 +736,7 @@ function renderPlay() {
     });
     el.dataset.pos = i;
     el.addEventListener("click", ev => { if (dragJustEnded) return; toggle(i); });
-    el.addEventListener("dblclick", ev => { ev.preventDefault(); if (myTurnNow() && discards.has(c)) playDiscard(c); });
+    el.addEventListener("dblclick", ev => { ev.preventDefault(); if (myTurnNow() && discards.has(c) && bothClicksOn(i)) playDiscard(c); });
     el.addEventListener("pointerdown", ev => startDrag(ev, i));
     return el;
   }));
@@ -747,6 +806,7 @@ function renderPlay() {
         h("div", { class: "mine-head" },
           h("h3", {}, "Your hand, P" + v.seat + " (team " + (v.seat % 2) + "), " + me.cards + (me.cards === 1 ? " card" : " cards")),
           handTools),
+        lastMoveEl(v.seat, lastMoves(v)),
         actions, hand, suggest,
         h("div", { id: "message", class: "message" }))),
     h("aside", { class: "side", id: "side" },
@@ -770,6 +830,8 @@ function toolbar(v) {
     h("button", { id: "skip", title: "skip to my turn (F)", disabled: v.over || v.to_act === v.seat, onclick: skipToMyTurn }, "skip to my turn »"),
     hint, think,
     h("button", { id: "log-toggle", class: "drawer-open-btn", title: "moves and scores (L)", onclick: () => setDrawer(!drawerOpen) }, "moves ☰"),
+    h("button", { id: "sound", title: "sounds: a chime when your turn begins, a tick for each move", "aria-pressed": String(soundOn),
+      onclick: () => setSound(!soundOn) }, soundButtonText()),
     h("button", { id: "help-btn", title: "keys and gestures (?)", onclick: toggleHelp }, "?"));
 }
 
@@ -792,8 +854,10 @@ function layoutHand() {
   const cards = el.children.length;
   const first = el.firstElementChild;
   if (!first) return;
-  const cardW = first.getBoundingClientRect().width;
-  const width = el.parentElement.clientWidth - 24;
+  const cardW = first.offsetWidth; // the layout's width (a selected card is transformed)
+  // the row's width: the first card whole, each next one a step (the hand's own width,
+  // its padding left to the fan: see .hand in app.css)
+  const width = el.clientWidth - 2;
   const open = cardW + 4;
   const minStep = Math.min(open, Math.max(18, cardW * 0.42));
   let step = cards > 1 ? Math.min(open, (width - cardW) / (cards - 1)) : open;
@@ -802,6 +866,16 @@ function layoutHand() {
   el.classList.toggle("fanned", step < open);
 }
 window.addEventListener("resize", () => layoutHand());
+
+// a double-click discards only when both its clicks fell on that card: on a phone a tap on
+// a button of the hand's bar, then a quick tap on the card drawn where the button was (the
+// bar redrawn between them), is a double tap to the browser, not a discard to the person
+let clickTrail = [null, null]; // the hand positions of the last two clicks (null: elsewhere)
+document.addEventListener("click", ev => {
+  const card = ev.target.closest ? ev.target.closest("#hand .card") : null;
+  clickTrail = [clickTrail[1], card ? +card.dataset.pos : null];
+}, true);
+function bothClicksOn(pos) { return clickTrail[0] === pos && clickTrail[1] === pos; }
 
 // ------------------------------------------------------------------ dragging a card
 let drag = null;
@@ -950,6 +1024,7 @@ function statusLine(v) {
 function seatsEl(v, allHands) {
   const own = allHands ? null : v.seat; // playing: one's own hand is drawn below the table
   const last = markBase && turnBase && !allHands ? lastActor(v) : null;
+  const moves = lastMoves(v);
   return h("div", { class: "seats" + (allHands ? " all-hands" : ""), id: "seats" }, v.seats.map(s => {
     if (s.seat === own) return null;
     const box = h("div", { class: "seat" + (s.to_act ? " to-act" : "") + (s.seat === last ? " last-actor" : ""), "data-seat": s.seat },
@@ -958,8 +1033,32 @@ function seatsEl(v, allHands) {
     if (s.hand) box.append(h("div", { class: "cards" }, s.hand.map(c => cardEl(c, { small: true }))));
     else box.append(h("div", { class: "cards backs" }, Array.from({ length: Math.min(s.cards, 8) }, () => backEl(true))));
     if (s.known && s.known.length) box.append(h("div", { class: "known" }, "known in hand: " + cardsText(s.known)));
+    box.append(lastMoveEl(s.seat, moves));
     return box;
   }));
+}
+
+// each seat's last move of the hand now played, in the log's words (seat -> text): play
+// reads the log (a hand's end is an entry of no seat), Watch the moves up to its step
+function lastMoves(v) {
+  const out = {};
+  let entries;
+  if (watch) {
+    const start = Math.max(0, ...(v.hand_starts || []).filter(s => s <= v.step));
+    entries = v.moves_played.slice(start, v.step);
+  } else {
+    const log = v.log || [];
+    let k = log.length;
+    while (k > 0 && log[k - 1].seat !== null && log[k - 1].seat !== undefined) k--;
+    entries = log.slice(k);
+  }
+  for (const e of entries) out[e.seat] = e.text;
+  return out;
+}
+
+function lastMoveEl(seat, moves) {
+  const text = moves[seat];
+  return h("div", { class: "last-move", "data-seat": seat, title: text || null }, text ? "last: " + text : "no move yet this hand");
 }
 
 // the seat whose turn ended last (its cards on the table are marked)
@@ -1158,9 +1257,29 @@ function openSummary(onRequest) {
   if (v.over) lines.push(h("p", { id: "result" }, v.result.text + ". " + verdict));
   if (v.over && v.seed !== null) lines.push(h("p", { id: "deal-seed" }, "Deal seed " + v.seed + " (the same seed deals the same cards)."));
   if (v.episode === "match") lines.push(h("p", {}, "Match points: team 0 " + v.match_points[0] + ", team 1 " + v.match_points[1] + " (to " + v.target + ")."));
+  lines.push(...handEndEl(v));
   lines.push(h("h3", {}, "Hand " + v.last_hand.number + ", every score item"), scoreTable(v.last_hand.teams));
   document.getElementById("overlay")?.remove();
   document.body.append(h("div", { class: "overlay", id: "overlay" }, h("div", { class: "summary", id: "summary" }, lines, h("div", { class: "buttons" }, buttons), status)));
+}
+
+// the hand as it ended (the server's ``hand_end``; a match has dealt the next one): who
+// went out, both teams' melds and every hand, laid down as at a real table to count them
+function handEndEl(v) {
+  const e = v.hand_end;
+  if (!e || e.number !== v.last_hand.number) return [];
+  const who = e.went_out ? seatName(e.went_out.seat, v) + " went out (team " + e.went_out.team + ")."
+                         : "Nobody went out: " + e.reason + ".";
+  const teams = [0, 1].map(t => h("div", { class: "end-team", "data-team": t }, h("h4", {}, "Team " + t),
+    e.melds[t].length ? e.melds[t].map(m => h("div", { class: "meld" + (m.canasta ? (m.clean ? " canasta clean" : " canasta dirty") : ""), title: m.wild_text || null },
+      h("div", { class: "cards" }, m.cards.map(x => cardEl(x.card, { small: true, wild: x.wild, standsFor: x.stands_for }))),
+      m.wild_text ? h("div", { class: "meld-wild" }, m.wild_text) : null))
+      : h("div", { class: "dim" }, "no melds")));
+  const hands = v.seats.map(s => h("div", { class: "end-hand", "data-seat": s.seat }, h("span", { class: "name" }, seatName(s.seat, v) + ": "),
+    e.hands[s.seat].length ? h("span", { class: "cards" }, e.hands[s.seat].map(c => cardEl(c, { small: true }))) : "no cards left"));
+  return [h("p", { id: "went-out" }, who),
+    h("h3", {}, "The table at the end of hand " + e.number), h("div", { class: "end-table", id: "end-table" }, teams),
+    h("h3", {}, "Every hand"), h("div", { class: "end-hands", id: "end-hands" }, hands)];
 }
 
 async function saveGame(status) {
