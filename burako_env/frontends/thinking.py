@@ -33,6 +33,15 @@ the paired difference over the baseline (the rollout policy's own move), which t
 search decides on. A search's candidates come searched longest first (halving keeps the
 better half each round), then by margin; a policy's most likely first.
 
+**The hint** (:func:`expert_hint`) is a search decision with ``hint: true`` and, for a
+player: ``advice`` (the pick and its number in one sentence, :func:`hint_advice`),
+``advice_note`` (what that number is), ``cards`` (the card ids the pick takes from the
+hand, :func:`hint_cards`), ``plan`` (``[{action, text, cards}]``, the pick first: the
+moves Expert would make this turn, each the hint of its own position, :func:`hint_plan`)
+and ``plan_end`` (why the plan stops there, in words). The plan stops before anything the
+seat cannot know yet (a card drawn from the stock, a muerto): the whole hint is a function
+of the seat's information.
+
 **What a client may see.** A bot's candidates name cards of its hand. Seen from a seat
 (``public`` given: the play view), a candidate is shown only when every card it moves is
 one the seat can know is in that hand (the hand's cards known to all: taken from the
