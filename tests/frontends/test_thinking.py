@@ -15,7 +15,7 @@ from burako_env.agents import make_agent
 from burako_env.agents.pimc import CandidateReport, SearchReport
 from burako_env.cards import parse_cards
 from burako_env.core.actions import add_action, discard_action, open_actions_for
-from burako_env.core.constants import DRAW_STOCK, PHASE_DRAW, PHASE_PLAY, TAKE_PILE
+from burako_env.core.constants import DRAW_STOCK, PHASE_DRAW, PHASE_PEEK, PHASE_PLAY, TAKE_PILE
 from burako_env.core.game import Game
 from burako_env.core.state import copy_state, states_equal
 from burako_env.frontends.thinking import (
@@ -201,12 +201,15 @@ def _drawing_position(seed: int, players: int) -> tuple[Game, dict]:
     pytest.fail("no draw-phase position where Expert draws")
 
 
-@pytest.mark.parametrize("phase,skip", [(PHASE_DRAW, 0), (PHASE_PLAY, 0), (PHASE_PLAY, 3)])
+@pytest.mark.parametrize(
+    "phase,skip", [(PHASE_PEEK, 0), (PHASE_DRAW, 0), (PHASE_PLAY, 0), (PHASE_PLAY, 3)]
+)
 def test_the_hint_and_its_plan_read_only_the_seats_information(phase, skip):
     """The whole hint (advice, cards, plan and where it stops) is the same on the real
     game and on games whose cards hidden from the seat were dealt again: it cannot tell
     the seat a card of the stock, a muerto or another hand (a plan that went on past a
-    draw from the stock would name the card drawn)."""
+    draw from the stock would name the card drawn). The peek: the first player keeps or
+    rejects the stock's top card, which only they have seen."""
     if phase == PHASE_DRAW:
         game, real = _drawing_position(11, 4)
     else:
