@@ -33,6 +33,15 @@ the paired difference over the baseline (the rollout policy's own move), which t
 search decides on. A search's candidates come searched longest first (halving keeps the
 better half each round), then by margin; a policy's most likely first.
 
+**The hint** (:func:`expert_hint`) is a search decision with ``hint: true`` and, for a
+player: ``advice`` (the pick and its number in one sentence, :func:`hint_advice`),
+``advice_note`` (what that number is), ``cards`` (the card ids the pick takes from the
+hand, :func:`hint_cards`), ``plan`` (``[{action, text, cards}]``, the pick first: the
+moves Expert would make this turn, each the hint of its own position, :func:`hint_plan`)
+and ``plan_end`` (why the plan stops there, in words). The plan stops before anything the
+seat cannot know yet (a card drawn from the stock, a muerto): the whole hint is a function
+of the seat's information.
+
 **What a client may see.** A bot's candidates name cards of its hand. Seen from a seat
 (``public`` given: the play view), a candidate is shown only when every card it moves is
 one the seat can know is in that hand (the hand's cards known to all: taken from the
@@ -53,6 +62,7 @@ import numpy as np
 
 from burako_env.core.actions import decode_action
 from burako_env.core.constants import PHASE_PLAY
+from burako_env.core.state import state_fields
 from burako_env.frontends.levels import EXPERT, agent_for, bot_label
 from burako_env.frontends.narrate import action_words
 
@@ -245,19 +255,194 @@ def decide(agent, game, b: int = 0, shown=None, who: str | None = None):
     return action, policy_json(report, seat, who, shown)
 
 
-def expert_hint(game, seed: int, b: int = 0) -> dict:
-    """What Expert would play for the player to act, from that player's information only
-    (their own decision: every candidate is their own move, all shown)."""
+#: the most moves of a hint's plan (a turn is a draw, some melds and a discard: far fewer)
+PLAN_MOVES = 12
+#: why a hint's plan stops where it does, in words (``plan_end``)
+PLAN_ENDS = {
+    "turn": "That ends your turn.",
+    "hand": "That ends the hand.",
+    "draw": "Then Expert would decide with the card you draw: it cannot know it yet.",
+    "muerto": "Then Expert would decide with the muerto's cards: you cannot see them yet.",
+    "hidden": "Then the turn depends on cards you cannot see yet.",
+    "long": f"Expert's plan is cut off after {PLAN_MOVES} moves.",
+}
+
+
+def hint_cards(action: int) -> list[int]:
+    """The cards of the person's hand a move takes (a meld's, an added card, a discard),
+    as card ids in the order the move names them: the page highlights them; none for a
+    draw, the pile or the muerto."""
+    info = decode_action(action)
+    if info.kind in ("draw", "take_pile", "peek_keep", "peek_reject", "muerto_keep_wilds"):
+        return []
+    return [int(c) for c in info.cards]
+
+
+def _runner_up(rows: list[dict]) -> dict | None:
+    """The candidate the search weighed longest after its pick (the last halving round's
+    other survivor: the same re-deals as the pick, so the margins compare move for move),
+    the better one first."""
+    others = [r for r in rows if not r["choice"] and r["margin"] is not None]
+    if not others:
+        return None
+    return max(others, key=lambda r: (r["redeals"], r["margin"], -r["action"]))
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def hint_advice(hint: dict) -> tuple[str, str]:
+    """``(advice, note)``: a hint (:func:`search_json`) for a player in plain words: the
+    move with the number behind it, compared with the next best move; and what that number
+    is. A margin objective (Expert's own) gives points for the person's team at the end of
+    the hand; a win objective the share of Expert's playouts won. Nothing is said that the
+    numbers do not hold: where Expert keeps its usual move while another averaged more,
+    the advice says so."""
+    move = _capital(hint["choice"]["text"])
+    rows = hint["candidates"]
+    chosen = next((r for r in rows if r["choice"]), None)
+    if not rows or chosen is None:
+        return f"{move}: it is your only move.", "There was nothing to weigh."
+    runner = _runner_up(rows)
+    deals = chosen["redeals"]
+    if hint["objective"] == "win":
+        share = 100 * (chosen["win"] or 0.0)
+        advice = f"{move}: your team wins {share:.0f}% of Expert's playouts with it"
+        note = (
+            f"Expert played each move to the end of the hand on {deals} deals of the cards "
+            "you cannot see; the share is how many of those hands your team won."
+        )
+        if runner is not None:
+            gap = share - 100 * (runner["win"] or 0.0)
+            advice += _compare(gap, "percentage points", runner, chosen["baseline"])
+        return advice + ".", note
+    advice = f"{move}: about {chosen['margin']:+.0f} points for your team by the end of the hand"
+    note = (
+        f"Expert played each move to the end of the hand on {deals} deals of the cards you "
+        "cannot see; the number is its average margin: your team's hand score minus the "
+        "other team's."
+    )
+    if runner is not None:
+        advice += _compare(
+            chosen["margin"] - runner["margin"], "points", runner, chosen["baseline"]
+        )
+    return advice + ".", note
+
+
+def _compare(gap: float, unit: str, runner: dict, usual: bool) -> str:
+    """The words comparing the pick with the runner-up: ``gap`` (pick minus runner-up,
+    said as rounded); ``usual``: the pick is Expert's usual move (its rollout policy's),
+    which it keeps unless another beats it clearly."""
+    other = runner["text"]
+    if round(gap) > 0:
+        return f", {gap:.0f} {unit} better than your next choice ({other})"
+    if round(gap) == 0:
+        return f", as good as your next choice ({other})"
+    why = (
+        ": Expert keeps its usual move unless another is clearly better"
+        if usual
+        else ", over fewer deals"
+    )
+    return f"; {other} averaged {-gap:.0f} {unit} more, too little to be sure{why}"
+
+
+def _plan_stop(before, game, action: int, seat: int, b: int) -> str | None:
+    """Why a plan stops after ``action`` was played on ``game`` (a copy; ``before``: the
+    copy as it stood before), or None when the seat decides again knowing only what it
+    knew: the move drew no card hidden from it (the stock, a muerto) and the turn goes on.
+    The plan never reads a card the seat cannot see: that would tell it the stock."""
+    kind = decode_action(action).kind
+    if game.is_over() or game.live_view(b).hands_ended != before.live_view(b).hands_ended:
+        return "hand"
+    if kind in ("draw", "peek_reject"):
+        return "draw"
+    if kind == "muerto_keep_wilds" or not np.array_equal(
+        game.state.muerto_status[b], before.state.muerto_status[b]
+    ):
+        return "muerto"
+    if int(game.state.stock_len[b]) != int(before.state.stock_len[b]):
+        return "hidden"
+    if int(game.current_player[b]) != seat:
+        return "turn"
+    return None
+
+
+def _position_key(game, seed: int, b: int) -> tuple:
+    """A decision's key in a hint's cache: its seed and every field of game ``b``'s state
+    (the legal-action cache read up to its length: its tail is stale)."""
+    st = game.state
+    n = int(st.num_legal[b])
+    parts = [
+        st.legal[b, :n].tobytes() if name == "legal" else np.ascontiguousarray(arr[b]).tobytes()
+        for name, arr in state_fields(st)
+    ]
+    return (int(seed), *parts)
+
+
+def _think(game, seed: int, b: int, reports: dict | None):
+    """Expert's decision for the hint (:data:`HINT_AGENT` seeded ``seed``) at game ``b``,
+    from ``reports`` when that position was searched with that seed already (a plan's
+    next move, then asked as a hint: the same search, so the same report)."""
     from burako_env.agents import make_agent
 
-    agent = make_agent(HINT_AGENT, seed=seed)
+    key = None if reports is None else _position_key(game, seed, b)
+    if key is not None and key in reports:
+        return reports[key]
+    report = make_agent(HINT_AGENT, seed=seed).think(game, b)
+    if key is not None:
+        reports[key] = report
+    return report
+
+
+def hint_plan(
+    game, first: int, next_seed, b: int = 0, reports: dict | None = None
+) -> tuple[list[dict], str]:
+    """``(plan, end)``: the moves Expert would make this turn in the seat to act, from
+    ``first`` (its pick now) on, each later one Expert's own decision there (seeded
+    ``next_seed(j)`` for the j-th move after the pick: the hint that position would give);
+    it stops where the turn ends or where a move shows the seat a card it cannot see now
+    (``end``: a key of :data:`PLAN_ENDS`). Played on a copy: the game is not touched.
+    ``reports``: each decision's search by position (:func:`_think`), kept for the hints
+    that follow."""
     seat = int(game.current_player[b])
-    report = agent.think(game, b)
+    sim = game.clone([b])
+    plan = [{"action": int(first), "text": action_words(first), "cards": hint_cards(first)}]
+    action = int(first)
+    for j in range(1, PLAN_MOVES + 1):
+        before = sim.clone()
+        sim.step_one(action)
+        stop = _plan_stop(before, sim, action, seat, 0)
+        if stop is not None:
+            return plan, stop
+        if j == PLAN_MOVES:
+            break
+        action = int(_think(sim, next_seed(j), 0, reports).action)
+        plan.append({"action": action, "text": action_words(action), "cards": hint_cards(action)})
+    return plan, "long"
+
+
+def expert_hint(game, seed: int, b: int = 0, next_seed=None, reports: dict | None = None) -> dict:
+    """What Expert would play for the player to act, from that player's information only
+    (their own decision: every candidate is their own move, all shown), with the advice in
+    plain words (:func:`hint_advice`: ``advice``, ``advice_note``), the cards of the hand
+    it moves (``cards``) and, ``next_seed`` given (the seed of the j-th decision after
+    this one), the turn's plan (:func:`hint_plan`: ``plan``, ``plan_end``; else None).
+    ``reports``: the searches of earlier hints' plans by position, used and filled (a
+    player who follows the plan gets the next hint without a search)."""
+    seat = int(game.current_player[b])
+    report = _think(game, seed, b, reports)
     out = search_json(report, seat, EXPERT.name)
     out["hint"] = True
     out["summary"] = out["summary"].replace(
         f"{EXPERT.name} dealt", f"{EXPERT.name}, in your seat, dealt", 1
     )
+    out["advice"], out["advice_note"] = hint_advice(out)
+    out["cards"] = hint_cards(report.action)
+    out["plan"], out["plan_end"] = None, None
+    if next_seed is not None:
+        plan, end = hint_plan(game, report.action, next_seed, b, reports)
+        out["plan"], out["plan_end"] = plan, PLAN_ENDS[end]
     return out
 
 
@@ -281,6 +466,9 @@ __all__ = [
     "HINT_AGENT",
     "decide",
     "expert_hint",
+    "hint_advice",
+    "hint_cards",
+    "hint_plan",
     "hint_seed",
     "policy_json",
     "public_filter",

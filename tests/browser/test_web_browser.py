@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -773,7 +774,9 @@ def test_the_hint_shows_what_agents_pimc_finds_on_a_laptop(open_page):
     click_and_wait(page, f"#actions button[data-action='{keep}']")
     assert wait_my_turn(page) == "mine"
     page.keyboard.press("h")
-    page.wait_for_selector("#hint-panel .think-table", timeout=120_000)
+    page.wait_for_selector("#hint-advice", timeout=120_000)
+    page.click("#hint-details > summary")  # the numbers behind "details"
+    page.wait_for_selector("#hint-panel .think-table")
     shown = page.eval_on_selector_all("#hint-panel tr.cand", THINK_ROWS)
     # the same position through the Python API: the deal, the peeked card kept
     game = Game("argentine", num_players=4, episode="hand", seed=3)
@@ -807,6 +810,88 @@ def test_the_hint_shows_what_agents_pimc_finds_on_a_laptop(open_page):
     discard.dblclick()
     page.wait_for_function(MOVED, arg=before)
     assert page.query_selector("#hint-panel") is None
+
+
+def test_the_hint_for_a_player_advice_first_cards_marked_numbers_behind_details(open_page):
+    """The hint button on the person's turn: the advice in words comes first (the
+    server's words), Expert's plan for the turn under it, the cards of the pick outlined
+    in the hand, the research table behind "details", closed until it is opened; playing
+    the pick clears the outline and the panel."""
+    page = open_page(LAPTOP)
+    gid = start_game(page, players=2, seed=3, bots="easy")
+    assert wait_my_turn(page) == "mine"
+    keep = page.query_selector("#actions button[data-kind=peek_keep]")
+    if keep is not None:  # the first turn's peek: keep the card, then the play phase
+        click_and_wait(page, f"#actions button[data-action='{keep.get_attribute('data-action')}']")
+        assert wait_my_turn(page) == "mine"
+    assert page.query_selector("#hand .card.hint-card") is None
+    page.click("#hint")
+    page.wait_for_selector("#hint-advice", timeout=120_000)
+    hint = page.evaluate(f"fetch('/api/games/{gid}').then(r => r.json())")["hint"]
+    # the advice first, under the title: the move and its number in words
+    first = page.eval_on_selector("#hint-panel", "e => [e.children[0].tagName, e.children[1].id]")
+    assert first == ["H3", "hint-advice"]
+    advice = page.inner_text("#hint-advice")
+    assert advice == hint["advice"] and "points for your team by the end of the hand" in advice
+    assert advice.lower().startswith(hint["choice"]["text"].lower() + ":")
+    if len(hint["plan"]) > 1:
+        plan = page.eval_on_selector_all("#hint-plan li", "e => e.map(x => x.textContent)")
+        assert plan == [m["text"] for m in hint["plan"]]
+        assert page.inner_text("#hint-plan .hint-plan-end") == hint["plan_end"]
+    # the pick's cards outlined, in the hand
+    marked = page.eval_on_selector_all("#hand .card.hint-card", "e => e.map(c => +c.dataset.card)")
+    assert marked and sorted(marked) == sorted(hint["cards"])
+    assert not Counter(marked) - Counter(hand_cards(page))
+    # the numbers behind "details": closed, then open on a click
+    assert page.eval_on_selector("#hint-details", "e => e.open") is False
+    assert not page.is_visible("#hint-panel .think-table")
+    page.click("#hint-details > summary")
+    assert page.eval_on_selector("#hint-details", "e => e.open") is True
+    assert page.is_visible("#hint-panel .think-table")
+    rows = page.eval_on_selector_all("#hint-panel tr.cand", THINK_ROWS)
+    assert [r[0] for r in rows] == [c["action"] for c in hint["candidates"]]
+    # the pick played by clicking its marked cards: the outline and the panel go, and
+    # the hand is short of just those cards
+    action = hint["choice"]["action"]
+    held = Counter(hand_cards(page))
+    before = moves_count(page)
+    if len(marked) == 1:
+        page.dblclick("#hand .card.hint-card")  # a discard
+    else:
+        for _ in marked:  # each click draws the hand again: look it up anew
+            page.click("#hand .card.hint-card:not(.selected) >> nth=0")
+        page.click(f"#actions button[data-action='{action}']")
+    page.wait_for_function(MOVED, arg=before)
+    assert page.query_selector("#hand .card.hint-card") is None
+    assert page.query_selector("#hint-panel") is None
+    view = page.evaluate(f"fetch('/api/games/{gid}').then(r => r.json())")
+    if view["to_act"] == 0 or len(marked) > 1:  # a meld keeps the turn; nothing drawn yet
+        assert Counter(view["seats"][0]["hand"]) == held - Counter(marked)
+
+
+def test_a_table_that_hides_the_bots_estimates(open_page):
+    """The set-up form's "show the bots' estimates" unticked: the game is dealt with
+    ``bot_estimates: false``, the server sends no bot's thinking and the panel says why."""
+    page = open_page(LAPTOP)
+    page.goto(page.base_url + "#/")
+    page.wait_for_selector("#setup")
+    assert page.is_checked("#bot-estimates")  # on by default
+    page.select_option("#players", "2")
+    page.select_option("#bots-all", "expert")
+    page.dispatch_event("#bots-all", "change")
+    page.fill("#seed", "5")
+    page.uncheck("#bot-estimates")
+    with page.expect_request(lambda r: r.url.endswith("/api/games") and r.method == "POST") as req:
+        page.click("#start")
+    assert json.loads(req.value.post_data)["bot_estimates"] is False
+    page.wait_for_selector("#table")
+    gid = page.evaluate("location.hash").split("/")[-1]
+    page.check("#think-toggle")
+    page.wait_for_selector("#thinking .think-none")
+    assert "hides the bots' estimates" in page.inner_text("#thinking .think-none")
+    view = page.evaluate(f"fetch('/api/games/{gid}').then(r => r.json())")
+    assert view["bot_estimates"] is False and view["thinking"] is None
+    page.uncheck("#think-toggle")  # the browser remembers the switch: leave it off
 
 
 def test_the_thinking_toggle_shows_an_expert_bots_move(open_page):

@@ -744,3 +744,25 @@ def test_postgresql_writes_of_many_games_share_a_bounded_pool(postgres_server):
     assert failed == 1
     assert database.history("nobody") == []
     assert database._opened <= max(opened, db_module.POSTGRES_CONNECTIONS)
+
+
+def test_hidden_bot_estimates_are_kept_with_the_game(backend):
+    """``bot_estimates: false`` is kept with the game's options and no move's thinking
+    is stored: the resumed game still sends none."""
+    db = backend.db("est")
+    first = TestClient(create_app(bot_delay=0, db=db))
+    view = new_game(first, bots="expert", bot_estimates=False)
+    for _ in range(12):
+        view = step(first, view)
+    again = TestClient(create_app(bot_delay=0, db=db), cookies=dict(first.cookies))
+    resumed = again.get(f"/api/games/{view['id']}").json()
+    assert resumed["bot_estimates"] is False and resumed["thinking"] is None
+    assert resumed["log"] == view["log"] and not any("thinking" in e for e in resumed["log"])
+    kept = again.app.state.store.get(view["id"])
+    assert kept.options["bot_estimates"] is False
+    (options,) = backend.execute(db, "SELECT options FROM games WHERE id=?", (view["id"],))
+    assert json.loads(options[0])["bot_estimates"] is False
+    stored = backend.execute(
+        db, "SELECT COUNT(*) FROM moves WHERE game_id=? AND thinking IS NOT NULL", (view["id"],)
+    )
+    assert stored == [(0,)]

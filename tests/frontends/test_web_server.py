@@ -43,7 +43,13 @@ from burako_env.core.state import copy_state, states_equal
 from burako_env.frontends.cli import app as cli_app
 from burako_env.frontends.narrate import action_words, play_and_describe
 from burako_env.frontends.playback import check_record
-from burako_env.frontends.thinking import hint_seed, policy_json, public_filter, search_json
+from burako_env.frontends.thinking import (
+    hint_cards,
+    hint_seed,
+    policy_json,
+    public_filter,
+    search_json,
+)
 from burako_env.frontends.web import create_app
 from burako_env.frontends.web.app import serve_app
 from burako_env.frontends.web.moves import BadMove, RefusedMove, legal_moves
@@ -1730,3 +1736,91 @@ def test_every_seats_session_view_is_what_its_observation_holds():
         session.move({"action": action}, seat)
         stored.append((seat, action, None))
     assert compared > 40
+
+
+# ---------------------------------------------------------------- the hint for a player
+def test_the_hint_answers_advice_cards_and_the_turns_plan(client):
+    """``POST /hint`` carries the advice in words (the pick first), the cards of the
+    person's hand it moves, and Expert's plan for the turn: played move by move, each
+    next hint is the plan's next move; the table's ``hint`` is gone after a move."""
+    from collections import Counter
+
+    view = my_turn(client, new_game(client, seed=3, bots="easy", players=2))
+    gid = view["id"]
+    followed = 0
+    for _ in range(30):
+        if view["over"] or followed >= 3:
+            break
+        hint = client.post(f"/api/games/{gid}/hint").json()
+        choice = hint["choice"]["text"]
+        assert hint["advice"].startswith(choice[:1].upper() + choice[1:] + ": ")
+        assert "points for your team" in hint["advice"] or "only move" in hint["advice"]
+        assert "deals of the cards you cannot see" in hint["advice_note"] or not hint["candidates"]
+        assert not Counter(hint["cards"]) - Counter(hand_of(view))  # cards of the hand only
+        assert hint["cards"] == hint_cards(hint["choice"]["action"])
+        plan = hint["plan"]
+        assert plan[0] == {
+            "action": hint["choice"]["action"],
+            "text": choice,
+            "cards": hint["cards"],
+        }
+        assert isinstance(hint["plan_end"], str) and hint["plan_end"]
+        assert client.get(f"/api/games/{gid}").json()["hint"] == hint
+        view = client.post(f"/api/games/{gid}/move", json={"action": plan[0]["action"]}).json()
+        assert view["hint"] is None  # the hint goes with the move
+        if len(plan) > 1 and view["to_act"] == view["seat"]:
+            nxt = client.post(f"/api/games/{gid}/hint").json()
+            assert nxt["choice"]["action"] == plan[1]["action"]
+            assert nxt["plan"] == plan[1:]
+            followed += 1
+        view = my_turn(client, view)
+    assert followed >= 1
+
+
+@pytest.mark.parametrize("value", ["no", 0, 1, None, "false", [False]])
+def test_bot_estimates_must_be_a_bool(client, value):
+    r = client.post("/api/games", json={"seed": 5, "bots": "easy", "bot_estimates": value})
+    assert r.status_code == 400, r.text
+    assert "bot_estimates must be true" in r.json()["error"]
+    assert repr(value) in r.json()["error"]
+
+
+def _bot_turns(client, **options) -> tuple[PlaySession, list[dict]]:
+    """An Expert table played by the person's first legal moves for a few rounds; the
+    views the person was sent."""
+    view = new_game(client, seed=5, bots="expert", players=2, **options)
+    views = [view]
+    for _ in range(30):
+        if view["over"]:
+            break
+        if view["to_act"] != view["seat"]:
+            view = client.post(f"/api/games/{view['id']}/bot").json()
+        else:
+            view = client.post(
+                f"/api/games/{view['id']}/move", json={"action": view["moves"][0]["action"]}
+            ).json()
+        views.append(view)
+    return client.app.state.store.get(view["id"]), views
+
+
+def test_hidden_bot_estimates_are_never_sent(client):
+    """``bot_estimates: false``: no answer carries a bot's thinking (the table's, the log's
+    marks, ``/thinking``), none is kept; the same game with the setting on has them. The
+    person's hint is no bot's: it stays."""
+    shown, views_on = _bot_turns(client)
+    assert any(v["thinking"] for v in views_on) and shown.thinking
+    assert all(v["bot_estimates"] is True for v in views_on)
+    hidden, views_off = _bot_turns(client, bot_estimates=False)
+    bots = [e for e in views_off[-1]["log"] if e["seat"] is not None and e["seat"] != 0]
+    assert len(bots) > 3  # (Expert's time budget may play other moves than with it on)
+    assert hidden.options["bot_estimates"] is False and hidden.thinking == {}
+    for v in views_off:
+        assert v["thinking"] is None and v["bot_estimates"] is False
+        assert not any("thinking" in e for e in v["log"])
+    gid = views_off[-1]["id"]
+    for move in [e["move"] for e in bots]:
+        r = client.get(f"/api/games/{gid}/thinking", params={"move": move})
+        assert r.status_code == 404 and "hides the bots' estimates" in r.json()["error"]
+    view = my_turn(client, views_off[-1])
+    if not view["over"]:
+        assert client.post(f"/api/games/{gid}/hint").json()["advice"]

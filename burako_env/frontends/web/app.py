@@ -8,10 +8,11 @@ status, and the game it names is left as it was)::
     GET  /api/options               variants (with the levels each table offers), levels,
                                     card faces, the bots' delay
     POST /api/games                 a new game: {variant, players, seat, bots, episode, seed,
-                                    people} (seed: a number or its digits; left out: a
-                                    random deal; people: the seats persons hold, yours
-                                    among them); with friends the answer's ``links`` hold
-                                    each person seat's token, sent this once
+                                    people, bot_estimates} (seed: a number or its digits;
+                                    left out: a random deal; people: the seats persons
+                                    hold, yours among them; bot_estimates: false hides the
+                                    bots' thinking); with friends the answer's ``links``
+                                    hold each person seat's token, sent this once
     POST /api/games/ID/join         take a seat with its link's token: {token}
     GET  /api/games/ID              the table as the person sees it (a reload resumes)
     POST /api/games/ID/move         the person's move: {action} or {kind, cards, slot}
@@ -48,7 +49,15 @@ The table's ``thinking`` is the thinking of the move just played when a bot play
 (null otherwise), ``/thinking?move=K`` any earlier one; both only once the bot has moved,
 and only the candidates whose cards the person may know are in that bot's hand.
 ``POST /hint`` answers the same JSON with ``hint: true`` for the person's own decision
-(409 when it is not their turn); the table's ``hint`` holds it until the next move.
+(409 when it is not their turn), and for a player: ``advice`` (the pick and its number in
+plain words), ``advice_note`` (what the number is), ``cards`` (the card ids of the hand
+the pick moves), ``plan`` (``[{action, text, cards}]``: the moves Expert would make this
+turn, the pick first, up to where the turn ends or a card the seat cannot see comes in)
+and ``plan_end`` (where and why it stops, in words); the table's ``hint`` holds it until
+the next move. ``bot_estimates: false`` (a new game's option, kept with the game; the
+table's ``bot_estimates`` says which) keeps no bot's thinking: ``thinking`` is null, no
+log entry says ``thinking: true`` and ``/thinking`` answers 404, since its numbers are
+estimates each bot reads from its own hidden hand. The hint is not a bot's: it stays.
 ``/api/records/thinking`` answers ``{step, seat, who, played: {action, text}, thinking,
 why_none}``: a recorded Expert or Hard seat deciding again there (every candidate shown:
 a record's hands are open to its watchers), ``thinking`` null for another seat.

@@ -51,6 +51,7 @@ from burako_env.frontends.playback import (
     start,
 )
 from burako_env.frontends.thinking import (
+    PLAN_MOVES,
     decide,
     expert_hint,
     hint_seed,
@@ -263,6 +264,9 @@ class PlaySession:
     #: end-of-hand summary: a match deals the next hand in the move that ends one, so the
     #: table as it ended is kept when that move is played (and again on a restore)
     hand_ends: dict[int, dict] = field(default_factory=dict, repr=False, compare=False)
+    #: the searches of the latest hint's plan by position (thinking._think): a person who
+    #: follows the plan is given the next hint at once
+    hint_reports: dict = field(default_factory=dict, repr=False, compare=False)
     #: held by every request that reads or moves this game: the engine runs in worker
     #: threads, and two tabs or a bot step racing a click must not touch one game at once
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
@@ -302,6 +306,7 @@ class PlaySession:
             "seed",
             "rules",
             "people",
+            "bot_estimates",
         }
         if unknown:
             raise SessionError(f"unknown game options: {', '.join(sorted(unknown))}")
@@ -320,6 +325,12 @@ class PlaySession:
         if episode not in EPISODES:
             raise SessionError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
         rules = house_rules(options.get("rules"))
+        estimates = options.get("bot_estimates", True)
+        if not isinstance(estimates, bool):
+            raise SessionError(
+                "bot_estimates must be true (the bots' thinking is shown) or false (hidden: "
+                f"its numbers read the bots' hidden hands), got {estimates!r}"
+            )
         try:
             game = Game(variant, num_players=players, episode=episode, seed=seed, **rules)
         except VariantError as exc:
@@ -372,6 +383,8 @@ class PlaySession:
         }
         if rules:
             kept["rules"] = dict(rules)
+        if not estimates:  # kept only when off: older games, kept without it, show them
+            kept["bot_estimates"] = False
         tokens: dict[int, str] = {}
         if len(people) > 1:  # a table with friends: a link for every person's seat
             kept["people"] = list(people)
@@ -420,10 +433,17 @@ class PlaySession:
                     f"P{seat}): {why or 'not that seat to act'}",
                     500,
                 )
-            session._record_move(seat, action, thinking)
+            session._record_move(seat, action, thinking if session.bot_estimates else None)
         return session
 
     # ------------------------------------------------------------ state
+    @property
+    def bot_estimates(self) -> bool:
+        """Whether the bots' thinking is shown (the table setting ``bot_estimates``): its
+        numbers are estimates each bot reads from its own hidden hand, which a player may
+        prefer not to be told; off, none is kept or sent."""
+        return bool(self.options.get("bot_estimates", True))
+
     @property
     def to_act(self) -> int:
         """The seat to act now."""
@@ -462,6 +482,7 @@ class PlaySession:
         last = len(self.actions)
         # the thinking of the move just played, when a bot played it (after its move only)
         view["thinking"] = self.thinking.get(last)
+        view["bot_estimates"] = self.bot_estimates
         # a hint is read from the hand of the seat that asked (the seat to act): no other
         # seat may see it
         hinted = self.hint is not None and self.hint[0] == last and self.to_act == seat
@@ -561,11 +582,19 @@ class PlaySession:
             action, thinking = decide(self.bots[p], self.game, shown=shown, who=self.names[p])
         except IllegalAgentMove as exc:  # an agent bug, reported instead of played
             raise SessionError(f"bot {self.names[p]!r} at P{p}: {exc}", 500) from exc
+        if not self.bot_estimates:  # never kept, so no answer or database row carries it
+            thinking = None
         self._record_move(p, action, thinking)
         return True
 
     def thinking_of(self, move: int) -> dict:
         """The thinking of bot move ``move`` (1 = the game's first move), once played."""
+        if not self.bot_estimates:
+            raise SessionError(
+                "this table hides the bots' estimates (bot_estimates: false, chosen when the "
+                "game was dealt): no bot's thinking is kept",
+                404,
+            )
         if isinstance(move, bool) or not isinstance(move, int) or move not in self.thinking:
             bots = sorted(self.thinking)
             raise SessionError(
@@ -586,7 +615,20 @@ class PlaySession:
             raise SessionError("a hint is for your own move: it is not your turn", 409)
         last = len(self.actions)
         if self.hint is None or self.hint[0] != last:
-            self.hint = (last, expert_hint(self.game, hint_seed(self.seed, last)))
+            # the plan's j-th move is the hint the position after it gives: the same seed
+            self.hint = (
+                last,
+                expert_hint(
+                    self.game,
+                    hint_seed(self.seed, last),
+                    next_seed=lambda j: hint_seed(self.seed, last + j),
+                    reports=self.hint_reports,
+                ),
+            )
+            # only the searches of positions to come stay: the next hint is one or none
+            ahead = {hint_seed(self.seed, last + j) for j in range(1, PLAN_MOVES + 1)}
+            for key in [k for k in self.hint_reports if k[0] not in ahead]:
+                del self.hint_reports[key]
         return self.hint[1]
 
     # ------------------------------------------------------------ records

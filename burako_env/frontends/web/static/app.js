@@ -151,6 +151,10 @@ async function refreshThinking() {
   // paint into the slot of the table now shown, if it still asks for the same
   const put = el => { const now = document.getElementById("think-slot"); if (now && view && thinkingOn && thinkingUrl(view) === url) now.replaceChildren(el); };
   const title = watch ? "How the seat to act thinks" : "How the bot thinks";
+  if (!watch && v.bot_estimates === false) {
+    put(renderThinking(null, { title, note: "This table hides the bots' estimates (a setting of the new game): the server sends none." }));
+    return;
+  }
   if (!url) {
     put(renderThinking(null, { title, note: watch ? "the end of the record: no move is left to weigh"
       : "No bot's thinking yet: Expert and Hard bots show theirs once they have moved (Easy and Normal follow fixed rules)." }));
@@ -194,16 +198,51 @@ function showThinkingOf(move) {
   setThinking(true);
 }
 
-// the hint panel: the table's ``hint`` (kept by the server until the next move)
+// the hint panel: the table's ``hint`` (kept by the server until the next move): the
+// advice in plain words first, Expert's plan for the turn where it has one, then the
+// research numbers behind "details" (closed until opened)
+function renderHint(t, onclose) {
+  const box = h("div", { class: "thinking panel hint-box", id: "hint-panel" },
+    h("h3", {}, "Hint: what Expert would play in your seat",
+      h("button", { class: "think-close", title: "close", onclick: onclose }, "✕")),
+    h("p", { class: "hint-advice", id: "hint-advice" }, t.advice),
+    h("p", { class: "hint-note" }, t.advice_note));
+  if (t.plan && t.plan.length > 1) {
+    box.append(h("div", { class: "hint-plan", id: "hint-plan" },
+      h("div", { class: "hint-plan-head" }, "Expert's plan for this turn:"),
+      h("ol", {}, t.plan.map(m => h("li", { "data-action": m.action }, m.text))),
+      h("div", { class: "hint-plan-end" }, t.plan_end)));
+  } else if (t.plan_end) {
+    box.append(h("p", { class: "hint-plan-end" }, t.plan_end));
+  }
+  box.append(h("details", { class: "hint-details", id: "hint-details" }, h("summary", {}, "details"),
+    renderThinking(t, { id: "hint-research", title: "Expert's numbers: every move it weighed" })));
+  return box;
+}
+
+// the cards of the hinted move, outlined in the hand (the hand is drawn anew after a move,
+// and the table's hint is gone then: the outline goes with it)
+function markHintCards() {
+  const hand = document.getElementById("hand");
+  if (!hand) return;
+  hand.querySelectorAll(".hint-card").forEach(el => el.classList.remove("hint-card"));
+  const want = (view && view.hint && view.hint.cards) || [];
+  const els = Array.from(hand.querySelectorAll(".card[data-card]"));
+  for (const c of want) {
+    const el = els.find(x => +x.dataset.card === c && !x.classList.contains("hint-card"));
+    if (el) el.classList.add("hint-card");
+  }
+}
+
 function paintHint() {
   const slot = document.getElementById("hint-slot");
   if (!slot || !view) return;
   if (view.hint) {
-    slot.replaceChildren(renderThinking(view.hint, { id: "hint-panel", title: "Hint: what Expert would play in your seat",
-      onclose: () => { view.hint = null; paintHint(); } }));
+    slot.replaceChildren(renderHint(view.hint, () => { view.hint = null; paintHint(); }));
   } else if (hintLoading) {
     slot.replaceChildren(renderThinking(null, { id: "hint-panel", title: "Hint", note: "Expert is weighing your moves…" }));
   } else slot.replaceChildren();
+  markHintCards();
 }
 
 async function askHint() {
@@ -391,6 +430,8 @@ function showSetup() {
   const hand = h("input", { type: "radio", name: "episode", value: "hand", id: "ep-hand", checked: true });
   const match = h("input", { type: "radio", name: "episode", value: "match", id: "ep-match" });
   const error = h("div", { id: "message", class: "message" });
+  // a table setting: the bots' thinking (its numbers read their hidden hands) shown or not
+  const estimates = h("input", { type: "checkbox", id: "bot-estimates", checked: true });
   // the variant's rules in words (burako rules' own text) and the house rules it offers
   const rulesText = h("pre", { id: "rules-text", class: "rules-text", hidden: true });
   const houseBox = h("div", { id: "house-rules" });
@@ -466,6 +507,7 @@ function showSetup() {
       episode: match.checked ? "match" : "hand",
     };
     if (friends.length) body.people = [+seatSel.value].concat(friends);
+    if (!estimates.checked) body.bot_estimates = false;
     if (seed.value.trim()) body.seed = seed.value.trim();
     const rules = houseRules();
     if (Object.keys(rules).length) body.rules = rules;
@@ -485,7 +527,9 @@ function showSetup() {
     h("h2", {}, "A new game against the bots"),
     h("fieldset", {}, h("legend", {}, "Table"),
       h("label", {}, "Variant ", variantSel), h("label", {}, "Players ", playersSel), h("label", {}, "Your seat ", seatSel)),
-    h("fieldset", {}, h("legend", {}, "Bots"), h("label", {}, "All bots ", allBots), botsBox),
+    h("fieldset", {}, h("legend", {}, "Bots"), h("label", {}, "All bots ", allBots), botsBox,
+      h("label", { title: "Expert's and Hard's numbers after their moves: estimates each reads from its own hidden hand (off: the server sends none)" },
+        estimates, " show the bots' estimates (how they think)")),
     h("fieldset", {}, h("legend", {}, "Game"),
       h("label", {}, hand, " one hand"), h("label", {}, match, " a whole match"),
       h("label", {}, "Deal seed ", seed)),
