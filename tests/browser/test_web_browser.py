@@ -5,7 +5,9 @@ and Debian's Chromium (Playwright's own browser download is not used), then play
 hand against the bots by clicking, check the message of a refused move, step a recorded
 game forward and back, reload a game, check that screenshots are not blank, and read the
 bots' thinking and the hint as the page shows them (the hint's numbers against
-``agents.pimc``'s own). No test times anything: scripts/bench/bench_web.py does.
+``agents.pimc``'s own), resume a game after the server restarts (and after a kill -9)
+and the browser closes, and deal a game from the rules and house rules the set-up form
+shows. No test times anything: scripts/bench/bench_web.py does.
 
 On a machine without Chromium the tests skip and say why; in CI (``CI=true``) a missing
 Chromium fails them, since ``.ci/run`` installs it.
@@ -21,6 +23,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections import Counter
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -59,13 +62,12 @@ def records_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("records")
 
 
-@pytest.fixture(scope="module")
-def server(records_dir):
-    """``burako serve`` in a subprocess; yields its URL."""
-    exe = chromium_path()  # skip before starting anything when there is no browser
+def start_serve(*args: str) -> tuple[subprocess.Popen, str]:
+    """``burako serve --port 0 ARGS`` in a subprocess, bots 50 ms apart; the process and
+    its URL once it listens."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "burako_env.frontends.cli", "serve", "--port", "0"]
-        + ["--records", str(records_dir), "--bot-delay", "0.05"],
+        + ["--bot-delay", "0.05", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -81,15 +83,40 @@ def server(records_dir):
                 ready.set()
 
     threading.Thread(target=read, daemon=True).start()
+    if not ready.wait(STARTUP_SECONDS):
+        proc.kill()
+        pytest.fail("burako serve did not start:\n" + "".join(lines))
+    url = next(x for x in lines if x.startswith("Burako table at ")).split()[-1]
+    assert url.startswith("http://127.0.0.1:")
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:  # the URL is printed before the socket listens
+        try:
+            with urllib.request.urlopen(url + "api/options", timeout=5) as answer:
+                if answer.status == 200:
+                    return proc, url
+        except OSError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail("burako serve did not answer:\n" + "".join(lines))
+        time.sleep(0.2)
+
+
+def stop_serve(proc: subprocess.Popen, kill: bool = False) -> None:
+    """Stop a server of :func:`start_serve`: politely, or ``kill`` -9 (nothing flushed)."""
+    proc.kill() if kill else proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server(records_dir):
+    """``burako serve`` in a subprocess; yields its URL."""
+    exe = chromium_path()  # skip before starting anything when there is no browser
+    proc, url = start_serve("--records", str(records_dir))
     try:
-        if not ready.wait(STARTUP_SECONDS):
-            pytest.fail("burako serve did not start:\n" + "".join(lines))
-        url = next(x for x in lines if x.startswith("Burako table at ")).split()[-1]
-        assert url.startswith("http://127.0.0.1:")
         yield url, exe
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop_serve(proc)
 
 
 @pytest.fixture(scope="module")
@@ -618,6 +645,139 @@ def test_reload_resumes_and_tabs_are_separate(page, browser, server):
     page.wait_for_selector("#message.error")
     assert "no game 'nosuchgame'" in page.inner_text("#message")
     other.context.close()
+
+
+def play_my_turn(page) -> None:
+    """One decision of the person, as a player would click it: draw, else discard the
+    last discardable card, else the first move button."""
+    draw = page.query_selector(
+        "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
+    )
+    if draw is not None:
+        click_and_wait(page, f"#actions button[data-action='{draw.get_attribute('data-action')}']")
+        return
+    discardable = page.query_selector_all("#hand .card.discardable")
+    if discardable:
+        discardable[-1].click()
+        click_and_wait(page, "#discard")
+        return
+    click_and_wait(page, "#actions button[data-kind]")
+
+
+def test_a_game_resumes_mid_hand_after_a_server_restart_and_a_closed_browser(browser, tmp_path):
+    """The games are kept in SQLite as they are played: the server stopped (politely,
+    then by kill -9 between two moves) and started again on the same file, and the
+    browser closed and opened again with its cookies, the link shows the same table, the
+    same hand and every acknowledged move, and the game plays on."""
+    db = tmp_path / "games.sqlite3"
+    proc, url = start_serve("--records", str(tmp_path / "records"), "--db", str(db))
+    context = browser.new_context(viewport=LAPTOP)
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(WAIT_MS)
+        pg.base_url = url
+        game_id = start_game(pg, players=2, seed=21)
+        for _ in range(3):
+            assert wait_my_turn(pg) == "mine"
+            play_my_turn(pg)
+        assert wait_my_turn(pg) == "mine"
+        hand, count = hand_cards(pg), moves_count(pg)
+        log = pg.inner_text("#log")
+        cookies = context.cookies()
+    finally:
+        context.close()  # the browser closed
+        stop_serve(proc)  # and the server stopped
+
+    stops = iter(("kill -9", "terminate"))  # how each server below ends
+    for after in ("a restart", "a kill -9 between two moves"):
+        proc, url = start_serve("--records", str(tmp_path / "records"), "--db", str(db))
+        stop = next(stops)
+        context = browser.new_context(viewport=LAPTOP)
+        try:
+            # the cookies a browser keeps on disk (a new port is the same host for them)
+            context.add_cookies(cookies)
+            pg = context.new_page()
+            pg.set_default_timeout(WAIT_MS)
+            pg.goto(f"{url}#/play/{game_id}")
+            pg.wait_for_selector("#table")
+            assert wait_my_turn(pg) == "mine", after
+            assert hand_cards(pg) == hand and moves_count(pg) == count, after
+            assert pg.inner_text("#log") == log, after
+            play_my_turn(pg)  # acknowledged: the table shows it, and the bots' replies
+            assert wait_my_turn(pg) == "mine", after
+            hand, count = hand_cards(pg), moves_count(pg)
+            log = pg.inner_text("#log")
+            cookies = context.cookies()
+        finally:
+            context.close()
+            stop_serve(proc, kill=stop == "kill -9")
+
+
+def test_the_rules_page_and_house_rules_make_the_engines_variant(browser, tmp_path):
+    """The rules the set-up form shows are ``burako rules``' own words; the house rules
+    chosen there are kept with the game and deal the variant the engine builds from
+    them, parameter for parameter."""
+    import sqlite3
+    from dataclasses import asdict
+
+    from typer.testing import CliRunner
+
+    from burako_env.frontends.cli import app as cli_app
+    from burako_env.variants import load_variant
+
+    db = tmp_path / "games.sqlite3"
+    proc, url = start_serve("--records", str(tmp_path / "records"), "--db", str(db))
+    context = browser.new_context(viewport=LAPTOP)
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(WAIT_MS)
+        pg.goto(url + "#/")
+        pg.wait_for_selector("#setup")
+        pg.select_option("#variant", "italian")
+        pg.dispatch_event("#variant", "change")
+        pg.select_option("#players", "4")
+        pg.dispatch_event("#players", "change")
+        pg.click("#show-rules")
+        pg.wait_for_function(
+            "() => document.querySelector('#rules-text').textContent.startsWith('italian: 4')"
+        )
+        shown = pg.inner_text("#rules-text")
+        printed = CliRunner().invoke(cli_app, ["rules", "italian", "--players", "4"]).output
+        assert shown.strip() and printed.startswith(shown.strip()), (shown[:200], printed[:200])
+
+        pg.click("#house summary")
+        pg.fill("[data-rule=target]", "1500")
+        pg.select_option("[data-rule=close_requires]", "clean_canasta")
+        pg.uncheck("[data-rule=pile_no_rediscard]")
+        pg.fill("[data-rule=min_first_meld]", "50")
+        pg.select_option("#seat", "0")
+        pg.select_option("#bots-all", "easy")
+        pg.dispatch_event("#bots-all", "change")
+        pg.fill("#seed", "8")
+        pg.click("#start")
+        pg.wait_for_selector("#table")
+        game_id = pg.evaluate("location.hash").split("/")[-1]
+    finally:
+        context.close()
+        stop_serve(proc)
+    with sqlite3.connect(db) as conn:
+        (options,) = conn.execute("SELECT options FROM games WHERE id=?", (game_id,)).fetchone()
+    kept = json.loads(options)
+    chosen = {
+        "target": 1500,
+        "close_requires": "clean_canasta",
+        "pile_no_rediscard": False,
+        "min_first_meld": 50,
+    }
+    assert kept["rules"] == chosen  # only what the player changed
+    engine = load_variant("italian", num_players=4, **chosen)
+    plain = load_variant("italian", num_players=4)
+    assert {k: getattr(engine, k) for k in chosen} == chosen
+    # the game as the server deals it from the kept options plays the engine's variant
+    from burako_env.frontends.web.sessions import PlaySession
+
+    session = PlaySession.restore(game_id, kept, [])
+    assert asdict(session.game.variant) == asdict(engine) != asdict(plain)
 
 
 def recorded_game(
