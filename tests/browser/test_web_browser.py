@@ -647,23 +647,6 @@ def test_reload_resumes_and_tabs_are_separate(page, browser, server):
     other.context.close()
 
 
-def play_my_turn(page) -> None:
-    """One decision of the person, as a player would click it: draw, else discard the
-    last discardable card, else the first move button."""
-    draw = page.query_selector(
-        "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
-    )
-    if draw is not None:
-        click_and_wait(page, f"#actions button[data-action='{draw.get_attribute('data-action')}']")
-        return
-    discardable = page.query_selector_all("#hand .card.discardable")
-    if discardable:
-        discardable[-1].click()
-        click_and_wait(page, "#discard")
-        return
-    click_and_wait(page, "#actions button[data-kind]")
-
-
 def test_a_game_resumes_mid_hand_after_a_server_restart_and_a_closed_browser(browser, tmp_path):
     """The games are kept in SQLite as they are played: the server stopped (politely,
     then by kill -9 between two moves) and started again on the same file, and the
@@ -679,7 +662,7 @@ def test_a_game_resumes_mid_hand_after_a_server_restart_and_a_closed_browser(bro
         game_id = start_game(pg, players=2, seed=21)
         for _ in range(3):
             assert wait_my_turn(pg) == "mine"
-            play_my_turn(pg)
+            play_one_move(pg)
         assert wait_my_turn(pg) == "mine"
         hand, count = hand_cards(pg), moves_count(pg)
         log = pg.inner_text("#log")
@@ -703,7 +686,7 @@ def test_a_game_resumes_mid_hand_after_a_server_restart_and_a_closed_browser(bro
             assert wait_my_turn(pg) == "mine", after
             assert hand_cards(pg) == hand and moves_count(pg) == count, after
             assert pg.inner_text("#log") == log, after
-            play_my_turn(pg)  # acknowledged: the table shows it, and the bots' replies
+            play_one_move(pg)  # acknowledged: the table shows it, and the bots' replies
             assert wait_my_turn(pg) == "mine", after
             hand, count = hand_cards(pg), moves_count(pg)
             log = pg.inner_text("#log")
