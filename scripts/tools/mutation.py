@@ -66,17 +66,37 @@ LAYERS = {
             "tests/agents/test_evaluation.py",
             "tests/agents/test_weighted_heuristics.py",
             "tests/agents/test_pimc.py",
+            "tests/agents/test_agent_settings.py",
+            "tests/agents/test_network_kernels.py",
+            "tests/agents/test_policy_search.py",
         ),
         # 20 s: a notebook run end to end
         deselect=("tests/agents/test_tournament.py::test_notebook_runs",),
         isolation="forkserver",
     ),
-    "training": Layer(only_mutate=("training/*",), tests=("tests/training/test_training.py",)),
+    "training": Layer(
+        only_mutate=("training/*",),
+        # every test of training/ but test_ray (it starts a Ray cluster)
+        tests=(
+            "tests/training/test_training.py",
+            "tests/training/test_checkpoint.py",
+            "tests/training/test_schedules.py",
+            "tests/training/test_ppo_loss.py",
+            "tests/training/test_league.py",
+            "tests/training/test_train_configs.py",
+            "tests/training/test_exploit.py",
+            "tests/training/test_search_labels.py",
+            "tests/training/test_network_growth.py",
+            "tests/training/test_oracle_critic.py",
+        ),
+    ),
     "envs": Layer(
-        only_mutate=("burako_env/envs/*",),
+        # burako_env/gym holds the Gymnasium envs (single and vector), split from envs/
+        only_mutate=("burako_env/envs/*", "burako_env/gym/*"),
         tests=(
             "tests/envs/test_envs.py",
             "tests/envs/test_global_state.py",
+            "tests/envs/test_gym_vector.py",
             # the envs' argument checks (the rest of test_error_contract builds a wheel, forks)
             "tests/reliability/test_error_contract.py::test_raw_env_refuses_non_integer_actions",
             "tests/reliability/test_error_contract.py::test_wrapped_env_refuses_non_integer_actions",
@@ -93,6 +113,8 @@ LAYERS = {
             "tests/core/test_sweep.py",
             "tests/frontends/test_warmup.py",
             "tests/frontends/test_web_server.py",
+            "tests/frontends/test_narration.py",
+            "tests/reliability/test_records.py",
             "tests/agents/test_tournament.py",
         ),
         deselect=("tests/agents/test_tournament.py::test_notebook_runs",),
