@@ -1373,3 +1373,14 @@ def test_serve_command_errors(tmp_path):
         port = busy.getsockname()[1]
         r = runner.invoke(cli_app, ["serve", "--port", str(port), "--records", str(tmp_path)])
     assert r.exit_code == 2 and f"error: cannot listen on 127.0.0.1:{port}" in r.output
+
+
+def test_the_rules_page_reads_the_players_asked_for(client):
+    """``/api/rules?players=N``: the rules of the variant at that table size, in the
+    words of ``burako rules``; without it, the variant's default size."""
+    six = client.get("/api/rules", params={"variant": "colombian", "players": 6}).json()
+    assert six["players"] == 6 and "6 players in two teams of 3" in six["text"]
+    default = client.get("/api/rules", params={"variant": "colombian"}).json()
+    assert default["players"] == 4 and "4 players in two teams of 2" in default["text"]
+    bad = client.get("/api/rules", params={"variant": "colombian", "players": "six"})
+    assert bad.status_code == 400 and "players must be a whole number" in bad.json()["error"]
