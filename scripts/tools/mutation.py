@@ -42,7 +42,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 WORK = ROOT / ".mutation"
 #: what a layer's folder links to (mutmut copies the sources and tests into mutants/)
-LINKS = ("burako_env", "agents", "training", "tests", "configs", "scripts", "notebooks")
+LINKS = ("agents", "training", "tests", "configs", "scripts", "notebooks")
+#: the top-level folders installed inside the package (pyproject's package-dir)
+INSIDE = ("agents", "training")
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ class Layer:
 
 LAYERS = {
     "agents": Layer(
-        only_mutate=("agents/*", "burako_env/evaluation.py"),
+        only_mutate=("burako_env/agents/*", "burako_env/evaluation.py"),
         tests=(
             "tests/agents/test_agents.py",
             "tests/agents/test_agent_layers.py",
@@ -66,17 +68,37 @@ LAYERS = {
             "tests/agents/test_evaluation.py",
             "tests/agents/test_weighted_heuristics.py",
             "tests/agents/test_pimc.py",
+            "tests/agents/test_agent_settings.py",
+            "tests/agents/test_network_kernels.py",
+            "tests/agents/test_policy_search.py",
         ),
         # 20 s: a notebook run end to end
         deselect=("tests/agents/test_tournament.py::test_notebook_runs",),
         isolation="forkserver",
     ),
-    "training": Layer(only_mutate=("training/*",), tests=("tests/training/test_training.py",)),
+    "training": Layer(
+        only_mutate=("burako_env/training/*",),
+        # every test of training/ but test_ray (it starts a Ray cluster)
+        tests=(
+            "tests/training/test_training.py",
+            "tests/training/test_checkpoint.py",
+            "tests/training/test_schedules.py",
+            "tests/training/test_ppo_loss.py",
+            "tests/training/test_league.py",
+            "tests/training/test_train_configs.py",
+            "tests/training/test_exploit.py",
+            "tests/training/test_search_labels.py",
+            "tests/training/test_network_growth.py",
+            "tests/training/test_oracle_critic.py",
+        ),
+    ),
     "envs": Layer(
-        only_mutate=("burako_env/envs/*",),
+        # burako_env/gym holds the Gymnasium envs (single and vector), split from envs/
+        only_mutate=("burako_env/envs/*", "burako_env/gym/*"),
         tests=(
             "tests/envs/test_envs.py",
             "tests/envs/test_global_state.py",
+            "tests/envs/test_gym_vector.py",
             # the envs' argument checks (the rest of test_error_contract builds a wheel, forks)
             "tests/reliability/test_error_contract.py::test_raw_env_refuses_non_integer_actions",
             "tests/reliability/test_error_contract.py::test_wrapped_env_refuses_non_integer_actions",
@@ -93,6 +115,9 @@ LAYERS = {
             "tests/core/test_sweep.py",
             "tests/frontends/test_warmup.py",
             "tests/frontends/test_web_server.py",
+            "tests/frontends/test_narration.py",
+            "tests/frontends/test_rules_text.py",
+            "tests/reliability/test_records.py",
             "tests/agents/test_tournament.py",
         ),
         deselect=("tests/agents/test_tournament.py::test_notebook_runs",),
@@ -134,9 +159,10 @@ def layer_pyproject(layer: Layer) -> str:
         pytest_args += ["--deselect", test]
     section = [
         "[tool.mutmut]",
-        'source_paths = ["burako_env", "agents", "training"]',
+        'source_paths = ["burako_env"]',
         f"only_mutate = {json.dumps(list(layer.only_mutate))}",
-        'also_copy = ["configs", "scripts", "notebooks"]',
+        # agents/ and training/ also as the top-level folders some tests read
+        'also_copy = ["configs", "scripts", "notebooks", "agents", "training"]',
         f"pytest_add_cli_args = {json.dumps(pytest_args)}",
         f"pytest_add_cli_args_test_selection = {json.dumps(list(layer.tests))}",
         # a mutant that loops is stopped after 2 x 4 x its tests' time in CPU seconds
@@ -147,6 +173,16 @@ def layer_pyproject(layer: Layer) -> str:
     return "\n".join(kept + [""] + section) + "\n"
 
 
+def link_tree(source: Path, target: Path) -> None:
+    """``source``'s folders made at ``target``, each file a link to its source."""
+    for root, dirs, files in os.walk(source):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        here = target / Path(root).relative_to(source)
+        here.mkdir(parents=True, exist_ok=True)
+        for file in files:
+            (here / file).symlink_to(Path(root) / file)
+
+
 def stage(name: str) -> Path:
     folder = WORK / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -154,6 +190,18 @@ def stage(name: str) -> Path:
         link = folder / entry
         if not link.is_symlink():
             link.symlink_to(ROOT / entry)
+    # burako_env/ as a tree of links with agents/ and training/ inside it, where an install
+    # puts them: mutmut names a mutant by its file's path (burako_env/agents/pimc.py:
+    # burako_env.agents.pimc) and the trampoline matches that name with the function's
+    # __module__; from the top-level agents/ the names were agents.pimc.*, the tests
+    # import burako_env.agents.pimc, and every mutant of the two folders was "no tests"
+    package = folder / "burako_env"
+    if package.is_symlink():
+        package.unlink()
+    shutil.rmtree(package, ignore_errors=True)
+    link_tree(ROOT / "burako_env", package)
+    for inside in INSIDE:
+        link_tree(ROOT / inside, package / inside)
     (folder / "pyproject.toml").write_text(layer_pyproject(LAYERS[name]), encoding="utf-8")
     return folder
 

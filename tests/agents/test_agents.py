@@ -441,3 +441,13 @@ def test_predict_agent_passes_its_mode_to_the_model(deterministic):
     model = _ModeModel()
     PredictAgent(model).act(obs, mask)
     assert model.modes == [True]  # the default
+
+
+def test_the_shipped_policy_plays_under_the_name_ppo():
+    """Tables and tournaments show the shipped policy as ``ppo``, the name ``make_agent``
+    takes, not as its file's name."""
+    from burako_env.agents.ppo_agent import PPOAgent
+
+    assert PPOAgent.pretrained().label == "ppo"
+    assert PPOAgent.pretrained(variant="italian", num_players=4).label == "ppo"
+    assert make_agent("ppo").label == "ppo"

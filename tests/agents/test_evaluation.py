@@ -98,6 +98,11 @@ def test_defaults_and_the_top_level_name():
     # the table a policy file records, else 4-player argentine
     res = evaluate("greedy", ["random"], hands=2)
     assert (res.variant, res.num_players, res.seed) == ("argentine", 4, EVAL_SEED)
+    from burako_env.agents.ppo_agent import PPOAgent
+
+    italian = PPOAgent.pretrained(variant="italian", num_players=4)
+    res = evaluate(italian, ["random"], hands=1)
+    assert (res.variant, res.num_players) == ("italian", 4)
 
 
 def test_a_float_model_reads_normalised_observations():

@@ -223,7 +223,7 @@ def test_batched_play_chooses_what_one_at_a_time_play_chooses():
     """The shipped policy at its greedy play: a batch of 200 observations gets the actions
     each gets alone (what tournaments rely on when they batch the waiting games)."""
     obs, mask, _, _ = played_observations("argentine", 4, games=200, steps=70, seed=11)
-    agent = PPOAgent.pretrained("argentine", 4)
+    agent = PPOAgent.pretrained(variant="argentine", num_players=4)
     assert agent.greedy
     batch = agent.act(obs, mask)
     alone = np.array([agent.act(obs[i : i + 1], mask[i : i + 1])[0] for i in range(len(obs))])

@@ -160,9 +160,12 @@ def test_outputs_are_written(small, tmp_path):
     assert len(rows) == 3 and rows[0]["a"] == "random" and float(rows[2]["ci_high"]) <= 1
     data = json.loads((tmp_path / "t.json").read_text())
     assert data["variant"] == "argentine" and len(data["pairings"]) == 3
+    assert data["ratings"] == small.ratings  # the JSON carries the fitted ratings
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = small.table()
     assert "discard_table" in text and "95% CI" in text
+    # the ratings' columns are headed by what they hold
+    assert ["agent", "elo", "±", "95%", "ordinal"] in [line.split() for line in text.splitlines()]
 
 
 def test_saved_games_replay(tmp_path):

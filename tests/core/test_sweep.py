@@ -33,7 +33,15 @@ def test_short_sweep_has_no_violation(variant):
         assert c["went_out"] + c["stock_end"] + c["max_turns_end"] == c["hands"]
         assert c["went_out_by_melding"] <= c["went_out"]
     assert "violations" in str(report)
-    # each player count's line shows its rate of hands gone out
+    # the columns' header, then each player count's line with its rate of hands gone out
+    head = str(report).splitlines()[1]
+    assert (
+        head.split()
+        == (
+            "players hands hands/s out out by meld stock 400 t direct bad cards no legal "
+            "too long bad out"
+        ).split()
+    )
     lines = str(report).splitlines()[2:]
     for r, line in zip(report.results, lines, strict=True):
         assert f"{r.counts['went_out'] / max(r.counts['hands'], 1):.1%}" in line.split()

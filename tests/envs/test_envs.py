@@ -29,11 +29,13 @@ from burako_env.core.constants import (
 from burako_env.core.game import Game, IllegalActionError
 from burako_env.core.state import copy_state, states_equal
 from burako_env.envs.aec import IllegalMoveError, raw_env
-from burako_env.envs.rewards import team_rewards
+from burako_env.envs.observation import max_meld_size
+from burako_env.envs.rewards import SCORE_SCALE, team_rewards
 from burako_env.envs.vector import VectorEnv
 from burako_env.gym.single import BurakoGymEnv
 from burako_env.render import render_table
 from burako_env.scenario import build_game
+from burako_env.variants import load_variant
 
 CONFIGS = [
     ("argentine", 2),
@@ -336,6 +338,42 @@ def test_render_finished_hand():
     assert "table_cards" not in text  # the score items in words, not their internal names
 
 
+def test_a_finished_agent_may_only_step_none():
+    """PettingZoo's contract: once the hand is over, each agent's step takes None (and
+    removes it); an action is refused, not silently dropped."""
+    e = raw_env(num_players=2)
+    e.reset(seed=3)
+    rng = random.Random(3)
+    while not all(e.terminations.values()):
+        e.step(int(rng.choice(list(e.legal_actions()))))
+    with pytest.raises(ValueError, match="only valid action is None"):
+        e.step(0)
+    first = e.agent_selection
+    e.step(None)
+    assert first not in e.agents
+
+
+def test_score_rewards_are_the_margin_over_the_scale_clipped_to_one():
+    scores = np.array([[3 * SCORE_SCALE, 0], [0, 2.5 * SCORE_SCALE], [400, 100], [50, 50]])
+    np.testing.assert_allclose(
+        team_rewards(scores, "score"), [[1.0, -1.0], [-1.0, 1.0], [0.3, -0.3], [0.0, 0.0]]
+    )
+    np.testing.assert_array_equal(team_rewards(scores, "win")[:, 0], [1, -1, 1, 0])
+    np.testing.assert_array_equal(team_rewards(scores, "raw")[:, 0], [3000, -2500, 300, 0])
+
+
+def test_max_meld_size_holds_the_largest_wild_group():
+    """A meld can hold a run of 14 positions, a group of every natural of a rank and a
+    wild, or a group of every 2 and joker: with 3 or 4 decks the wild group is the
+    largest, and the observation's size bound must admit it."""
+    base = load_variant("argentine", num_players=4)
+    assert max_meld_size(base) == 14  # 2 decks: the run
+    three = base.replace(decks=3, jokers_per_deck=1)
+    assert max_meld_size(three) == 3 * 4 + 3  # every 2 and every joker of 3 decks
+    four = base.replace(decks=4, jokers_per_deck=2)
+    assert max_meld_size(four) == 4 * 4 + 4 * 2
+
+
 # ------------------------------------------------------------------ Gymnasium
 @pytest.mark.filterwarnings("ignore:.*Not able to test alternative render modes")
 def test_gym_check_env():
@@ -357,6 +395,7 @@ def test_gym_env_plays_against_opponents():
         mask = env.action_masks()
         a = rng.choice(np.flatnonzero(mask))
         obs, reward, terminated, truncated, info = env.step(a)
+        assert info["seat"] == 1  # the learner acts next, or its hand ended
         total += reward
         assert not truncated
         if terminated:
@@ -401,6 +440,31 @@ def test_gym_env_illegal_action():
     strict.reset(seed=0)
     with pytest.raises(IllegalActionError, match="not the phase"):
         strict.step(discard_action(3))
+
+
+def test_gym_env_human_mode_prints_the_table_after_each_step(capsys):
+    env = BurakoGymEnv(num_players=2, render_mode="human")
+    env.reset(seed=0)
+    capsys.readouterr()
+    env.step(int(env.legal_actions()[0]))
+    assert "Stock" in capsys.readouterr().out
+    quiet = BurakoGymEnv(num_players=2)
+    quiet.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "render() called without a render_mode"
+        quiet.step(int(quiet.legal_actions()[0]))
+    assert capsys.readouterr().out == ""
+
+
+def test_gym_env_seeds_deal_distinct_hands():
+    """Each reset seed draws the deal's generator from a 62-bit range: 300 seeds, 300
+    different opening hands (a narrow range would repeat deals)."""
+    env = BurakoGymEnv(num_players=2)
+    hands = set()
+    for seed in range(300):
+        env.reset(seed=seed)
+        hands.add(env.game.state.hands[0].tobytes())
+    assert len(hands) == 300
 
 
 def test_maskable_ppo_trains_and_plays():
@@ -489,6 +553,19 @@ def test_vector_env_rewards():
             np.testing.assert_array_equal(info["team_rewards"][ended, 0], f[:, 0] - f[:, 1])
             seen += int(ended.sum())
     assert seen > 0
+
+
+def test_vector_env_reset_seed_deals_as_the_constructor_seed():
+    """``reset(seed)`` deals what a VectorEnv built with that seed deals; ``reset()``
+    deals the constructor's seed again. (The observations are the env's own buffer:
+    copied.)"""
+    env = VectorEnv("argentine", 2, num_envs=4, seed=1)
+    obs1 = env.reset()[0].copy()
+    obs9 = env.reset(seed=9)[0].copy()
+    other, _, _ = VectorEnv("argentine", 2, num_envs=4, seed=9).reset()
+    np.testing.assert_array_equal(obs9, other)
+    assert not np.array_equal(obs9, obs1)
+    np.testing.assert_array_equal(env.reset()[0], obs1)
 
 
 def test_gym_env_final_info_has_the_hand_result_whoever_ends_it():

@@ -129,6 +129,17 @@ def test_state_is_a_fresh_array_and_reads_the_core():
     assert "StateLayout('argentine', 4 players" in repr(lay)
 
 
+def test_encode_names_a_game_outside_the_batch():
+    """``encode(state, b)`` refuses every ``b`` outside ``0..len - 1`` with the batch's
+    size in the message, the first one past the end included."""
+    game = Game("argentine", 4, batch_size=3, seed=0)
+    lay = raw_env(variant="argentine", num_players=4).state_layout
+    assert lay.encode(game.state, 2).shape == (lay.size,)
+    for b in (3, -1):
+        with pytest.raises(IndexError, match=f"game {b} is outside a batch of 3 games"):
+            lay.encode(game.state, b)
+
+
 # ------------------------------------------------------------------ the state decides the game
 @pytest.mark.parametrize(("variant", "players", "episode"), CONFIGS, ids=IDS)
 def test_equal_seeds_and_actions_give_equal_states_other_deals_other_states(

@@ -20,6 +20,7 @@ from burako_env.agents.base import Agent, PerGame
 from burako_env.agents.policies import act_batch
 from burako_env.core.actions import discard_action
 from burako_env.core.constants import (
+    ERR_OK,
     NUM_ACTIONS,
     S_DONE,
     S_HANDS_ENDED,
@@ -322,6 +323,51 @@ def test_rewards_follow_the_learners_team_in_every_seat(episode, players, seat):
         assert teams_rewarded[0] > 0 and teams_rewarded[1] > 0
     else:
         assert teams_rewarded[seat % 2] > 0
+
+
+def test_win_rewards_and_final_info_at_each_episode_end():
+    """``reward="win"``: +1 / -1 / 0 to the learner's team by the hand's winner when its
+    episode ends, 0 otherwise; ``final_info`` carries the result with a ``_`` mask for
+    each key (the ended games)."""
+    envs = make_vec(6, num_players=4, seat="random", reward="win")
+    obs, info = envs.reset(seed=5)
+    rng = np.random.default_rng(5)
+    signs = set()
+    for _ in range(600):
+        obs, reward, terminated, _, info = envs.step(random_actions(info["action_mask"], rng))
+        assert not reward[~terminated].any()
+        if not terminated.any():
+            continue
+        final = info["final_info"]
+        for key in ("hand_scores", "match_scores", "hands_ended", "winner", "seat"):
+            np.testing.assert_array_equal(final[f"_{key}"], terminated, err_msg=key)
+        for g in np.flatnonzero(terminated):
+            w, team = int(final["winner"][g]), int(final["seat"][g]) % 2
+            want = 0.0 if w < 0 else (1.0 if w == team else -1.0)
+            assert reward[g] == want, (g, w, team)
+            signs.add(want)
+    assert {1.0, -1.0} <= signs
+
+
+def test_illegal_action_error_reads_the_game_it_was_played_in():
+    """With ``illegal_action="raise"``, the error's reason is that of the game where the
+    action was illegal, not of game 0 (where it may be legal)."""
+    envs = make_vec(4, num_players=2, illegal_action="raise", opponents="greedy")
+    obs, info = envs.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        mask = info["action_mask"]
+        only_in_0 = np.flatnonzero(mask[0] & ~mask[2])
+        if only_in_0.size:
+            break
+        obs, _, _, _, info = envs.step(random_actions(mask, rng))
+    assert only_in_0.size, "no action legal in game 0 and illegal in game 2 was met"
+    a = int(only_in_0[0])
+    actions = random_actions(mask, rng)
+    actions[2] = a
+    with pytest.raises(IllegalActionError, match="in game 2") as err:
+        envs.step(actions)
+    assert err.value.code == envs.unwrapped.game.action_error(a, 2) != ERR_OK
 
 
 def test_illegal_actions_terminate_or_raise():

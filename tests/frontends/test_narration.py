@@ -23,7 +23,15 @@ from burako_env.core.game import Game
 from burako_env.frontends.cli import app as cli_app
 from burako_env.frontends.levels import LEVELS, default_level, levels_for
 from burako_env.frontends.narrate import play_and_describe, refusal_words
-from burako_env.frontends.play import WIDTH, bot_turn_line, default_bot, make_bots, play_game
+from burako_env.frontends.play import (
+    WIDTH,
+    MoveError,
+    bot_turn_line,
+    card_move,
+    default_bot,
+    make_bots,
+    play_game,
+)
 from burako_env.frontends.thinking import HINT_AGENT, hint_seed, search_json
 from burako_env.frontends.web import create_app
 from burako_env.frontends.web.app import save_message
@@ -174,6 +182,30 @@ def test_refusals_name_the_rule_in_plain_words():
     off_suit = add_action(parse_cards("Kd")[0], 0)
     assert refusal_words(game, off_suit) == "the run is in hearts: K♦ is not"
     assert refusal_words(game, discard_action(parse_cards("8s")[0])) is None
+
+    runs = build_game(
+        "argentine",
+        hands={0: "Jh 2h 9d", 1: "3c 4c 9c"},
+        melds={0: ["5h 6h 7h"], 1: []},
+        pile="Qd",
+        player=0,
+        phase="play",
+    )
+    far = add_action(parse_cards("Jh")[0], 0)
+    assert refusal_words(runs, far) == (
+        "J♥ does not join the run: the cards it takes are 4♥ or 8♥, or a wild"
+    )
+    # the 2 of the run's own suit is a natural there (position 2), not a second wild
+    wild_run = build_game(
+        "argentine",
+        hands={0: "Jh 2h 9d", 1: "3c 4c 9c"},
+        melds={0: ["5h 6h *"], 1: []},
+        pile="Qd",
+        player=0,
+        phase="play",
+    )
+    two = add_action(parse_cards("2h")[0], 0)
+    assert refusal_words(wild_run, two) == "the 2♥ has no place in this run"
 
     colombian = build_game(
         "colombian",
@@ -434,3 +466,22 @@ def test_the_search_reads_only_the_searchers_information():
             searched += 1
         game.step_one(make_agent("greedy", seed=i).act_game(game))
     assert searched >= 3
+
+
+def test_an_add_or_discard_of_several_cards_says_one_card_at_a_time():
+    game = Game("argentine", 2, seed=0)
+    two = [int(c) for c in np.flatnonzero(game.state.hands[0, 0])[:2]]
+    for kind in ("add", "discard"):
+        with pytest.raises(MoveError, match=rf"^{kind} one card at a time \(got 2\)$"):
+            card_move(kind, two, game, 0, slot=0)
+
+
+def test_the_end_of_input_abandons_the_game_and_says_so():
+    """``burako play`` with its input closed (a pipe that ends, Ctrl-D) stops at the
+    next prompt with a line that says the game is abandoned."""
+    game = Game("argentine", num_players=2, seed=0)
+    out: list[str] = []
+    result = play_game(game, 0, make_bots(game, 0, ["easy"], 0), lambda prompt: None, out.append)
+    assert not result.finished and result.reason == "eof"
+    # a blank line, then the words (each line fitted to the terminal's width)
+    assert out[-2:] == ["", "End of input: the game is abandoned."]

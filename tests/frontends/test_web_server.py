@@ -1824,3 +1824,14 @@ def test_hidden_bot_estimates_are_never_sent(client):
     view = my_turn(client, views_off[-1])
     if not view["over"]:
         assert client.post(f"/api/games/{gid}/hint").json()["advice"]
+
+
+def test_the_rules_page_reads_the_players_asked_for(client):
+    """``/api/rules?players=N``: the rules of the variant at that table size, in the
+    words of ``burako rules``; without it, the variant's default size."""
+    six = client.get("/api/rules", params={"variant": "colombian", "players": 6}).json()
+    assert six["players"] == 6 and "6 players in two teams of 3" in six["text"]
+    default = client.get("/api/rules", params={"variant": "colombian"}).json()
+    assert default["players"] == 4 and "4 players in two teams of 2" in default["text"]
+    bad = client.get("/api/rules", params={"variant": "colombian", "players": "six"})
+    assert bad.status_code == 400 and "players must be a whole number" in bad.json()["error"]

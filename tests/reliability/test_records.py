@@ -142,3 +142,23 @@ def test_an_unknown_variant_name_is_quoted_escaped_and_cut():
     message = str(info.value)
     assert message.startswith(f"unknown variant '{printable(EVIL)}zzz")
     assert f"…[{len(EVIL) + 1_000_000:,} characters, cut]'" in message and len(message) < 500
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        # num_players is the record's own field, not an override; each unknown key named
+        (
+            {"overrides": {"num_players": 4, "bogus": 1}},
+            "overrides set rule parameters (not num_players, the record's own field), "
+            "got 'bogus', 'num_players'",
+        ),
+        ({"scores": [10, 20, 30]}, "scores must be a list of two whole numbers"),
+        ({"scores": 3}, "scores must be a list of two whole numbers"),
+    ],
+)
+def test_a_record_with_a_wrong_field_says_which(change, words):
+    data = {**vars(played_record()), **change}
+    with pytest.raises(ValueError) as info:
+        parse_record(json.dumps(data))
+    assert words in str(info.value)

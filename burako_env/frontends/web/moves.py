@@ -28,7 +28,7 @@ import numpy as np
 from burako_env.cards import NUM_CARD_TYPES, format_card
 from burako_env.core.actions import decode_action
 from burako_env.core.constants import NUM_ACTIONS
-from burako_env.core.game import Game, IllegalActionError
+from burako_env.core.game import Game
 from burako_env.core.state import copy_state
 from burako_env.core.view import Columns
 from burako_env.frontends.narrate import action_words, refusal_words
@@ -157,17 +157,9 @@ def resolve_move(game: Game, seat: int, request, b: int = 0) -> int:
     return int(a)
 
 
-def apply_move(game: Game, action: int, b: int = 0) -> None:
-    """Step a legal action (the engine checks it once more before anything moves)."""
-    try:
-        game.step_one(action, b)
-    except IllegalActionError as exc:  # resolve_move checked it: a bug if this happens
-        raise RefusedMove(action, str(exc)) from exc
-
-
 def legal_mask_row(game: Game, b: int = 0) -> np.ndarray:
     """The mask row of game ``b``, shaped [1, NUM_ACTIONS] for an agent."""
     return game.legal_action_mask()[b : b + 1]
 
 
-__all__ = ["BadMove", "RefusedMove", "apply_move", "legal_mask_row", "legal_moves", "resolve_move"]
+__all__ = ["BadMove", "RefusedMove", "legal_mask_row", "legal_moves", "resolve_move"]
