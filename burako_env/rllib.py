@@ -551,7 +551,11 @@ class BurakoRLlibVectorEnv(gymnasium.vector.VectorEnv):
         return {"observations": obs, "action_mask": mask.astype(np.float32)}
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.vector_env.close()
+        # an env whose settings were refused in __init__ has no games to close, and
+        # gymnasium's __del__ still calls this
+        vector_env = getattr(self, "vector_env", None)
+        if vector_env is not None:
+            vector_env.close()
 
     def __repr__(self) -> str:
         return f"BurakoRLlibVectorEnv({self.vector_env!r})"
