@@ -177,7 +177,9 @@ def assert_not_blank(png: bytes) -> None:
     assert max(n for n, _ in colours) / total < 0.9
 
 
-def start_game(page, players=4, seed=3, seat=0, bots="easy") -> str:
+def fill_setup(page, players=4, seed=3, seat=0, bots="easy") -> None:
+    """The set-up form opened and filled: the table's size, the person's seat, every
+    bot's level and the deal's seed."""
     page.goto(page.base_url + "#/")
     page.wait_for_selector("#setup")
     page.select_option("#players", str(players))
@@ -185,9 +187,18 @@ def start_game(page, players=4, seed=3, seat=0, bots="easy") -> str:
     page.select_option("#bots-all", bots)
     page.dispatch_event("#bots-all", "change")
     page.fill("#seed", str(seed))
+
+
+def deal(page) -> str:
+    """Start the game the set-up form holds; its id once the table shows."""
     page.click("#start")
     page.wait_for_selector("#table")
     return page.evaluate("location.hash").split("/")[-1]
+
+
+def start_game(page, players=4, seed=3, seat=0, bots="easy") -> str:
+    fill_setup(page, players, seed, seat, bots)
+    return deal(page)
 
 
 def moves_count(page) -> int:
@@ -737,9 +748,7 @@ def test_the_rules_page_and_house_rules_make_the_engines_variant(browser, tmp_pa
         pg.select_option("#bots-all", "easy")
         pg.dispatch_event("#bots-all", "change")
         pg.fill("#seed", "8")
-        pg.click("#start")
-        pg.wait_for_selector("#table")
-        game_id = pg.evaluate("location.hash").split("/")[-1]
+        game_id = deal(pg)
     finally:
         context.close()
         stop_serve(proc)
@@ -1163,17 +1172,9 @@ def test_two_friends_at_one_table_as_partners(open_page):
             "response",
             lambda r, seat=seat: answers[seat].append(r) if "/api/games/" in r.url else None,
         )
-    creator.goto(creator.base_url + "#/")
-    creator.wait_for_selector("#setup")
-    creator.select_option("#players", "4")
-    creator.select_option("#seat", "0")
-    creator.select_option("#bots-all", "easy")
-    creator.dispatch_event("#bots-all", "change")
+    fill_setup(creator, players=4, seed=11)
     creator.select_option("#bots select.bot[data-seat='2']", "friend")
-    creator.fill("#seed", "11")
-    creator.click("#start")
-    creator.wait_for_selector("#table")
-    game_id = creator.evaluate("location.hash").split("/")[-1]
+    game_id = deal(creator)
     link = creator.input_value("#links .seat-link[data-seat='2']")
     assert link.startswith(creator.base_url) and f"#/join/{game_id}/" in link
     assert creator.query_selector("#links .copy-link[data-seat='2']") is not None
@@ -1350,16 +1351,9 @@ def test_phone_set_up_form_and_watch_controls_are_40_px(open_page, records_dir):
 
 def start_game_with(page, players: int, seed: int, episode: str = "hand") -> str:
     """start_game, for one hand or a whole match."""
-    page.goto(page.base_url + "#/")
-    page.wait_for_selector("#setup")
-    page.select_option("#players", str(players))
-    page.select_option("#bots-all", "easy")
-    page.dispatch_event("#bots-all", "change")
-    page.fill("#seed", str(seed))
+    fill_setup(page, players, seed)
     page.check(f"#ep-{episode}")
-    page.click("#start")
-    page.wait_for_selector("#table")
-    return page.evaluate("location.hash").split("/")[-1]
+    return deal(page)
 
 
 #: each seat's last-move line and each meld's wild words, as the page shows them
