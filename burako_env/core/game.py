@@ -32,6 +32,7 @@ from burako_env.core.constants import (
     NUM_ACTIONS,
     PHASE_OVER,
     S_DONE,
+    S_EPISODE_MATCH,
     S_HAND_SCORE0,
     S_MATCH0,
     S_PHASE,
@@ -507,13 +508,20 @@ class Game:
             raise ValueError(f"game indices must lie in 0..{self.batch_size - 1}, got {games!r}")
         return idx
 
-    def clone(self, games=None) -> Game:
+    def clone(self, games=None, episode: str | None = None) -> Game:
         """An independent copy of every game (or of the games at the indices ``games``,
         in that order): stepping one never touches the other. Every array is copied except
-        the stale tail of the legal-action cache past ``num_legal``."""
+        the stale tail of the legal-action cache past ``num_legal``. ``episode``: the
+        copy's (default this game's); ``"hand"`` on a match plays the hand in course to
+        its end and deals no next one (the table as that hand ends)."""
+        if episode is not None and episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
         idx = self._game_indices(games)
         other = self._like(idx.size)
         det.copy_kernel(self.state, idx, other.state)
+        if episode is not None:
+            other.episode = episode
+            other.state.scalars[:, S_EPISODE_MATCH] = other.episode_match  # the kernels' flag
         return other
 
     def determinize(

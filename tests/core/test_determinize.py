@@ -312,6 +312,28 @@ def test_clone_is_independent():
     assert not np.array_equal(one.state.scalars[0], game.state.scalars[2])
 
 
+def test_a_match_cloned_as_a_hand_ends_where_the_match_deals_again():
+    """``clone(episode="hand")`` of a match: the move that ends the hand ends the copy,
+    with the hand's own score items, where the match deals its next hand."""
+    game = Game("argentine", num_players=2, episode="match", seed=4)
+    rng = np.random.default_rng(0)
+    while True:
+        copy = game.clone(episode="hand")
+        assert copy.episode == "hand" and game.episode == "match"
+        a = int(rng.choice(game.legal_actions()))
+        game.step_one(a)
+        copy.step_one(a)
+        if game.view(0).hands_ended:
+            break
+        assert not copy.is_over()
+    assert copy.is_over() and not game.is_over()
+    assert copy.view(0).hands_ended == game.view(0).hands_ended == 1
+    np.testing.assert_array_equal(copy.state.score_items[0], game.state.score_items[0])
+    assert game.view(0).step == 0  # the match dealt its next hand; the copy did not
+    with pytest.raises(ValueError, match="episode must be one of"):
+        game.clone(episode="set")
+
+
 def test_bad_arguments_are_named():
     game = Game("argentine", batch_size=2)
     with pytest.raises(ValueError, match="viewer must be a seat 0..3"):

@@ -30,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 
-from burako_env.core.constants import S_EPISODE_MATCH
 from burako_env.core.game import EPISODES, Game
 from burako_env.core.state import copy_state
 from burako_env.frontends.levels import (
@@ -521,13 +520,11 @@ class PlaySession:
         ended_before = int(game.view(0).hands_ended)
         # a match's move that ends a hand deals the next one: a copy played as a single
         # hand keeps the table as it ended (one game's arrays: cheap)
-        last_deal = game.clone() if game.episode == "match" else None
+        last_deal = game.clone(episode="hand") if game.episode == "match" else None
         told = play_and_describe(game, action)  # the words of burako play and replay
         if int(game.view(0).hands_ended) > ended_before:
             final = game
             if not game.is_over():
-                last_deal.episode = "hand"
-                last_deal.state.scalars[0, S_EPISODE_MATCH] = 0  # the state's own flag
                 last_deal.step_one(action)
                 final = last_deal
             end = hand_end_view(final, player)
