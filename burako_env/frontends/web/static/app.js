@@ -391,7 +391,6 @@ function minus(a, b) {
 
 // the wilds (the jokers and every 2: RULES.md 1) are held together at the end of the
 // hand, the 2s just before the jokers, whatever the sort
-function isWild(c) { return c === 52 || c % 13 === 1; }
 function wildKey(c) { return c === 52 ? 2 : c % 13 === 1 ? 1 : 0; }
 function rankKey(c) { return wildKey(c) * 1000 + (c % 13) * 4 + Math.floor(c / 13); }
 // by suit: the server's order (suit, then rank), the wilds moved after the others
