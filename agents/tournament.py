@@ -40,6 +40,15 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from burako_env.agents.aivat import (
+    ESTIMATORS,
+    DrawValue,
+    critic_value_fn,
+    draw_corrections,
+    estimate,
+    load_value,
+    shipped_value,
+)
 from burako_env.agents.base import Agent
 from burako_env.agents.tournament_chunks import (
     ChunkGames,
@@ -55,6 +64,7 @@ from burako_env.agents.tournament_results import (
     wilson,
 )
 from burako_env.core.game import EPISODES
+from burako_env.distributed import game_seeds_range
 from burako_env.jit import seconds_compiling
 from burako_env.records import GameRecord, variant_fields, write_records
 from burako_env.sequential import DEFAULT_ALPHA, DEFAULT_BETA, Verdict, check_test, pair_counts
@@ -97,6 +107,30 @@ class _Pairing:
         self.winner_side: list[np.ndarray] = []  # 0 a won, 1 b won, -1 tie
         self.seconds = 0.0
         self.decisions = 0  # actions taken, every seat's: the cost per decision's divisor
+        # with estimator="aivat": each chunk's corrections [2 d] and its deals d
+        self.corrections: list[np.ndarray] = []
+        self.deals: list[int] = []
+        self.draws = 0
+        self.estimator_seconds = 0.0
+
+
+def _draw_value(value, table) -> DrawValue:
+    """The value function of an AIVAT tournament at ``table``: ``value`` (a path or a
+    DrawValue), else the one shipped for the table; a ValueError if it was fitted for
+    another table."""
+    if value is None:
+        drawn = shipped_value(table.name, table.num_players)
+    elif isinstance(value, DrawValue):
+        drawn = value
+    else:
+        drawn = load_value(value)
+    if (drawn.variant, drawn.num_players) != (table.name, table.num_players):
+        raise ValueError(
+            f"value file {drawn.path or '(in memory)'} is for {drawn.variant} at "
+            f"{drawn.num_players} players, the tournament plays {table.name} at "
+            f"{table.num_players}"
+        )
+    return drawn
 
 
 def run_tournament(
@@ -118,6 +152,8 @@ def run_tournament(
     until_decided: tuple[float, float] | None = None,
     alpha: float = DEFAULT_ALPHA,
     beta: float = DEFAULT_BETA,
+    estimator: str = "plain",
+    value=None,
     **overrides,
 ) -> TournamentResult:
     """Play every pairing of ``agents`` (names for :func:`burako_env.agents.make_agent`, or Agent
@@ -171,6 +207,17 @@ def run_tournament(
         if isinstance(until_decided, (str, bytes)) or len(until_decided) != 2:
             raise ValueError(f"until_decided must be (p0, p1), got {until_decided!r}")
         check_test(*until_decided, alpha, beta)
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+    aivat = estimator == "aivat"
+    if aivat and (ray or until_decided is not None or episode != "hand"):
+        raise ValueError(
+            "estimator 'aivat' corrects the draws of single hands played here: not with "
+            "ray, until_decided (the sequential test reads the plain pairs) or "
+            "episode='match'"
+        )
+    if value is not None and not aivat:
+        raise ValueError("a value file is AIVAT's: give estimator='aivat' with it")
     if chunk_deals is None:
         chunk_deals = CHUNK_DEALS if until_decided is None else SEQUENTIAL_CHUNK_DEALS
     if isinstance(chunk_deals, bool) or not isinstance(chunk_deals, int) or chunk_deals < 1:
@@ -186,6 +233,10 @@ def run_tournament(
             check(table)
     num_players = table.num_players
     vname = table.name
+    draw_value = value_fn = None
+    if aivat:
+        draw_value = _draw_value(value, table)
+        value_fn = critic_value_fn(draw_value.network(table), draw_value.head)
     # what records name: the named variant (and overrides) or every rule inline, no path
     record_rules, record_overrides = variant_fields(table, overrides)
     deals = max(1, (int(hands_per_pairing) + 1) // 2)
@@ -231,7 +282,7 @@ def run_tournament(
             lo,
             hi,
             pi,
-            save_games is not None,
+            save_games is not None or aivat,
             max_steps,
             compiled,
         )
@@ -256,6 +307,21 @@ def run_tournament(
         res.decisions += int(np.maximum(games.n_actions, 0).sum())
         res.compiled = games.compiled
         chunk_compile.append(games.compile_seconds)
+        if value_fn is not None:  # AIVAT: the chunk's draws corrected, from side 0's view
+            t0 = time.perf_counter()
+            words = game_seeds_range(chunk_deal_seed(seed, chunk), 0, d)
+            corr, draws = draw_corrections(
+                table,
+                np.concatenate([words, words]),
+                games.actions,
+                games.n_actions,
+                np.repeat(np.array([0, 1]), d),
+                value_fn,
+            )
+            res.corrections.append(corr)
+            res.deals.append(d)
+            res.draws += int(draws.sum())
+            res.estimator_seconds += time.perf_counter() - t0
         if save_games is not None:
             seat_agent = Seating.duplicate(None, None, d, num_players).seat_agent
             deal_seed = chunk_deal_seed(seed, chunk)
@@ -354,6 +420,13 @@ def run_tournament(
         n = len(win)
         lo, hi = wilson(wins + 0.5 * ties, n)
         margin = (scores[:, 0] - scores[:, 1]).astype(np.float64)
+        est = None
+        if draw_value is not None:
+            win_score = np.where(win == 0, 1.0, np.where(win == 1, 0.0, 0.5))
+            est = estimate(
+                draw_value, margin, win_score, np.concatenate(res.corrections), res.deals,
+                res.draws, res.estimator_seconds,
+            )  # fmt: skip
         pairing_results.append(
             PairingResult(
                 a=names[i],
@@ -371,6 +444,7 @@ def run_tournament(
                 compiled=res.compiled,
                 sequential=None if tests is None else tests[pi],
                 decisions=res.decisions,
+                estimate=est,
             )
         )
     ratings = bradley_terry(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from burako_env.agents.aivat import Estimate
     from burako_env.sequential import Verdict
 
 Z95 = 1.959963984540054
@@ -70,6 +71,9 @@ class PairingResult:
     when it flips a pairing: its ``agent`` names whose score it tests)."""
     decisions: int = 0
     """The actions its games took, every seat's (both sides')."""
+    estimate: Estimate | None = None
+    """With ``estimator="aivat"``: the plain and corrected margin and win rate
+    (:class:`~burako_env.agents.aivat.Estimate`)."""
 
 
 @dataclass
@@ -139,6 +143,7 @@ class TournamentResult:
                     p.compiled,
                     p.sequential,
                     p.decisions,
+                    None if p.estimate is None else p.estimate.flipped(),
                 )
         raise KeyError(f"no pairing {a} vs {b}")
 
@@ -186,6 +191,16 @@ class TournamentResult:
         if self.verdicts():
             lines += ["", "sequential test (docs/EVALUATION.md):"]
             lines += [f"  {v.text()}" for v in self.verdicts()]
+        estimated = [p for p in self.pairings if p.estimate is not None]
+        if estimated:
+            e = estimated[0].estimate
+            lines += [
+                "",
+                f"AIVAT, draws corrected by {e.value} (sha256 {e.value_sha256[:16]}; "
+                "docs/EVALUATION.md), 95% intervals from the pairs of hands:",
+            ]
+            for p in estimated:
+                lines.append(f"  {p.a} vs {p.b}: {p.estimate.text(Z95)}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -215,9 +230,13 @@ class TournamentResult:
     def to_csv(self, path: str | Path) -> None:
         """One row per pairing (and the ratings in columns of their own; with a
         sequential test its decision, log-likelihood ratio and bounds)."""
-        cols = [c for c in PairingResult.__dataclass_fields__ if c != "sequential"]
+        nested = ("sequential", "estimate")
+        cols = [c for c in PairingResult.__dataclass_fields__ if c not in nested]
         if self.verdicts():
             cols += [f"sequential_{k}" for k in _VERDICT_COLUMNS]
+        estimated = any(p.estimate is not None for p in self.pairings)
+        if estimated:
+            cols += [f"aivat_{k}" for k in _ESTIMATE_COLUMNS]
         with open(path, "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow(["variant", "num_players", "seed", *cols, "a_elo", "a_se", "b_elo", "b_se"])
@@ -225,6 +244,10 @@ class TournamentResult:
                 d = asdict(p)
                 for k in _VERDICT_COLUMNS:
                     d[f"sequential_{k}"] = "" if p.sequential is None else d["sequential"][k]
+                if estimated:
+                    e = {} if p.estimate is None else p.estimate.to_dict()
+                    for k in _ESTIMATE_COLUMNS:
+                        d[f"aivat_{k}"] = e.get(k, "")
                 ra, rb = self.ratings[p.a], self.ratings[p.b]
                 w.writerow(
                     [
@@ -289,11 +312,29 @@ class TournamentResult:
 _VERDICT_COLUMNS = ("decision", "llr", "lower", "upper", "p0", "p1", "alpha", "beta")
 
 
+#: an AIVAT estimate's fields in the CSV
+_ESTIMATE_COLUMNS = (
+    "corrected_margin",
+    "corrected_margin_se",
+    "corrected_win_rate",
+    "corrected_win_rate_se",
+    "margin_variance_ratio",
+    "win_variance_ratio",
+    "value",
+    "value_sha256",
+)
+
+
 def _pairing_dict(p: PairingResult) -> dict:
-    """A pairing as JSON: without ``sequential`` when no test ran (the fixed run's keys)."""
+    """A pairing as JSON: without ``sequential`` when no test ran and without
+    ``estimate`` when no estimator did (the fixed run's keys)."""
     d = asdict(p)
     if p.sequential is None:
         del d["sequential"]
+    if p.estimate is None:
+        del d["estimate"]
+    else:
+        d["estimate"] = p.estimate.to_dict()
     return d
 
 

@@ -150,6 +150,8 @@ def evaluate(
     beta: float = 0.05,
     ray: bool = False,
     ray_address: str | None = None,
+    estimator: str = "plain",
+    value: Any = None,
 ) -> TournamentResult:
     """``player`` (an Agent, an agent name, an sb3 model, a function: see the module doc)
     against each of ``opponents`` (names or agents) for ``hands`` hands each (default
@@ -170,7 +172,12 @@ def evaluate(
     (error rates ``alpha`` and ``beta``), ``hands`` at most (default
     :data:`EVAL_HANDS_UNTIL_DECIDED`); see
     :func:`~burako_env.agents.tournament.run_tournament`. ``ray`` / ``ray_address``:
-    play on Ray, with the same results."""
+    play on Ray, with the same results.
+
+    ``estimator="aivat"``: each pairing also carries its margin and win rate corrected
+    for the luck of the draws (``res.pairings[k].estimate``, an
+    :class:`~burako_env.agents.aivat.Estimate`), by ``value`` (a value file; default: the
+    one shipped for the table); docs/EVALUATION.md."""
     from burako_env.agents.base import Agent
     from burako_env.agents.tournament import run_tournament
     from burako_env.variants import load_variant
@@ -210,6 +217,8 @@ def evaluate(
         beta=beta,
         ray=ray,
         ray_address=ray_address,
+        estimator=estimator,
+        value=value,
     )
 
 

@@ -12,6 +12,7 @@
     burako train --config configs/train/tiny.yaml
     burako exploit discard_table --env-steps 2000000   # a best response's win rate
     burako distill --hands 40 --out labels.npz    # a search's decisions, for distill.data
+    burako fit-value --out value.json  # the value function of --estimator aivat
     burako tournament greedy discard_table --hands 4000 --ray   # on Ray (docs/SCALING.md)
 
 Every command has ``--help``; each is a module of :mod:`burako_env.frontends.commands`,
@@ -35,6 +36,7 @@ from burako_env.frontends.commands import (
     bench,
     distill,
     exploit,
+    fit_value,
     leaderboard,
     play,
     replay,
@@ -96,6 +98,7 @@ COMMANDS = (
     bench.bench,
     warmup.warmup,
     tournament.tournament,
+    fit_value.fit_value,
     leaderboard.leaderboard,
     play.play,
     replay.replay,

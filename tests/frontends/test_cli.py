@@ -24,7 +24,10 @@ from burako_env.frontends.play import MoveError, make_bots, parse_move, play_gam
 
 runner = CliRunner()
 
-COMMANDS = ["rules", "simulate", "bench", "tournament", "play", "replay", "train", "distill"]
+COMMANDS = [
+    "rules", "simulate", "bench", "tournament", "fit-value", "play", "replay", "train",
+    "distill",
+]  # fmt: skip
 
 
 def run(*args: str, input: str | None = None):
@@ -219,6 +222,40 @@ def test_tournament_rejects_bad_arguments():
     res = run("tournament", "random", "greedy", "--variant", "klondike")
     assert res.exit_code == 2 and "unknown variant" in res.output
     assert run("tournament", "random", "--hands", "2", "--no-progress").exit_code == 2
+
+
+def test_fit_value_writes_the_file_a_tournament_corrects_with(tmp_path):
+    from burako_env.agents.aivat import file_sha256, load_value
+
+    value = tmp_path / "value.json"
+    res = run("fit-value", "--out", str(value), "--hands", "20", "--seed", "3", "--no-progress")
+    assert res.exit_code == 0, res.output
+    fitted = load_value(value)
+    assert fitted.policy == "ppo_argentine_4p.pt" and fitted.fit["hands"] == 20
+    assert f"x{fitted.margin_scale:.1f} points" in res.output
+    res = run("fit-value", "--out", str(value), "--hands", "20", "--no-progress")
+    assert res.exit_code == 2 and "exists" in res.output  # not overwritten without --force
+    res = run(
+        "tournament", "greedy", "discard_table", "--hands", "20", "--estimator", "aivat",
+        "--value", str(value), "--no-progress",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert f"draws corrected by value.json (sha256 {file_sha256(value)[:16]}" in res.output
+    assert "greedy vs discard_table: margin" in res.output
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--value", "v.json"], "--value is the value file of --estimator aivat"),
+        (["--estimator", "vat"], "--estimator must be one of plain, aivat"),
+        (["--estimator", "aivat", "--until-decided", "0.5,0.55"], "not with --until-decided"),
+        (["--estimator", "aivat", "--episode", "match"], "use --episode hand"),
+    ],
+)
+def test_tournament_estimator_refusals(args, words):
+    res = run("tournament", "greedy", "discard_table", "--hands", "2", "--no-progress", *args)
+    assert res.exit_code == 2 and words in res.output
 
 
 def test_replay_check_passes_on_tournament_games(saved):

@@ -101,6 +101,21 @@ def tournament(
             help="with --until-decided: the chance of accepting H0 at P1  [default: 0.05]"
         ),
     ] = None,
+    estimator: Annotated[
+        str,
+        typer.Option(
+            help="plain, or aivat: also the margin and win rate corrected at every draw "
+            "from the stock by a value function, with their intervals and the variance "
+            "ratio (docs/EVALUATION.md)"
+        ),
+    ] = "plain",
+    value: Annotated[
+        str | None,
+        typer.Option(
+            help="with --estimator aivat: the value file (burako fit-value; default: the "
+            "one shipped for the table)"
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="overwrite an existing --save-games file")
     ] = False,
@@ -113,6 +128,9 @@ def tournament(
     same defaults (seed 0, learned agents playing their most likely move).
     --until-decided P0,P1 plays each pairing only until a sequential test decides
     between win rate <= P0 and >= P1 (--alpha, --beta: its error rates).
+    --estimator aivat adds the margin and win rate corrected for the luck of the draws
+    (unbiased, with fewer hands for the same interval where the value function follows
+    the hand; docs/EVALUATION.md).
     --save-games refuses an existing file unless --force; the files are put in place only
     when the whole run succeeds. With --ray the games are Ray tasks (--workers: the CPUs
     of a local Ray instance); the results are the same (docs/SCALING.md).
@@ -152,6 +170,19 @@ def tournament(
         fail(f"--episode must be hand or match, got {episode!r}")
     if task_deals is not None and task_deals < 1:
         fail("--task-deals must be at least 1")
+    from burako_env.agents.aivat import ESTIMATORS
+
+    if estimator not in ESTIMATORS:
+        fail(f"--estimator must be one of {', '.join(ESTIMATORS)}, got {estimator!r}")
+    if value is not None and estimator != "aivat":
+        fail("--value is the value file of --estimator aivat: give it too")
+    if estimator == "aivat" and (until_decided is not None or ray or ray_address is not None):
+        fail(
+            "--estimator aivat plays a fixed number of hands here: not with "
+            "--until-decided or --ray"
+        )
+    if estimator == "aivat" and episode != "hand":
+        fail("--estimator aivat corrects single hands: use --episode hand")
     from burako_env.variants import load_variant
 
     with cli_errors():
@@ -208,6 +239,7 @@ def tournament(
                 task_deals=task_deals,
                 until_decided=p_scores,
                 **({} if p_scores is None else {"alpha": alpha, "beta": beta}),
+                **({} if estimator == "plain" else {"estimator": estimator, "value": value}),
             )
             typer.echo(res.table())
             if out is not None:
