@@ -19,7 +19,8 @@ not corrected, which costs variance, never bias.
 
 ``V`` is a shipped policy's critic (:class:`DrawValue`): the oracle critic, which reads
 every hand, where the policy has one, else the critic of the drawer's observation,
-scaled by a factor per outcome fitted on games of their own (:func:`fit_value`,
+scaled by a factor per outcome fitted on games of their own
+(:func:`burako_env.agents.value_fit.fit_value`,
 ``burako fit-value``) and fixed in a value file (``burako_env/data/value_*.json``) that
 names the policy file and its sha256; an evaluation names the value file and its hash.
 """
@@ -46,11 +47,6 @@ VALUE_VERSION = 1
 #: the candidate copies evaluated in one forward pass (each a game state and an
 #: observation: about 8 KiB a copy at 4 players)
 CANDIDATE_ROWS = 8192
-#: the pairing ``fit_value`` plays by default: the shipped policy against the strongest
-#: heuristic, the comparison the estimator is measured on
-FIT_OPPONENT = "discard_table"
-FIT_HANDS = 2000
-FIT_SEED = 1_000_003  # apart from the tournaments' default seeds (0, EVAL_SEED)
 
 
 def file_sha256(path: str | Path) -> str:
@@ -234,10 +230,11 @@ def draw_corrections(
     The games are replayed from their deals (``deal_words`` [G, 4], a game generator's
     state each) and actions (``actions`` [G, S], ``n_actions`` [G]) in lockstep. At each
     draw, one copy of the game per distinct card of the stock, that card swapped to the
-    top, draws; ``value_fn(game, rows, seats)`` values the copies (as seen by the seat that
-    drew, which acts next) and the expectation weighs each card by its copies in the
-    stock. ``value_fn`` returns V from the drawing seat's team's side: the sign follows
-    ``team``."""
+    top, draws; ``value_fn(game, rows, seats, side)`` values the copies (as seen by the
+    seat that drew, which acts next; ``side[i]``: the team of copy i's measured side, for
+    a value that knows who plays where) and the expectation weighs each card by its
+    copies in the stock. ``value_fn`` returns V from the drawing seat's team's side: the
+    sign follows ``team``."""
     num_games = len(deal_words)
     game = Game(variant, batch_size=num_games, deal=False)
     game.state.rng[:] = deal_words
@@ -288,7 +285,7 @@ def correct_draws(game: Game, drawing: np.ndarray, team: np.ndarray, value_fn) -
         copies.state.stock[k, top_k] = card
         copies.step(np.full(len(r), DRAW_STOCK), check=False)
         seats = copies.current_player.astype(np.int64)
-        v = value_fn(copies, k, seats)
+        v = value_fn(copies, k, seats, side[sl])
         v = np.where(seats % 2 == side[sl], v, -v)
         np.add.at(total, r, np.where(drawn[sl], v, 0.0) - weight_all[sl] * v)
     return total[drawing]
@@ -298,7 +295,7 @@ def critic_value_fn(net, head: str):
     """``value_fn`` for :func:`draw_corrections`: the critic of the seat that drew."""
     from burako_env.agents.network import oracle_inputs
 
-    def value_fn(game: Game, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    def value_fn(game: Game, rows: np.ndarray, seats: np.ndarray, side=None) -> np.ndarray:
         obs = game.observe(seats)
         oracle = oracle_inputs(game.state.hands, rows, seats)
         return critic_values(net, head, obs[rows], oracle)
@@ -432,65 +429,6 @@ def least_squares_scale(outcome: np.ndarray, correction: np.ndarray) -> float:
     return float(np.cov(outcome, correction, bias=True)[0, 1] / var) if var > 0 else 0.0
 
 
-def fit_value(
-    variant="argentine",
-    num_players: int | None = None,
-    opponent: str = FIT_OPPONENT,
-    hands: int = FIT_HANDS,
-    seed: int = FIT_SEED,
-    head: str | None = None,
-    workers: int = 2,
-    progress: bool = False,
-    policy: str | Path | None = None,
-) -> DrawValue:
-    """Fit the scales of a policy's critic for ``variant`` (a name or a YAML of house
-    rules): play the policy (default: the one shipped for the table) against
-    ``opponent`` for ``hands`` hands (deals from ``seed``), correct every draw with unit
-    scales, and take each outcome's least-squares factor over the pairs. ``head``: the
-    oracle critic where the policy has one (default), else the observation's. Save it
-    with :meth:`DrawValue.save` (``burako fit-value``)."""
-    from burako_env.agents.policy_file import load_network
-    from burako_env.agents.ppo_agent import PPOAgent, shipped_dir, shipped_policy
-    from burako_env.agents.tournament import run_tournament
-    from burako_env.variants import load_variant
-
-    table = load_variant(variant, num_players=num_players)
-    policy = shipped_policy(table.name, table.num_players) if policy is None else Path(policy)
-    player = PPOAgent(policy, greedy=True)
-    player.check_table(table)  # a policy of another table: refused before any game
-    net, _ = load_network(policy)
-    if head is None:
-        head = "oracle" if net.oracle_critic else "observation"
-    if head not in HEADS:
-        raise ValueError(f"head must be one of {HEADS}, got {head!r}")
-    policy = policy.resolve()
-    here = shipped_dir().resolve()
-    rel = policy.relative_to(here) if policy.is_relative_to(here) else policy
-    unit = DrawValue(
-        policy=str(policy), policy_sha256=file_sha256(policy), head=head, margin_scale=1.0,
-        win_scale=1.0, variant=table.name, num_players=table.num_players,
-    )  # fmt: skip
-    res = run_tournament(
-        [player, opponent], table, hands_per_pairing=hands, seed=seed, workers=workers,
-        progress=progress, estimator="aivat", value=unit,
-    )  # fmt: skip
-    est = res.pairings[0].estimate
-    assert est is not None  # estimator="aivat" estimates every pairing
-    m, w, c = est.pair_margin, est.pair_win, est.pair_correction
-    km, kw = least_squares_scale(m, c), least_squares_scale(w, c)
-    fitted = DrawValue(
-        policy=str(rel), policy_sha256=unit.policy_sha256, head=head, margin_scale=km,
-        win_scale=kw, variant=table.name, num_players=table.num_players,
-        fit={
-            "pairing": [player.name, opponent], "hands": 2 * len(m), "seed": seed,
-            "margin_variance_ratio": float(np.var(m) / np.var(m - km * c)),
-            "win_variance_ratio": float(np.var(w) / np.var(w - kw * c)),
-            "note": "the ratios are in-sample (the scales fitted on these games)",
-        },
-    )  # fmt: skip
-    return fitted
-
-
 __all__ = [
     "CANDIDATE_ROWS",
     "DrawValue",
@@ -503,7 +441,6 @@ __all__ = [
     "draw_corrections",
     "estimate",
     "file_sha256",
-    "fit_value",
     "least_squares_scale",
     "load_value",
     "pair_outcomes",

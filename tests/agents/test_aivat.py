@@ -33,7 +33,7 @@ from burako_env.records import deal_game, read_records
 VARIANTS = ("argentine", "italian", "brazilian", "colombian")
 
 
-def hand_value(game: Game, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+def hand_value(game: Game, rows: np.ndarray, seats: np.ndarray, side=None) -> np.ndarray:
     """A value function that reads the drawer's hand card by card (so that each card
     drawn gives another value): sum of (card id + 1)^2 over the hand, scaled."""
     hands = game.state.hands[rows, seats[rows]].astype(np.float64)
@@ -116,7 +116,7 @@ def test_replayed_games_are_corrected_draw_by_draw(tmp_path):
         actions[i, : n[i]] = r.actions
     team = np.array([0, 1, 0, 1])
     variant = Game("argentine").variant
-    nothing = lambda g, r, s: np.zeros(len(r))  # noqa: E731
+    nothing = lambda g, r, s, side: np.zeros(len(r))  # noqa: E731
     zero, draws = draw_corrections(variant, words, actions, n, team, nothing)
     assert not zero.any()
     expected_draws = [sum(a == DRAW_STOCK for a in r.actions) for r in records]
@@ -295,3 +295,12 @@ def test_a_value_file_whose_policy_changed_is_refused(tmp_path):
         path.write_text(text)
         with pytest.raises(ValueError, match="value file"):
             load_value(path)
+
+
+def test_fit_value_refuses_a_policy_of_another_table():
+    from burako_env.agents.value_fit import fit_value
+
+    with pytest.raises(ValueError, match="cannot play"):
+        fit_value("italian", policy=shipped_policy("argentine", 4), hands=2)
+    with pytest.raises(ValueError, match="head must be one of"):
+        fit_value("argentine", head="both", hands=2)

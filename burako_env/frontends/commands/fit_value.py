@@ -59,7 +59,7 @@ def fit_value(
     with cli_errors():
         require("torch", "burako fit-value")
         from burako_env.agents.aivat import HEADS
-        from burako_env.agents.aivat import fit_value as fit
+        from burako_env.agents.value_fit import fit_value as fit
         from burako_env.variants import load_variant
 
         if head is not None and head not in HEADS:
