@@ -155,7 +155,8 @@ def load_value(path: str | Path) -> DrawValue:
     _need(isinstance(data, dict), path, "the file", "a JSON object", type(data).__name__)
     fmt = data.get("format")
     _need(fmt == VALUE_FORMAT, path, "format", repr(VALUE_FORMAT), fmt)
-    _need(data.get("version") == VALUE_VERSION, path, "version", VALUE_VERSION, data.get("version"))
+    version = data.get("version")
+    _need(version == VALUE_VERSION, path, "version", str(VALUE_VERSION), version)
     for key in ("policy", "policy_sha256", "variant"):
         _need(isinstance(data.get(key), str) and data[key], path, key, "a string", data.get(key))
     _need(data.get("head") in HEADS, path, "head", f"one of {HEADS}", data.get("head"))
@@ -395,7 +396,7 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
 def pair_outcomes(margin, win_score, correction, deals_per_chunk) -> tuple[np.ndarray, ...]:
     """Per pair (game ``b`` and ``b + d`` of each chunk of ``2 d`` games): the mean margin,
     win score and correction of its two hands."""
-    out = [[], [], []]
+    out: list[list[np.ndarray]] = [[], [], []]
     start = 0
     for d in deals_per_chunk:
         for k, x in enumerate((margin, win_score, correction)):
