@@ -47,6 +47,7 @@ from burako_env.agents.aivat import (
     draw_corrections,
     estimate,
     load_value,
+    pair_outcomes,
     shipped_value,
 )
 from burako_env.agents.base import Agent
@@ -189,6 +190,15 @@ def run_tournament(
     the fixed run; its :attr:`~burako_env.agents.tournament_results.PairingResult.sequential`
     holds the :class:`~burako_env.sequential.Verdict`. On Ray the tasks of a decided
     pairing are cancelled; the result is the local run's.
+
+    ``estimator="aivat"`` adds to every pairing its
+    :class:`~burako_env.agents.aivat.Estimate`: the margin and win rate corrected at
+    every draw from the stock by ``value`` (a value file's path or a
+    :class:`~burako_env.agents.aivat.DrawValue`; default: the one shipped for the
+    table), beside the plain ones, each with its standard error from the pairs of hands
+    (docs/EVALUATION.md). The games and every other result are the plain run's. It
+    corrects hands (not matches) played here (not on Ray); with ``until_decided`` the
+    sequential test reads the corrected pairs (a normal model: ``Verdict.model``).
     """
     from tqdm.auto import tqdm
 
@@ -210,11 +220,10 @@ def run_tournament(
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
     aivat = estimator == "aivat"
-    if aivat and (ray or until_decided is not None or episode != "hand"):
+    if aivat and (ray or episode != "hand"):
         raise ValueError(
             "estimator 'aivat' corrects the draws of single hands played here: not with "
-            "ray, until_decided (the sequential test reads the plain pairs) or "
-            "episode='match'"
+            "ray or episode='match'"
         )
     if value is not None and not aivat:
         raise ValueError("a value file is AIVAT's: give estimator='aivat' with it")
@@ -251,7 +260,17 @@ def run_tournament(
     tests = (
         None
         if until_decided is None
-        else [Verdict(names[i], names[j], *until_decided, alpha, beta) for i, j in pairs]
+        else [
+            Verdict(
+                names[i],
+                names[j],
+                *until_decided,
+                alpha,
+                beta,
+                model="normal" if aivat else "pentanomial",
+            )  # fmt: skip
+            for i, j in pairs
+        ]
     )
 
     def wanted(key) -> bool:
@@ -301,7 +320,7 @@ def run_tournament(
         side_win[d:] = np.where(winner[d:] < 0, -1, 1 - winner[d:])
         res.scores.append(side_scores)
         res.winner_side.append(side_win)
-        if tests is not None:
+        if tests is not None and not aivat:
             tests[pi].add(pair_counts(side_win, d))
         res.seconds += games.seconds
         res.decisions += int(np.maximum(games.n_actions, 0).sum())
@@ -322,6 +341,12 @@ def run_tournament(
             res.deals.append(d)
             res.draws += int(draws.sum())
             res.estimator_seconds += time.perf_counter() - t0
+            if tests is not None:  # the sequential test on the corrected pairs
+                assert draw_value is not None
+                win_score = np.where(side_win == 0, 1.0, np.where(side_win == 1, 0.0, 0.5))
+                _, w, c = pair_outcomes(win_score, win_score, corr, [d])
+                tests[pi].add_pentanomial(pair_counts(side_win, d))
+                tests[pi].add_scores(w - draw_value.win_scale * c)
         if save_games is not None:
             seat_agent = Seating.duplicate(None, None, d, num_players).seat_agent
             deal_seed = chunk_deal_seed(seed, chunk)

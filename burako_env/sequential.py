@@ -27,6 +27,11 @@ martingale under H0, the chance of accepting H1 when the score is ``p0`` is at m
 ``alpha`` and that of accepting H0 at ``p1`` about ``beta``, and any score below ``p0``
 (above ``p1``) makes the wrong verdict rarer still; ``tests/agents/test_sequential.py`` checks
 both on simulated pentanomial outcomes, with the looks the tournament takes.
+
+With AIVAT's corrected outcomes (``run_tournament(estimator="aivat")``) a pair's score
+is a real number, not one of the five: the test is then the GSPRT of a normal model, the
+variance estimated from the pairs (:func:`normal_llr`, ``Verdict(model="normal")``,
+:meth:`Verdict.add_scores`), with the same bounds.
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_BETA = 0.05
 #: the verdicts of :class:`Verdict`
 DECISIONS = ("H0", "H1", "undecided")
+#: the models of the pairs' scores a :class:`Verdict` tests on
+MODELS = ("pentanomial", "normal")
 #: bisection steps of the secular equation: its bracket (at most 1 / (p (1 - p)) wide)
 #: halves each step, to below float precision after these
 _BISECTIONS = 80
@@ -125,6 +132,21 @@ def constrained_mle(freq: np.ndarray, score: float) -> np.ndarray:
     return freq / (1.0 + x[..., None] * d)
 
 
+def normal_llr(n, total, total_sq, p0: float, p1: float):
+    """The generalized log-likelihood ratio of H1 (mean ``p1``) against H0 (``p0``) for
+    ``n`` real-valued pair scores of sum ``total`` and sum of squares ``total_sq`` under a
+    normal model, the variance estimated from the pairs (what fishtest does for its
+    normalized tests): ``(p1 - p0) (total - n (p0 + p1) / 2) / var``. For AIVAT's
+    corrected scores, which are not confined to the five pentanomial values; 0 with
+    fewer than 2 pairs or no spread."""
+    n = np.asarray(n, np.float64)
+    mean = np.divide(total, n, out=np.zeros_like(n), where=n > 0)
+    var = np.divide(total_sq - n * mean**2, n - 1, out=np.zeros_like(n), where=n > 1)
+    ok = var > 0
+    safe = np.where(ok, var, 1.0)
+    return np.where(ok, (p1 - p0) * (total - n * (p0 + p1) / 2) / safe, 0.0)
+
+
 def llr(counts: np.ndarray, p0: float, p1: float) -> np.ndarray:
     """The generalized log-likelihood ratio of H1 (expected score per hand ``p1``)
     against H0 (``p0``) for pentanomial ``counts`` ([..., 5], see :func:`pair_counts`):
@@ -174,9 +196,16 @@ class Verdict:
     hands: int = 0
     #: how many deal pairs scored 0, 1/4, 1/2, 3/4 and 1
     pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
+    #: ``pentanomial`` (the pairs' five scores), or ``normal`` (real-valued pair scores,
+    #: AIVAT's corrected ones: :meth:`add_scores`)
+    model: str = "pentanomial"
+    #: with the normal model: the pairs, their scores' sum and sum of squares
+    moments: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
 
     def __post_init__(self) -> None:
         check_test(self.p0, self.p1, self.alpha, self.beta)
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
         self.lower, self.upper = wald_bounds(self.alpha, self.beta)
 
     @property
@@ -188,12 +217,37 @@ class Verdict:
         """Add a look's pentanomial counts (:func:`pair_counts`) and decide: the
         ``decision`` once the log-likelihood ratio reaches a bound. A decided test takes
         no more pairs (a ValueError): its verdict is final."""
-        if self.decided:
-            raise ValueError(f"{self.agent} vs {self.opponent} is decided ({self.decision})")
+        self._check_open("pentanomial")
         total = np.asarray(self.pentanomial, np.int64) + np.asarray(counts, np.int64)
         self.pentanomial = [int(c) for c in total]
         self.hands = 2 * int(total.sum())
-        self.llr = float(llr(total, self.p0, self.p1))
+        return self._decide(float(llr(total, self.p0, self.p1)))
+
+    def add_scores(self, scores: np.ndarray) -> str:
+        """Add a look's real-valued pair scores (AIVAT's corrected shares of the pair's
+        hands won, on the scale of one hand) and decide, under the normal model
+        (:func:`normal_llr`); the pentanomial counts of the same pairs go on counting
+        through :meth:`add_pentanomial`."""
+        self._check_open("normal")
+        x = np.asarray(scores, np.float64)
+        n, total, total_sq = self.moments
+        self.moments = [n + x.size, total + float(x.sum()), total_sq + float((x * x).sum())]
+        self.hands = 2 * int(self.moments[0])
+        return self._decide(float(normal_llr(*self.moments, self.p0, self.p1)))
+
+    def add_pentanomial(self, counts: np.ndarray) -> None:
+        """Count a look's plain pairs too (shown beside a normal-model test's verdict)."""
+        total = np.asarray(self.pentanomial, np.int64) + np.asarray(counts, np.int64)
+        self.pentanomial = [int(c) for c in total]
+
+    def _check_open(self, model: str) -> None:
+        if self.model != model:
+            raise ValueError(f"this test reads {self.model} pairs, not {model} ones")
+        if self.decided:
+            raise ValueError(f"{self.agent} vs {self.opponent} is decided ({self.decision})")
+
+    def _decide(self, ratio: float) -> str:
+        self.llr = ratio
         if self.llr >= self.upper:
             self.decision = "H1"
         elif self.llr <= self.lower:
@@ -208,8 +262,9 @@ class Verdict:
             "undecided": f"undecided at the cap: {self.agent} vs {self.opponent} between "
             f"{self.p0:g} and {self.p1:g}",
         }[self.decision]
+        on = "" if self.model == "pentanomial" else "AIVAT-corrected pairs, "
         return (
-            f"{what} ({self.hands} hands; LLR {self.llr:+.2f} in "
+            f"{what} ({on}{self.hands} hands; LLR {self.llr:+.2f} in "
             f"[{self.lower:.2f}, {self.upper:.2f}], alpha {self.alpha:g}, beta {self.beta:g})"
         )
 
@@ -220,11 +275,13 @@ __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_BETA",
     "DECISIONS",
+    "MODELS",
     "check_test",
     "parse_scores",
     "wald_bounds",
     "pair_counts",
     "constrained_mle",
     "llr",
+    "normal_llr",
     "Verdict",
 ]

@@ -232,7 +232,7 @@ def test_the_scale_is_the_least_squares_factor():
 def test_refusals_before_any_game():
     for kw, words in (
         ({"estimator": "vat"}, "estimator must be one of"),
-        ({"estimator": "aivat", "until_decided": (0.5, 0.55)}, "until_decided"),
+        ({"estimator": "aivat", "ray": True}, "not with ray"),
         ({"estimator": "aivat", "episode": "match"}, "episode='match'"),
         ({"value": unit_value()}, "give estimator='aivat'"),
         ({"estimator": "aivat", "value": unit_value("italian")}, "is for italian"),

@@ -22,6 +22,7 @@ from burako_env.sequential import (
     check_test,
     constrained_mle,
     llr,
+    normal_llr,
     pair_counts,
     parse_scores,
     wald_bounds,
@@ -183,6 +184,65 @@ def test_scores_beyond_the_hypotheses_make_wrong_verdicts_rarer():
     assert false_h1 < ALPHA / 2 and accept_h0 > 0.95
 
 
+def simulate_normal(draw, seed: int) -> tuple[float, float]:
+    """RUNS normal-model tests (AIVAT's corrected pairs) on pair scores from ``draw(rng,
+    shape)``, with the tournament's looks: the shares accepting H1 and H0."""
+    rng = np.random.default_rng(seed)
+    lower, upper = wald_bounds(ALPHA, BETA)
+    moments = np.zeros((3, RUNS))
+    decision = np.zeros(RUNS, np.int64)
+    for start in range(0, CAP_PAIRS, LOOK_PAIRS):
+        live = np.flatnonzero(decision == 0)
+        if len(live) == 0:
+            break
+        x = draw(rng, (len(live), min(LOOK_PAIRS, CAP_PAIRS - start)))
+        moments[0, live] += x.shape[1]
+        moments[1, live] += x.sum(1)
+        moments[2, live] += (x * x).sum(1)
+        ratio = normal_llr(*moments[:, live], P0, P1)
+        decision[live[ratio >= upper]] = 1
+        decision[live[ratio <= lower]] = -1
+    return float((decision == 1).mean()), float((decision == -1).mean())
+
+
+@pytest.mark.parametrize("noise", ["normal", "pentanomial plus noise"])
+def test_the_normal_models_error_rates_hold_on_corrected_scores(noise):
+    """Corrected pair scores are real numbers around the pair's share won: at p0 H1 is
+    accepted at most alpha of the time, at p1 H0 at most beta (Monte Carlo slack)."""
+
+    def at(score):
+        q = tilted(SHAPES["cancelling"], score)
+
+        def draw(rng, shape):
+            if noise == "normal":
+                return rng.normal(score, 0.25, size=shape)
+            base = rng.choice(PAIR_SCORES, size=shape, p=q)
+            return base + rng.normal(0.0, 0.1, size=shape)  # a zero-mean correction
+
+        return draw
+
+    false_h1, _ = simulate_normal(at(P0), seed=300)
+    _, false_h0 = simulate_normal(at(P1), seed=301)
+    assert false_h1 <= ALPHA + SLACK, false_h1
+    assert false_h0 <= BETA + SLACK, false_h0
+
+
+def test_normal_llr_is_the_ratio_of_two_normals_with_the_pairs_variance():
+    x = np.array([0.2, 0.9, 0.55, 0.7, 0.4])
+    var = x.var(ddof=1)
+    expected = ((x - P0) ** 2 - (x - P1) ** 2).sum() / (2 * var)
+    got = normal_llr(len(x), x.sum(), (x * x).sum(), P0, P1)
+    assert got == pytest.approx(expected)
+    assert normal_llr(1, 0.7, 0.49, P0, P1) == 0.0  # one pair: no variance yet
+    verdict = Verdict("a", "b", P0, P1, model="normal")
+    verdict.add_scores(x)
+    assert verdict.hands == 10 and verdict.llr == pytest.approx(expected)
+    with pytest.raises(ValueError, match="reads normal pairs, not pentanomial"):
+        verdict.add([1, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="model must be one of"):
+        Verdict("a", "b", P0, P1, model="bayes")
+
+
 # ------------------------------------------------------------------ real runs
 KW = dict(variant="argentine", num_players=4, seed=5, progress=False, chunk_deals=8)
 
@@ -293,3 +353,24 @@ def test_cli_until_decided():
     ):
         bad = runner.invoke(app, ["tournament", "greedy", "random", "--no-progress", *args])
         assert bad.exit_code == 2 and "error:" in bad.output and message in bad.output, args
+
+
+def test_until_decided_with_aivat_tests_the_corrected_pairs():
+    res = run_tournament(
+        ["greedy", "random"], hands_per_pairing=400, until_decided=(P0, P1), estimator="aivat",
+        **KW,
+    )  # fmt: skip
+    p = res.pairings[0]
+    v = p.sequential
+    assert v.model == "normal" and v.decision == "H1"
+    assert p.hands < 400 and v.hands == p.hands == 2 * p.estimate.pairs
+    assert sum(v.pentanomial) == p.hands // 2  # the plain pairs counted beside
+    e = p.estimate
+    # the test read the corrected pairs, not the plain ones
+    from burako_env.agents.aivat import shipped_value
+
+    corrected = e.pair_win - shipped_value("argentine", 4).win_scale * e.pair_correction
+    assert v.moments[1] == pytest.approx(corrected.sum())
+    assert v.moments[1] != pytest.approx(e.pair_win.sum())
+    assert v.llr == pytest.approx(float(normal_llr(*v.moments, P0, P1)))
+    assert "AIVAT-corrected pairs" in res.table()

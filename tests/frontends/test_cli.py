@@ -249,7 +249,7 @@ def test_fit_value_writes_the_file_a_tournament_corrects_with(tmp_path):
     [
         (["--value", "v.json"], "--value is the value file of --estimator aivat"),
         (["--estimator", "vat"], "--estimator must be one of plain, aivat"),
-        (["--estimator", "aivat", "--until-decided", "0.5,0.55"], "not with --until-decided"),
+        (["--estimator", "aivat", "--ray"], "not with --ray"),
         (["--estimator", "aivat", "--episode", "match"], "use --episode hand"),
     ],
 )

@@ -176,11 +176,8 @@ def tournament(
         fail(f"--estimator must be one of {', '.join(ESTIMATORS)}, got {estimator!r}")
     if value is not None and estimator != "aivat":
         fail("--value is the value file of --estimator aivat: give it too")
-    if estimator == "aivat" and (until_decided is not None or ray or ray_address is not None):
-        fail(
-            "--estimator aivat plays a fixed number of hands here: not with "
-            "--until-decided or --ray"
-        )
+    if estimator == "aivat" and (ray or ray_address is not None):
+        fail("--estimator aivat corrects the games it plays here: not with --ray")
     if estimator == "aivat" and episode != "hand":
         fail("--estimator aivat corrects single hands: use --episode hand")
     from burako_env.variants import load_variant
