@@ -304,3 +304,17 @@ def test_fit_value_refuses_a_policy_of_another_table():
         fit_value("italian", policy=shipped_policy("argentine", 4), hands=2)
     with pytest.raises(ValueError, match="head must be one of"):
         fit_value("argentine", head="both", hands=2)
+
+
+def test_evaluate_passes_the_estimator_on():
+    from burako_env.evaluation import evaluate
+
+    plain = evaluate("greedy", ["discard_table"], hands=20, seed=4)
+    res = evaluate("greedy", ["discard_table"], hands=20, seed=4, estimator="aivat")
+    assert plain.pairings[0].estimate is None
+    e = res.pairings[0].estimate
+    assert e is not None and e.pairs == 10 and e.margin == plain.pairings[0].mean_margin
+    with pytest.raises(ValueError, match="is for italian"):
+        evaluate(
+            "greedy", ["discard_table"], hands=2, estimator="aivat", value=unit_value("italian")
+        )
