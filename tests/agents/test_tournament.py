@@ -412,3 +412,30 @@ def test_ties_count_half_in_the_win_rate_the_interval_and_the_ratings(tmp_path):
     elo = {name: r["elo"] for name, r in result.ratings.items()}
     assert elo["random"] - elo["random#2"] == pytest.approx(gap, abs=1e-6)
     assert f" {wins}-{losses}-{ties} " in result.table()  # W-L-T
+
+
+def test_a_chunk_played_in_slices_merges_into_the_chunk_played_whole():
+    """Ray splits a chunk's deals into slices (``tournament_ray``); merged, the slices'
+    games must be the whole chunk's, in its layout: side 0's games of every deal, then the
+    same deals with the sides swapped. Checked here without Ray, slices of 2, 1 and 3."""
+    from burako_env.agents.tournament import RECORD_STEPS_HAND
+    from burako_env.agents.tournament_chunks import ChunkTask, merge_slices, play_chunk
+    from burako_env.variants import load_variant
+
+    table = load_variant("argentine", num_players=2)
+    pair = (make_agent("greedy", seed=0), make_agent("random", seed=0))
+    deals = 6
+
+    def played(lo: int, hi: int):
+        task = ChunkTask(table, "hand", 5, 0, deals, lo, hi, 0, True, RECORD_STEPS_HAND, None)
+        return play_chunk(task, pair)
+
+    whole = played(0, deals)
+    merged = merge_slices([played(0, 2), played(2, 3), played(3, deals)])
+    assert len(np.unique(whole.team, axis=0)) > 1  # distinct games, so the order shows
+    np.testing.assert_array_equal(merged.team, whole.team)
+    np.testing.assert_array_equal(merged.winner, whole.winner)
+    np.testing.assert_array_equal(merged.n_actions, whole.n_actions)
+    width = whole.n_actions.max()
+    np.testing.assert_array_equal(merged.actions[:, :width], whole.actions[:, :width])
+    assert merged.compiled == whole.compiled
