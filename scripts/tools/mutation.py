@@ -102,6 +102,18 @@ LAYERS = {
             "tests/training/test_search_labels.py",
             "tests/training/test_network_growth.py",
             "tests/training/test_oracle_critic.py",
+            "tests/training/test_ppo_terms.py",
+            # the layer's code that other layers' tests exercise: resumes of damaged run
+            # folders, the train command's refusals, the update threads, the evaluation
+            "tests/reliability/test_error_contract.py::test_cli_failed_resume_keeps_config_yaml",
+            "tests/reliability/test_error_contract.py::test_resume_falls_back_from_a_corrupt_last_checkpoint",
+            "tests/reliability/test_error_contract.py::test_cli_ctrl_c_in_train_says_what_was_saved",
+            "tests/reliability/test_error_contract.py::test_update_threads_default_follows_the_machine",
+            "tests/reliability/test_error_contract.py::test_cli_train_bad_variant_leaves_no_run_folder",
+            "tests/reliability/test_hostile_input.py::test_resume_of_a_corrupted_env_state_is_a_checkpoint_error",
+            "tests/reliability/test_hostile_input.py::test_train_network_width_is_bounded",
+            "tests/reliability/test_hostile_input.py::test_resume_removes_only_the_temporaries_a_killed_run_left",
+            "tests/agents/test_evaluation.py::test_the_cli_training_evaluate_and_evaluate_agree_on_a_policy_file",
         ),
     ),
     "envs": Layer(

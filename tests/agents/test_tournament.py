@@ -320,6 +320,8 @@ def test_match_episodes_are_recorded_and_replay(tmp_path):
     assert res.episode == "match" and res.pairings[0].hands == 2
     recs = read_records(path)
     assert [r.episode for r in recs] == ["match", "match"]
+    # each record names team 0's agent, then team 1's: the deal, then its seats swapped
+    assert [r.agents for r in recs] == [["greedy", "discard_table"], ["discard_table", "greedy"]]
     for r in recs:
         game = replay(r)
         assert max(game.match_scores[0]) >= 3000
@@ -405,6 +407,8 @@ def test_ties_count_half_in_the_win_rate_the_interval_and_the_ratings(tmp_path):
     assert (p.ci_low, p.ci_high) != pytest.approx(wilson(wins, 200))  # the ties do count
     flipped = result.pairing("random#2", "random")
     assert flipped.ties == ties and flipped.win_rate == pytest.approx(1 - p.win_rate)
+    assert (flipped.decisions, flipped.compiled) == (p.decisions, p.compiled)
+    assert flipped.decisions > 0 and flipped.sequential is p.sequential
     # two agents: the fit has a closed form, each side's wins plus half of the ties (and
     # half of the prior's one drawn game) over the other's
     half = 0.5 * (ties + PRIOR_DRAWS)
