@@ -232,6 +232,38 @@ def test_the_run_log_reads_back_and_plots(runs, tmp_path):
     assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_curves_plot_the_learners_rating_and_smooth_without_sagging_at_the_ends(
+    tmp_path, monkeypatch
+):
+    """The league panel draws the learner's rating beside the fixed agents'; a smoothed
+    curve of a steady series stays level to its last point (no fall toward zero at the
+    ends, where the window runs past the data)."""
+    import matplotlib.pyplot as plt
+
+    from burako_env.training import evaluate
+
+    steps = range(0, 20_000, 1000)
+    scalars = {
+        "charts/mean_hand_score": [(t, 0.0, 120.0) for t in steps],
+        "league/rating_learner": [(t, 0.0, 1000.0 + t / 100) for t in steps],
+        "league/rating_greedy": [(t, 0.0, 1100.0) for t in steps],
+        "eval/win_rate_greedy": [(t, 0.0, 0.6) for t in steps],
+        "eval/win_rate_greedy_ci_low": [(t, 0.0, 0.5) for t in steps],
+        "eval/win_rate_greedy_ci_high": [(t, 0.0, 0.7) for t in steps],
+    }
+    monkeypatch.setattr(evaluate, "read_scalars", lambda run_dir: scalars)
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)  # keep the figure to read it
+    plot_run(tmp_path, tmp_path / "curves.png")
+    (fig,) = figures
+    score, league = fig.axes[1], fig.axes[2]
+    assert league.get_legend_handles_labels()[1] == ["learner", "greedy"]
+    raw, smoothed = score.get_lines()
+    np.testing.assert_allclose(raw.get_ydata(), 120.0)
+    np.testing.assert_allclose(smoothed.get_ydata(), 120.0)
+    assert len(smoothed.get_ydata()) == len(steps)
+
+
 def test_config_bounds_name_the_key_and_admit_the_bound():
     with pytest.raises(ConfigError, match="ppo.clip_coef"):
         load_config(TINY, ["ppo.clip_coef=0"])
@@ -697,6 +729,13 @@ def test_init_policy_starts_the_run_from_a_policy_file_and_refuses_a_foreign_one
         assert not (tmp_path / "x").exists()
     with pytest.raises(CheckpointError, match=re.escape("another network (hidden 32 here 48)")):
         train(run_dir=tmp_path / "ft", overrides=["network.hidden=48"], resume=True)
+    # every key that differs is named, each with the file's value and the config's
+    two = re.escape("another network (encoder 16 here 8, hidden 32 here 48): set the config's")
+    with pytest.raises(CheckpointError, match=two):
+        train(
+            run_dir=tmp_path / "ft", overrides=["network.hidden=48", "network.encoder=8"],
+            resume=True,
+        )  # fmt: skip
 
 
 def test_init_policy_adds_or_leaves_out_the_training_only_heads(runs, tmp_path):
