@@ -77,6 +77,7 @@ LAYERS = {
             # the policy's report for the web table (PPOAgent.think)
             "tests/envs/test_openspiel.py",
             "tests/training/test_network_growth.py",
+            "tests/training/test_training.py::test_legal_only_logits_match_the_full_logits",
             "tests/training/test_checkpoint.py::test_a_policy_weight_that_is_not_real_floating_point_is_refused",
             "tests/training/test_checkpoint.py::test_weights_of_any_floating_dtype_still_load",
             "tests/reliability/test_hostile_input.py::test_a_policy_with_corrupted_weights_is_a_checkpoint_error",
