@@ -388,3 +388,30 @@ def test_the_checks_leave_every_generator_alone(tiny_run, trainer):
     trainer.league.check_state_dict(data["league"])
     after = (torch.get_rng_state(), random.getstate(), trainer.rng.bit_generator.state)
     assert torch.equal(before[0], after[0]) and before[1:] == after[1:]
+
+
+# ------------------------------------------------------------------ another table's checkpoint
+@pytest.mark.parametrize(
+    "key, value, words",
+    [
+        ("name", "italian", "its variant is 'italian', expected 'argentine'"),
+        ("num_players", 2, "its number of players is 2, expected 4"),
+        ("obs_size", 7, "its observation size is 7, expected"),
+        ("params", [0, 1], "its variant parameters is '(vector)', expected '(vector)'"),
+    ],
+)
+def test_a_checkpoint_of_another_table_is_refused_naming_what_differs(key, value, words):
+    """Resuming (``Trainer.load``) compares the file's table with the run's: the refusal
+    names the file and the property that differs, in words a user knows."""
+    from burako_env.agents.policy_file import variant_info
+    from burako_env.core.constants import obs_layout
+    from burako_env.training.checkpoint import check_compatible
+    from burako_env.variants import load_variant
+
+    table = load_variant("argentine")
+    expected = variant_info(table, obs_layout(4, table.total_cards).size)
+    check_compatible({"variant": dict(expected)}, expected, "last.pt")  # its own: accepted
+    with pytest.raises(CheckpointError) as info:
+        check_compatible({"variant": {**expected, key: value}}, expected, "last.pt")
+    text = str(info.value)
+    assert text.startswith("checkpoint 'last.pt' does not match this setup: ") and words in text

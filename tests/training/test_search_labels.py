@@ -235,6 +235,8 @@ def test_burako_distill_writes_the_labels_and_refuses_bad_input(tmp_path):
     assert result.exit_code == 2 and "pimc" in result.output
     result = runner.invoke(app, ["distill", "--teacher", "greedy", "--out", str(out), "--force"])
     assert result.exit_code == 2 and "reports no search" in result.output
+    # it names the search agents to give instead
+    assert "such as ppo_search or pimc" in " ".join(result.output.split())
     result = runner.invoke(app, ["distill", "--out", str(tmp_path / "l.txt")])
     assert result.exit_code == 2 and ".npz" in result.output
     assert out.read_bytes() == before  # every refusal left the file as it was

@@ -420,6 +420,29 @@ def test_behaviour_cloning_fits_the_teacher():
     assert epochs[-1]["value_loss"] < epochs[0]["value_loss"]
 
 
+def test_behaviour_cloning_steps_large_first_and_fine_at_the_end():
+    """The warm start's learning rate: the rate given on the first minibatch, then lower
+    at every step (a cosine), ending near zero."""
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+    env = VectorEnv("argentine", 4, num_envs=8, seed=4)
+    demo = collect_demonstrations("greedy", env, steps=8, gamma=0.99, seed=1)
+    torch.manual_seed(0)
+    net = BurakoNet(4, env.variant.total_cards, hidden=16, encoder=8, meld_dim=4)
+    rates: list[float] = []
+    hook = register_optimizer_step_pre_hook(
+        lambda optimizer, args, kwargs: rates.append(optimizer.param_groups[0]["lr"])
+    )
+    try:
+        behaviour_clone(net, demo, 3, 16, 1e-3, np.random.default_rng(0))
+    finally:
+        hook.remove()
+    assert len(rates) == 3 * len(demo) // 16
+    assert rates[0] == pytest.approx(1e-3)
+    assert all(b < a for a, b in zip(rates, rates[1:]))
+    assert rates[-1] < 0.05 * rates[0]
+
+
 def test_hint_network_reads_its_hint_policy():
     env = VectorEnv("argentine", 4, num_envs=64, seed=7)
     obs, mask, _ = env.reset()
