@@ -142,6 +142,7 @@ REFUSED = [
     ("trainer/store/pick", set_item(0, -3), "trainer.store.pick[0] is -3"),
     ("trainer/store/next", set_item(0, 1), "trainer.last names transition"),
     ("trainer/ep_len", set_item(0, -5), "trainer.ep_len[0] is -5"),
+    ("trainer/collected", lambda c: 3, "trainer.collected is 3, not a bool"),
     ("trainer/store/logp", lambda t: t.double(), "trainer.store.logp is float64"),
     ("optimizer/state/0/exp_avg", nan_at(), "optimizer.state[0].exp_avg holds NaN"),
     ("optimizer/param_groups/0/lr", lambda lr: math.nan, "optimizer.param_groups[0].lr is nan"),
@@ -169,6 +170,14 @@ def test_a_crafted_checkpoint_is_refused_naming_the_key_before_use(
     # nothing was used: the trainer holds what it held
     assert all(torch.equal(v, trainer.net.state_dict()[k]) for k, v in weights.items())
     assert (trainer.last == last).all()
+
+
+def test_a_run_that_never_evaluates_marks_no_policy_best(tiny_run):
+    """``best_policy.pt`` is the best policy by evaluation: a run with ``eval.every=0``
+    (the tiny run here) writes none, not even for its starting policy."""
+    assert (tiny_run / "policy.pt").is_file()
+    assert not (tiny_run / "best_policy.pt").exists()
+    assert not (tiny_run / "checkpoints" / "best.pt").exists()
 
 
 def test_the_run_writes_no_checkpoint_it_could_not_load(tiny_run, tmp_path):

@@ -77,6 +77,8 @@ def test_labels_do_not_depend_on_the_number_of_workers(labels_file):
     shared = collect_search_labels(TEACHER, hands=HANDS, seed=3, workers=2)
     for name in ARRAYS:
         assert np.array_equal(getattr(shared, name), getattr(labels, name)), name
+    # only the file's record of how it was made says so
+    assert (shared.meta["workers"], labels.meta["workers"]) == (2, 1)
     other = collect_search_labels(TEACHER, hands=1, seed=4)
     assert not np.array_equal(other.obs[:5], labels.obs[:5])
 
