@@ -222,6 +222,35 @@ def test_policy_rollouts_to_the_hands_end_may_search_the_margin():
     assert choices == {"margin": runner_up, "win": int(favourites[0])}
 
 
+def test_the_baseline_plays_every_halving_round_however_it_fares():
+    """Sequential halving measures every candidate's gain against the policy's own action
+    (the baseline), so the baseline plays in every round even when it does worst: it is
+    played on every determinization dealt, the candidate halved out on fewer."""
+    from burako_env.agents.pimc import NUM_VALUES, V_MARGIN, V_WIN
+
+    game, viewer, _ = three_candidates()
+    agent = make_agent(
+        "ppo_search:rollout=policy,objective=margin,prior=0,k=8,top=3,skip=1,budget_ms=0",
+        seed=1,
+    )
+    favourites = [int(a) for a in agent.priors(game, 0, viewer)[0][:3]]
+    margin = {favourites[0]: 0.0, favourites[1]: 20.0, favourites[2]: 10.0}
+
+    def rollouts(game, b, viewer, cands, k):
+        """the same margins in every world: the baseline's the lowest"""
+        values = np.zeros((k, cands.size, NUM_VALUES))
+        values[..., V_MARGIN] = [margin[int(a)] for a in cands]
+        values[..., V_WIN] = 1.0
+        return values
+
+    agent._policy_rollouts = rollouts
+    report = agent.think(game)
+    played = {c.action: c.redeals for c in report.candidates}
+    assert report.baseline == favourites[0] and report.action == favourites[1]
+    assert played[favourites[0]] == played[favourites[1]] == report.redeals
+    assert played[favourites[2]] < report.redeals
+
+
 ORACLE_SMALL = POLICY_SMALL.replace("depth=4", "depth=0,leaf=oracle")
 
 
