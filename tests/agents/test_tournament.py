@@ -443,3 +443,25 @@ def test_a_chunk_played_in_slices_merges_into_the_chunk_played_whole():
     width = whole.n_actions.max()
     np.testing.assert_array_equal(merged.actions[:, :width], whole.actions[:, :width])
     assert merged.compiled == whole.compiled
+
+
+def test_a_match_longer_than_a_hands_step_bound_plays_to_its_end():
+    """A match's step bound is many hands' (a hand's bound, 20,000 steps, would cut a
+    long match short): random players' matches of up to 300 hands (to a target they never
+    reach) take over 20,000 decisions each, and are played to their end."""
+    from burako_env.agents.tournament import MAX_STEPS_HAND
+
+    result = run_tournament(
+        ["random", "random"],
+        "argentine",
+        num_players=4,
+        hands_per_pairing=2,
+        seed=1,
+        progress=False,
+        episode="match",
+        target=1_000_000,
+        max_hands=300,
+    )
+    (p,) = result.pairings
+    assert p.hands == 2 and p.wins + p.losses + p.ties == 2
+    assert p.decisions > 2 * MAX_STEPS_HAND
