@@ -153,6 +153,8 @@ REFUSED = [
     ("progress/update", lambda n: -1, "progress.update is -1, outside"),
     ("progress/best_score", lambda s: math.nan, "progress.best_score is nan"),
     ("rng/python_gauss", lambda g: math.nan, "rng.python_gauss is nan"),
+    ("rng/python/624", lambda position: 625, "rng.python[624] is 625, outside 0..624"),
+    ("progress/distill_digests", lambda d: [3], "progress.distill_digests is [3], not a list"),
     ("model/value_head.weight", lambda t: t.to(torch.int64), "'value_head.weight' holds int64"),
 ]
 
