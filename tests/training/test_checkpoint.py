@@ -145,6 +145,7 @@ REFUSED = [
     ("trainer/collected", lambda c: 3, "trainer.collected is 3, not a bool"),
     ("trainer/store/logp", lambda t: t.double(), "trainer.store.logp is float64"),
     ("optimizer/state/0/exp_avg", nan_at(), "optimizer.state[0].exp_avg holds NaN"),
+    ("optimizer/state/0", lambda entry: 5, "optimizer.state[0] is int, not a table"),
     ("optimizer/param_groups/0/lr", lambda lr: math.nan, "optimizer.param_groups[0].lr is nan"),
     ("league/opponent", set_item(0, 50), "league.opponent[0] is 50"),
     ("league/learner_team", set_item(0, 7), "league.learner_team[0] is 7, expected 0 or 1"),
