@@ -146,6 +146,8 @@ REFUSED = [
     ("trainer/store/logp", lambda t: t.double(), "trainer.store.logp is float64"),
     ("optimizer/state/0/exp_avg", nan_at(), "optimizer.state[0].exp_avg holds NaN"),
     ("optimizer/state/0", lambda entry: 5, "optimizer.state[0] is int, not a table"),
+    # a negative second moment: its square root is NaN, and so is every weight after a step
+    ("optimizer/state/0/exp_avg_sq", set_item(0, -1.0), "optimizer.state[0].exp_avg_sq holds"),
     ("optimizer/param_groups/0/lr", lambda lr: math.nan, "optimizer.param_groups[0].lr is nan"),
     ("league/opponent", set_item(0, 50), "league.opponent[0] is 50"),
     ("league/learner_team", set_item(0, 7), "league.learner_team[0] is 7, expected 0 or 1"),
