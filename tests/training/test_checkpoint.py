@@ -153,6 +153,11 @@ REFUSED = [
     ("league/learner_team", set_item(0, 7), "league.learner_team[0] is 7, expected 0 or 1"),
     ("league/agent_rng", set_item(slice(0, 4), 0), "league.agent_rng[0, 0] is [0, 0, 0, 0]"),
     ("league/snapshots/0/1/value_head.weight", nan_at(), "'value_head.weight' holds NaN"),
+    (
+        "league/snapshots/0/1/value_head.weight",
+        lambda t: torch.zeros(t.shape[0], t.shape[1] + 1),
+        "'value_head.weight' has shape",
+    ),
     ("progress/update", lambda n: -1, "progress.update is -1, outside"),
     ("progress/best_score", lambda s: math.nan, "progress.best_score is nan"),
     ("rng/python_gauss", lambda g: math.nan, "rng.python_gauss is nan"),
