@@ -222,6 +222,50 @@ def test_policy_rollouts_to_the_hands_end_may_search_the_margin():
     assert choices == {"margin": runner_up, "win": int(favourites[0])}
 
 
+class SteadyValue:
+    """A network for the rollouts whose value head says 0.6 for the player to act's team
+    everywhere (and which plays each list's first action)."""
+
+    def hints(self, obs, legal, valid, mask):
+        return None
+
+    def act(self, obs, legal, valid, action, greedy, hint, oracle):
+        import torch
+
+        return legal[:, 0], None, None, torch.full((obs.shape[0],), 0.6)
+
+
+@pytest.mark.parametrize("seat", [1, 2, 3])
+def test_a_leaf_is_valued_for_the_searching_team(seat):
+    """depth=0 values each candidate by the value head for the player to act next, turned
+    into the searching player's team's win value: 0.8 when that player is on the team
+    (after a draw: the searcher itself), 0.2 when an opponent (after a discard: the next
+    seat). Seats 2 and 3 make sure the team is the seat's parity, at four players."""
+    from burako_env.agents.pimc import V_WIN
+    from burako_env.core.constants import DISCARD_BASE, NUM_ACTIONS, PHASE_DRAW, PHASE_PLAY
+
+    agent = make_agent(
+        "ppo_search:rollout=policy,objective=win,prior=0.02,budget_ms=0,depth=0", seed=1
+    )
+    agent._network = lambda game: SteadyValue()
+    game = Game("argentine", num_players=4, seed=5)
+    found = {}
+    while len(found) < 2:
+        legal = game.legal_actions()
+        if int(game.current_player[0]) == seat and legal.size >= 2:
+            phase = int(game.phase[0])
+            discards = legal[(legal >= DISCARD_BASE) & (legal < NUM_ACTIONS)]
+            if phase == PHASE_DRAW and "draw" not in found:
+                found["draw"] = (game.clone(), legal[:2])
+            elif phase == PHASE_PLAY and discards.size >= 2 and "discard" not in found:
+                found["discard"] = (game.clone(), discards[:2])
+        game.step_one(int(legal[-1]) if legal.size > 1 else int(legal[0]))
+    for kind, want in (("draw", 0.8), ("discard", 0.2)):
+        position, cands = found[kind]
+        values = agent._policy_rollouts(position, 0, seat, cands, 3)
+        np.testing.assert_allclose(values[..., V_WIN], want, err_msg=kind)
+
+
 def test_the_baseline_plays_every_halving_round_however_it_fares():
     """Sequential halving measures every candidate's gain against the policy's own action
     (the baseline), so the baseline plays in every round even when it does worst: it is
