@@ -400,6 +400,22 @@ def test_the_discard_likelihood_finds_the_real_hand():
     assert (np.exp(real) > 0.5).mean() >= 0.75
 
 
+def test_the_rewind_lets_the_seat_discard_any_card_it_is_given_back():
+    """discard_logp rewinds the seat to its discard with the card back in its hand and
+    nothing forbidden: every card gets a likelihood (a negative log-probability, never
+    the 0 of a discard the rewind would not allow)."""
+    agent = make_agent(INFER_SMALL, seed=0)
+    game = next(policy_table_decisions(seed=6, count=1))
+    net = agent._network(game)
+    cards = np.arange(12)
+    seats = np.full(cards.size, 3)
+    logp = [
+        PolicySearchAgent.discard_logp(game.clone(), seats[i : i + 1], cards[i : i + 1], net)[0]
+        for i in range(cards.size)
+    ]
+    assert all(value < 0 for value in logp), logp
+
+
 def test_inference_keeps_the_likelier_worlds():
     """The worlds kept with infer=8 make the last discards likelier than the worlds they
     are drawn from (infer_power=1: the likelihood itself); with infer_power=0 every
