@@ -242,3 +242,30 @@ def test_burako_distill_writes_the_labels_and_refuses_bad_input(tmp_path):
     result = runner.invoke(app, ["distill", "--out", str(tmp_path / "l.txt")])
     assert result.exit_code == 2 and ".npz" in result.output
     assert out.read_bytes() == before  # every refusal left the file as it was
+
+
+def test_labels_joined_from_several_parts_keep_each_decisions_legal_list():
+    """The workers' parts are joined one after the other: each decision keeps its own
+    legal list, whatever the number of parts (three here, of unequal sizes)."""
+    lists = [[[1, 2, 3], [4]], [[5, 6]], [[7], [8, 9], [10, 11, 12, 13]]]
+
+    def part(decisions: list[list[int]], first_hand: int) -> SearchLabels:
+        n = len(decisions)
+        return SearchLabels(
+            obs=np.zeros((n, 3), np.int16),
+            flat=np.array([a for d in decisions for a in d], np.int16),
+            offsets=np.concatenate([[0], np.cumsum([len(d) for d in decisions])]).astype(np.int64),
+            pick=np.zeros(n, np.int64),
+            baseline=np.zeros(n, np.int64),
+            searched=np.ones(n, np.bool_),
+            hand=np.full(n, first_hand, np.int64),
+        )
+
+    joined = SearchLabels.join([part(d, i) for i, d in enumerate(lists)], {"obs_size": 3})
+    every = [d for decisions in lists for d in decisions]
+    assert len(joined) == len(every)
+    got = [
+        joined.flat[joined.offsets[i] : joined.offsets[i + 1]].tolist() for i in range(len(joined))
+    ]
+    assert got == every
+    assert joined.hand.tolist() == [0, 0, 1, 2, 2, 2]
