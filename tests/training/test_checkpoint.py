@@ -182,7 +182,7 @@ def test_a_crafted_checkpoint_is_refused_naming_the_key_before_use(
     assert (trainer.last == last).all()
 
 
-def test_a_run_that_never_evaluates_marks_no_policy_best(tmp_path):
+def test_a_warm_started_run_that_never_evaluates_marks_no_policy_best(tmp_path):
     """``best_policy.pt`` is the best policy by evaluation: a run with ``eval.every=0``
     writes none, not even for its starting policy. (A run of its own, stopped after the
     start's checkpoint: mutmut counts a module fixture's run for the first test only.)"""
