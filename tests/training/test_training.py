@@ -272,6 +272,17 @@ def test_config_bounds_name_the_key_and_admit_the_bound():
     assert load_config(TINY, ["checkpoint_every=1"]).checkpoint_every == 1
 
 
+def test_the_evaluation_and_ray_bounds_name_the_key_and_admit_the_bound():
+    """The evaluation plays at least 2 games at once (one a side) and 2 is enough; a Ray
+    worker needs a thread: each refusal names its key."""
+    assert load_config(TINY, ["eval.num_envs=2"]).eval.num_envs == 2
+    with pytest.raises(ConfigError, match=r"'eval.num_envs' must be at least 2, got 1"):
+        load_config(TINY, ["eval.num_envs=1"])
+    assert load_config(TINY, ["distributed.threads=1"]).distributed.threads == 1
+    with pytest.raises(ConfigError, match=r"'distributed.threads' must be positive, got 0"):
+        load_config(TINY, ["distributed.threads=0"])
+
+
 def test_corrupted_or_mismatched_checkpoints_give_clear_errors(runs, tmp_path):
     root, _, _ = runs
     last = root / "full" / "checkpoints" / "last.pt"
