@@ -416,6 +416,31 @@ def test_the_rewind_lets_the_seat_discard_any_card_it_is_given_back():
     assert all(value < 0 for value in logp), logp
 
 
+def test_the_rewind_gives_the_card_back_beside_the_copies_the_seat_holds():
+    """The rewound seat holds its hand of the world plus the card it discarded: a card it
+    still holds a copy of (two decks) comes back as a second copy, no card is lost."""
+    import unittest.mock as mock
+
+    agent = make_agent(INFER_SMALL, seed=0)
+    game = next(policy_table_decisions(seed=6, count=1))
+    net = agent._network(game)
+    hand = game.state.hands[0, 3].copy()
+    card = int(np.flatnonzero(hand)[0])  # a card seat 3 holds
+    rewound = []
+    real_clone = Game.clone
+
+    def clone(self, *args, **kwargs):
+        rewound.append(real_clone(self, *args, **kwargs))
+        return rewound[-1]
+
+    with mock.patch.object(Game, "clone", clone):
+        PolicySearchAgent.discard_logp(game, np.array([3]), np.array([card]), net)
+    (back,) = rewound
+    want = hand.copy()
+    want[card] += 1
+    np.testing.assert_array_equal(back.state.hands[0, 3], want)
+
+
 def test_inference_keeps_the_likelier_worlds():
     """The worlds kept with infer=8 make the last discards likelier than the worlds they
     are drawn from (infer_power=1: the likelihood itself); with infer_power=0 every
