@@ -71,9 +71,26 @@ LAYERS = {
             "tests/agents/test_agent_settings.py",
             "tests/agents/test_network_kernels.py",
             "tests/agents/test_policy_search.py",
+            "tests/agents/test_leaderboard.py",
+            # the layer's code that other layers' tests exercise: the OpenSpiel search
+            # agent, networks grown or given the card history, the policy file's refusals,
+            # the policy's report for the web table (PPOAgent.think)
+            "tests/envs/test_openspiel.py",
+            "tests/training/test_network_growth.py",
+            "tests/training/test_training.py::test_legal_only_logits_match_the_full_logits",
+            "tests/training/test_checkpoint.py::test_a_policy_weight_that_is_not_real_floating_point_is_refused",
+            "tests/training/test_checkpoint.py::test_weights_of_any_floating_dtype_still_load",
+            "tests/reliability/test_hostile_input.py::test_a_policy_with_corrupted_weights_is_a_checkpoint_error",
+            "tests/reliability/test_error_contract.py::test_policy_records_its_table_and_refuses_another",
+            "tests/reliability/test_error_contract.py::test_cli_bad_checkpoint_files",
+            "tests/frontends/test_narration.py::test_ppo_thinks_as_it_acts",
         ),
-        # 20 s: a notebook run end to end
-        deselect=("tests/agents/test_tournament.py::test_notebook_runs",),
+        deselect=(
+            # 20 s: a notebook run end to end
+            "tests/agents/test_tournament.py::test_notebook_runs",
+            # reads docs/ (not in the layer's folder): the published reports' figures
+            "tests/agents/test_leaderboard.py::test_the_shipped_reports_are_the_records_figures",
+        ),
         isolation="forkserver",
     ),
     "training": Layer(
@@ -90,6 +107,19 @@ LAYERS = {
             "tests/training/test_search_labels.py",
             "tests/training/test_network_growth.py",
             "tests/training/test_oracle_critic.py",
+            "tests/training/test_ppo_terms.py",
+            "tests/training/test_transitions.py",
+            # the layer's code that other layers' tests exercise: resumes of damaged run
+            # folders, the train command's refusals, the update threads, the evaluation
+            "tests/reliability/test_error_contract.py::test_cli_failed_resume_keeps_config_yaml",
+            "tests/reliability/test_error_contract.py::test_resume_falls_back_from_a_corrupt_last_checkpoint",
+            "tests/reliability/test_error_contract.py::test_cli_ctrl_c_in_train_says_what_was_saved",
+            "tests/reliability/test_error_contract.py::test_update_threads_default_follows_the_machine",
+            "tests/reliability/test_error_contract.py::test_cli_train_bad_variant_leaves_no_run_folder",
+            "tests/reliability/test_hostile_input.py::test_resume_of_a_corrupted_env_state_is_a_checkpoint_error",
+            "tests/reliability/test_hostile_input.py::test_train_network_width_is_bounded",
+            "tests/reliability/test_hostile_input.py::test_resume_removes_only_the_temporaries_a_killed_run_left",
+            "tests/agents/test_evaluation.py::test_the_cli_training_evaluate_and_evaluate_agree_on_a_policy_file",
         ),
     ),
     "envs": Layer(

@@ -242,6 +242,56 @@ def test_a_policy_of_one_variant_refuses_another_table(tmp_path):
         make_agent(f"ppo:{italian}", variant="italian", num_players=2)
 
 
+def test_a_policy_path_with_a_colon_is_one_path(tmp_path):
+    """``ppo:<path>`` splits at its first colon only: a run folder named with a time
+    (``run-12:30``) or a Windows drive (``C:\\...``) is still one path."""
+    folder = tmp_path / "run-12:30"
+    folder.mkdir()
+    policy = _tiny_policy(load_variant("italian"), folder / "italian.pt")
+    agent = make_agent(f"ppo:{policy}", variant="italian")
+    assert agent.checkpoint_path == str(policy)
+
+
+def test_a_torch_file_of_something_else_is_refused_naming_it(tmp_path):
+    """A torch file that is no burako checkpoint (another project's weights) is refused
+    by its path, before anything of it is read as a policy."""
+    import torch
+
+    from burako_env.agents.policy_file import CheckpointError, load_file
+
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(2)}, foreign)
+    with pytest.raises(CheckpointError) as info:
+        load_file(foreign)
+    assert str(info.value) == f"{str(foreign)!r} is not a burako PPO checkpoint"
+
+
+def test_a_policy_file_where_a_training_checkpoint_is_needed_says_which_kind_it_is(tmp_path):
+    from burako_env.agents.policy_file import CheckpointError, load_file
+
+    policy = _tiny_policy(load_variant("italian"), tmp_path / "italian.pt")
+    assert load_file(policy, kind="policy")["kind"] == "policy"
+    with pytest.raises(CheckpointError) as info:
+        load_file(policy, kind="train")
+    assert "is a policy file; a train checkpoint is needed" in str(info.value)
+
+
+def test_a_description_holding_a_tensor_is_refused_before_the_network_is_built(tmp_path):
+    """A file's ``spec`` and ``variant`` are read as plain values (formatted into messages,
+    compared): a tensor among them, under a plain key, makes the file corrupted."""
+    import torch
+
+    from burako_env.agents.policy_file import CheckpointError, load_file
+
+    policy = _tiny_policy(load_variant("italian"), tmp_path / "italian.pt")
+    data = torch.load(policy, weights_only=True)
+    data["spec"]["hidden"] = torch.tensor(16)
+    bad = tmp_path / "bad.pt"
+    torch.save(data, bad)
+    with pytest.raises(CheckpointError, match="its 'spec' is not a mapping of plain values"):
+        load_file(bad)
+
+
 def test_ppo_picks_the_shipped_file_of_each_table(tmp_path, monkeypatch):
     """With policies shipped for two tables, make_agent("ppo") plays the one of the table
     it is at, whichever way it learns the table; a shipped file recording another table

@@ -120,6 +120,25 @@ def test_budget_bounds_the_decision():
     assert s["rollouts"] < 4096 * game.legal_actions().size
 
 
+def test_the_cpu_time_statistic_is_the_searches_own():
+    """``cpu_seconds`` (``cpu_ms_per_decision``: what the evaluation logs as the search's
+    cost on a shared machine) counts the process's CPU time inside the decisions only:
+    never more than the CPU time the calls took, and some of it for searched decisions."""
+    import time
+
+    agent = make_agent(SMALL, seed=1)
+    game = Game("argentine", num_players=2, seed=4)
+    spent = 0.0
+    for _ in range(6):
+        c0 = time.process_time()
+        game.step_one(agent.act_game(game))
+        spent += time.process_time() - c0
+    s = agent.stats()
+    assert s["decisions"] == 6 and s["searched"] > 0
+    assert 0.0 < s["cpu_seconds"] <= spent
+    assert s["cpu_ms_per_decision"] == pytest.approx(1000 * s["cpu_seconds"] / 6)
+
+
 def test_tournament_and_envs():
     """pimc plays in the tournament (stepped path), the PettingZoo env (act_in_env) and
     the Gymnasium env's opponents."""

@@ -222,6 +222,79 @@ def test_policy_rollouts_to_the_hands_end_may_search_the_margin():
     assert choices == {"margin": runner_up, "win": int(favourites[0])}
 
 
+class SteadyValue:
+    """A network for the rollouts whose value head says 0.6 for the player to act's team
+    everywhere (and which plays each list's first action)."""
+
+    def hints(self, obs, legal, valid, mask):
+        return None
+
+    def act(self, obs, legal, valid, action, greedy, hint, oracle):
+        import torch
+
+        return legal[:, 0], None, None, torch.full((obs.shape[0],), 0.6)
+
+
+@pytest.mark.parametrize("seat", [1, 2, 3])
+def test_a_leaf_is_valued_for_the_searching_team(seat):
+    """depth=0 values each candidate by the value head for the player to act next, turned
+    into the searching player's team's win value: 0.8 when that player is on the team
+    (after a draw: the searcher itself), 0.2 when an opponent (after a discard: the next
+    seat). Seats 2 and 3 make sure the team is the seat's parity, at four players."""
+    from burako_env.agents.pimc import V_WIN
+    from burako_env.core.constants import DISCARD_BASE, NUM_ACTIONS, PHASE_DRAW, PHASE_PLAY
+
+    agent = make_agent(
+        "ppo_search:rollout=policy,objective=win,prior=0.02,budget_ms=0,depth=0", seed=1
+    )
+    agent._network = lambda game: SteadyValue()
+    game = Game("argentine", num_players=4, seed=5)
+    found = {}
+    while len(found) < 2:
+        legal = game.legal_actions()
+        if int(game.current_player[0]) == seat and legal.size >= 2:
+            phase = int(game.phase[0])
+            discards = legal[(legal >= DISCARD_BASE) & (legal < NUM_ACTIONS)]
+            if phase == PHASE_DRAW and "draw" not in found:
+                found["draw"] = (game.clone(), legal[:2])
+            elif phase == PHASE_PLAY and discards.size >= 2 and "discard" not in found:
+                found["discard"] = (game.clone(), discards[:2])
+        game.step_one(int(legal[-1]) if legal.size > 1 else int(legal[0]))
+    for kind, want in (("draw", 0.8), ("discard", 0.2)):
+        position, cands = found[kind]
+        values = agent._policy_rollouts(position, 0, seat, cands, 3)
+        np.testing.assert_allclose(values[..., V_WIN], want, err_msg=kind)
+
+
+def test_the_baseline_plays_every_halving_round_however_it_fares():
+    """Sequential halving measures every candidate's gain against the policy's own action
+    (the baseline), so the baseline plays in every round even when it does worst: it is
+    played on every determinization dealt, the candidate halved out on fewer."""
+    from burako_env.agents.pimc import NUM_VALUES, V_MARGIN, V_WIN
+
+    game, viewer, _ = three_candidates()
+    agent = make_agent(
+        "ppo_search:rollout=policy,objective=margin,prior=0,k=8,top=3,skip=1,budget_ms=0",
+        seed=1,
+    )
+    favourites = [int(a) for a in agent.priors(game, 0, viewer)[0][:3]]
+    margin = {favourites[0]: 0.0, favourites[1]: 20.0, favourites[2]: 10.0}
+
+    def rollouts(game, b, viewer, cands, k):
+        """the same margins in every world: the baseline's the lowest"""
+        values = np.zeros((k, cands.size, NUM_VALUES))
+        values[..., V_MARGIN] = [margin[int(a)] for a in cands]
+        values[..., V_WIN] = 1.0
+        return values
+
+    agent._policy_rollouts = rollouts
+    report = agent.think(game)
+    played = {c.action: c.redeals for c in report.candidates}
+    assert report.baseline == favourites[0] and report.action == favourites[1]
+    assert played[favourites[0]] == played[favourites[1]] == report.redeals
+    assert played[favourites[2]] < report.redeals
+
+
 ORACLE_SMALL = POLICY_SMALL.replace("depth=4", "depth=0,leaf=oracle")
 
 
@@ -325,6 +398,47 @@ def test_the_discard_likelihood_finds_the_real_hand():
     assert real.size == 12
     assert (real > dealt).mean() >= 0.9
     assert (np.exp(real) > 0.5).mean() >= 0.75
+
+
+def test_the_rewind_lets_the_seat_discard_any_card_it_is_given_back():
+    """discard_logp rewinds the seat to its discard with the card back in its hand and
+    nothing forbidden: every card gets a likelihood (a negative log-probability, never
+    the 0 of a discard the rewind would not allow)."""
+    agent = make_agent(INFER_SMALL, seed=0)
+    game = next(policy_table_decisions(seed=6, count=1))
+    net = agent._network(game)
+    cards = np.arange(12)
+    seats = np.full(cards.size, 3)
+    logp = [
+        PolicySearchAgent.discard_logp(game.clone(), seats[i : i + 1], cards[i : i + 1], net)[0]
+        for i in range(cards.size)
+    ]
+    assert all(value < 0 for value in logp), logp
+
+
+def test_the_rewind_gives_the_card_back_beside_the_copies_the_seat_holds():
+    """The rewound seat holds its hand of the world plus the card it discarded: a card it
+    still holds a copy of (two decks) comes back as a second copy, no card is lost."""
+    import unittest.mock as mock
+
+    agent = make_agent(INFER_SMALL, seed=0)
+    game = next(policy_table_decisions(seed=6, count=1))
+    net = agent._network(game)
+    hand = game.state.hands[0, 3].copy()
+    card = int(np.flatnonzero(hand)[0])  # a card seat 3 holds
+    rewound = []
+    real_clone = Game.clone
+
+    def clone(self, *args, **kwargs):
+        rewound.append(real_clone(self, *args, **kwargs))
+        return rewound[-1]
+
+    with mock.patch.object(Game, "clone", clone):
+        PolicySearchAgent.discard_logp(game, np.array([3]), np.array([card]), net)
+    (back,) = rewound
+    want = hand.copy()
+    want[card] += 1
+    np.testing.assert_array_equal(back.state.hands[0, 3], want)
 
 
 def test_inference_keeps_the_likelier_worlds():

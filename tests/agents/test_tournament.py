@@ -320,6 +320,8 @@ def test_match_episodes_are_recorded_and_replay(tmp_path):
     assert res.episode == "match" and res.pairings[0].hands == 2
     recs = read_records(path)
     assert [r.episode for r in recs] == ["match", "match"]
+    # each record names team 0's agent, then team 1's: the deal, then its seats swapped
+    assert [r.agents for r in recs] == [["greedy", "discard_table"], ["discard_table", "greedy"]]
     for r in recs:
         game = replay(r)
         assert max(game.match_scores[0]) >= 3000
@@ -405,6 +407,8 @@ def test_ties_count_half_in_the_win_rate_the_interval_and_the_ratings(tmp_path):
     assert (p.ci_low, p.ci_high) != pytest.approx(wilson(wins, 200))  # the ties do count
     flipped = result.pairing("random#2", "random")
     assert flipped.ties == ties and flipped.win_rate == pytest.approx(1 - p.win_rate)
+    assert (flipped.decisions, flipped.compiled) == (p.decisions, p.compiled)
+    assert flipped.decisions > 0 and flipped.sequential is p.sequential
     # two agents: the fit has a closed form, each side's wins plus half of the ties (and
     # half of the prior's one drawn game) over the other's
     half = 0.5 * (ties + PRIOR_DRAWS)
@@ -412,3 +416,52 @@ def test_ties_count_half_in_the_win_rate_the_interval_and_the_ratings(tmp_path):
     elo = {name: r["elo"] for name, r in result.ratings.items()}
     assert elo["random"] - elo["random#2"] == pytest.approx(gap, abs=1e-6)
     assert f" {wins}-{losses}-{ties} " in result.table()  # W-L-T
+
+
+def test_a_chunk_played_in_slices_merges_into_the_chunk_played_whole():
+    """Ray splits a chunk's deals into slices (``tournament_ray``); merged, the slices'
+    games must be the whole chunk's, in its layout: side 0's games of every deal, then the
+    same deals with the sides swapped. Checked here without Ray, slices of 2, 1 and 3."""
+    from burako_env.agents.tournament import RECORD_STEPS_HAND
+    from burako_env.agents.tournament_chunks import ChunkTask, merge_slices, play_chunk
+    from burako_env.variants import load_variant
+
+    table = load_variant("argentine", num_players=2)
+    pair = (make_agent("greedy", seed=0), make_agent("random", seed=0))
+    deals = 6
+
+    def played(lo: int, hi: int):
+        task = ChunkTask(table, "hand", 5, 0, deals, lo, hi, 0, True, RECORD_STEPS_HAND, None)
+        return play_chunk(task, pair)
+
+    whole = played(0, deals)
+    merged = merge_slices([played(0, 2), played(2, 3), played(3, deals)])
+    assert len(np.unique(whole.team, axis=0)) > 1  # distinct games, so the order shows
+    np.testing.assert_array_equal(merged.team, whole.team)
+    np.testing.assert_array_equal(merged.winner, whole.winner)
+    np.testing.assert_array_equal(merged.n_actions, whole.n_actions)
+    width = whole.n_actions.max()
+    np.testing.assert_array_equal(merged.actions[:, :width], whole.actions[:, :width])
+    assert merged.compiled == whole.compiled
+
+
+def test_a_match_longer_than_a_hands_step_bound_plays_to_its_end():
+    """A match's step bound is many hands' (a hand's bound, 20,000 steps, would cut a
+    long match short): random players' matches of up to 300 hands (to a target they never
+    reach) take over 20,000 decisions each, and are played to their end."""
+    from burako_env.agents.tournament import MAX_STEPS_HAND
+
+    result = run_tournament(
+        ["random", "random"],
+        "argentine",
+        num_players=4,
+        hands_per_pairing=2,
+        seed=1,
+        progress=False,
+        episode="match",
+        target=1_000_000,
+        max_hands=300,
+    )
+    (p,) = result.pairings
+    assert p.hands == 2 and p.wins + p.losses + p.ties == 2
+    assert p.decisions > 2 * MAX_STEPS_HAND

@@ -142,16 +142,27 @@ REFUSED = [
     ("trainer/store/pick", set_item(0, -3), "trainer.store.pick[0] is -3"),
     ("trainer/store/next", set_item(0, 1), "trainer.last names transition"),
     ("trainer/ep_len", set_item(0, -5), "trainer.ep_len[0] is -5"),
+    ("trainer/collected", lambda c: 3, "trainer.collected is 3, not a bool"),
     ("trainer/store/logp", lambda t: t.double(), "trainer.store.logp is float64"),
     ("optimizer/state/0/exp_avg", nan_at(), "optimizer.state[0].exp_avg holds NaN"),
+    ("optimizer/state/0", lambda entry: 5, "optimizer.state[0] is int, not a table"),
+    # a negative second moment: its square root is NaN, and so is every weight after a step
+    ("optimizer/state/0/exp_avg_sq", set_item(0, -1.0), "optimizer.state[0].exp_avg_sq holds"),
     ("optimizer/param_groups/0/lr", lambda lr: math.nan, "optimizer.param_groups[0].lr is nan"),
     ("league/opponent", set_item(0, 50), "league.opponent[0] is 50"),
     ("league/learner_team", set_item(0, 7), "league.learner_team[0] is 7, expected 0 or 1"),
     ("league/agent_rng", set_item(slice(0, 4), 0), "league.agent_rng[0, 0] is [0, 0, 0, 0]"),
     ("league/snapshots/0/1/value_head.weight", nan_at(), "'value_head.weight' holds NaN"),
+    (
+        "league/snapshots/0/1/value_head.weight",
+        lambda t: torch.zeros(t.shape[0], t.shape[1] + 1),
+        "'value_head.weight' has shape",
+    ),
     ("progress/update", lambda n: -1, "progress.update is -1, outside"),
     ("progress/best_score", lambda s: math.nan, "progress.best_score is nan"),
     ("rng/python_gauss", lambda g: math.nan, "rng.python_gauss is nan"),
+    ("rng/python/624", lambda position: 625, "rng.python[624] is 625, outside 0..624"),
+    ("progress/distill_digests", lambda d: [3], "progress.distill_digests is [3], not a list"),
     ("model/value_head.weight", lambda t: t.to(torch.int64), "'value_head.weight' holds int64"),
 ]
 
@@ -169,6 +180,20 @@ def test_a_crafted_checkpoint_is_refused_naming_the_key_before_use(
     # nothing was used: the trainer holds what it held
     assert all(torch.equal(v, trainer.net.state_dict()[k]) for k, v in weights.items())
     assert (trainer.last == last).all()
+
+
+def test_a_warm_started_run_that_never_evaluates_marks_no_policy_best(tmp_path):
+    """``best_policy.pt`` is the best policy by evaluation: a run with ``eval.every=0``
+    writes none, not even for its starting policy. (A run of its own, stopped after the
+    start's checkpoint: mutmut counts a module fixture's run for the first test only.)"""
+    from burako_env.training.run import train
+
+    run = tmp_path / "run"
+    # the warm start (imitation) on: the start's checkpoint is written before any update
+    train(TINY, ["eval.every=0"], run_dir=run, stop_after=0, verbose=False)
+    assert (run / "checkpoints" / "last.pt").is_file()
+    assert not (run / "best_policy.pt").exists()
+    assert not (run / "checkpoints" / "best.pt").exists()
 
 
 def test_the_run_writes_no_checkpoint_it_could_not_load(tiny_run, tmp_path):
@@ -388,3 +413,30 @@ def test_the_checks_leave_every_generator_alone(tiny_run, trainer):
     trainer.league.check_state_dict(data["league"])
     after = (torch.get_rng_state(), random.getstate(), trainer.rng.bit_generator.state)
     assert torch.equal(before[0], after[0]) and before[1:] == after[1:]
+
+
+# ------------------------------------------------------------------ another table's checkpoint
+@pytest.mark.parametrize(
+    "key, value, words",
+    [
+        ("name", "italian", "its variant is 'italian', expected 'argentine'"),
+        ("num_players", 2, "its number of players is 2, expected 4"),
+        ("obs_size", 7, "its observation size is 7, expected"),
+        ("params", [0, 1], "its variant parameters is '(vector)', expected '(vector)'"),
+    ],
+)
+def test_a_checkpoint_of_another_table_is_refused_naming_what_differs(key, value, words):
+    """Resuming (``Trainer.load``) compares the file's table with the run's: the refusal
+    names the file and the property that differs, in words a user knows."""
+    from burako_env.agents.policy_file import variant_info
+    from burako_env.core.constants import obs_layout
+    from burako_env.training.checkpoint import check_compatible
+    from burako_env.variants import load_variant
+
+    table = load_variant("argentine")
+    expected = variant_info(table, obs_layout(4, table.total_cards).size)
+    check_compatible({"variant": dict(expected)}, expected, "last.pt")  # its own: accepted
+    with pytest.raises(CheckpointError) as info:
+        check_compatible({"variant": {**expected, key: value}}, expected, "last.pt")
+    text = str(info.value)
+    assert text.startswith("checkpoint 'last.pt' does not match this setup: ") and words in text

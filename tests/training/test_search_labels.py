@@ -77,6 +77,8 @@ def test_labels_do_not_depend_on_the_number_of_workers(labels_file):
     shared = collect_search_labels(TEACHER, hands=HANDS, seed=3, workers=2)
     for name in ARRAYS:
         assert np.array_equal(getattr(shared, name), getattr(labels, name)), name
+    # only the file's record of how it was made says so
+    assert (shared.meta["workers"], labels.meta["workers"]) == (2, 1)
     other = collect_search_labels(TEACHER, hands=1, seed=4)
     assert not np.array_equal(other.obs[:5], labels.obs[:5])
 
@@ -235,6 +237,35 @@ def test_burako_distill_writes_the_labels_and_refuses_bad_input(tmp_path):
     assert result.exit_code == 2 and "pimc" in result.output
     result = runner.invoke(app, ["distill", "--teacher", "greedy", "--out", str(out), "--force"])
     assert result.exit_code == 2 and "reports no search" in result.output
+    # it names the search agents to give instead
+    assert "such as ppo_search or pimc" in " ".join(result.output.split())
     result = runner.invoke(app, ["distill", "--out", str(tmp_path / "l.txt")])
     assert result.exit_code == 2 and ".npz" in result.output
     assert out.read_bytes() == before  # every refusal left the file as it was
+
+
+def test_labels_joined_from_several_parts_keep_each_decisions_legal_list():
+    """The workers' parts are joined one after the other: each decision keeps its own
+    legal list, whatever the number of parts (three here, of unequal sizes)."""
+    lists = [[[1, 2, 3], [4]], [[5, 6]], [[7], [8, 9], [10, 11, 12, 13]]]
+
+    def part(decisions: list[list[int]], first_hand: int) -> SearchLabels:
+        n = len(decisions)
+        return SearchLabels(
+            obs=np.zeros((n, 3), np.int16),
+            flat=np.array([a for d in decisions for a in d], np.int16),
+            offsets=np.concatenate([[0], np.cumsum([len(d) for d in decisions])]).astype(np.int64),
+            pick=np.zeros(n, np.int64),
+            baseline=np.zeros(n, np.int64),
+            searched=np.ones(n, np.bool_),
+            hand=np.full(n, first_hand, np.int64),
+        )
+
+    joined = SearchLabels.join([part(d, i) for i, d in enumerate(lists)], {"obs_size": 3})
+    every = [d for decisions in lists for d in decisions]
+    assert len(joined) == len(every)
+    got = [
+        joined.flat[joined.offsets[i] : joined.offsets[i + 1]].tolist() for i in range(len(joined))
+    ]
+    assert got == every
+    assert joined.hand.tolist() == [0, 0, 1, 2, 2, 2]

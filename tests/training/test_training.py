@@ -232,12 +232,55 @@ def test_the_run_log_reads_back_and_plots(runs, tmp_path):
     assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_curves_plot_the_learners_rating_and_smooth_without_sagging_at_the_ends(
+    tmp_path, monkeypatch
+):
+    """The league panel draws the learner's rating beside the fixed agents'; a smoothed
+    curve of a steady series stays level to its last point (no fall toward zero at the
+    ends, where the window runs past the data)."""
+    import matplotlib.pyplot as plt
+
+    from burako_env.training import evaluate
+
+    steps = range(0, 20_000, 1000)
+    scalars = {
+        "charts/mean_hand_score": [(t, 0.0, 120.0) for t in steps],
+        "league/rating_learner": [(t, 0.0, 1000.0 + t / 100) for t in steps],
+        "league/rating_greedy": [(t, 0.0, 1100.0) for t in steps],
+        "eval/win_rate_greedy": [(t, 0.0, 0.6) for t in steps],
+        "eval/win_rate_greedy_ci_low": [(t, 0.0, 0.5) for t in steps],
+        "eval/win_rate_greedy_ci_high": [(t, 0.0, 0.7) for t in steps],
+    }
+    monkeypatch.setattr(evaluate, "read_scalars", lambda run_dir: scalars)
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)  # keep the figure to read it
+    plot_run(tmp_path, tmp_path / "curves.png")
+    (fig,) = figures
+    score, league = fig.axes[1], fig.axes[2]
+    assert league.get_legend_handles_labels()[1] == ["learner", "greedy"]
+    raw, smoothed = score.get_lines()
+    np.testing.assert_allclose(raw.get_ydata(), 120.0)
+    np.testing.assert_allclose(smoothed.get_ydata(), 120.0)
+    assert len(smoothed.get_ydata()) == len(steps)
+
+
 def test_config_bounds_name_the_key_and_admit_the_bound():
     with pytest.raises(ConfigError, match="ppo.clip_coef"):
         load_config(TINY, ["ppo.clip_coef=0"])
     with pytest.raises(ConfigError, match="checkpoint_every"):
         load_config(TINY, ["checkpoint_every=0"])
     assert load_config(TINY, ["checkpoint_every=1"]).checkpoint_every == 1
+
+
+def test_the_evaluation_and_ray_bounds_name_the_key_and_admit_the_bound():
+    """The evaluation plays at least 2 games at once (one a side) and 2 is enough; a Ray
+    worker needs a thread: each refusal names its key."""
+    assert load_config(TINY, ["eval.num_envs=2"]).eval.num_envs == 2
+    with pytest.raises(ConfigError, match=r"'eval.num_envs' must be at least 2, got 1"):
+        load_config(TINY, ["eval.num_envs=1"])
+    assert load_config(TINY, ["distributed.threads=1"]).distributed.threads == 1
+    with pytest.raises(ConfigError, match=r"'distributed.threads' must be positive, got 0"):
+        load_config(TINY, ["distributed.threads=0"])
 
 
 def test_corrupted_or_mismatched_checkpoints_give_clear_errors(runs, tmp_path):
@@ -386,6 +429,29 @@ def test_behaviour_cloning_fits_the_teacher():
     assert epochs[-1]["policy_loss"] < 0.8 * epochs[0]["policy_loss"]
     assert epochs[-1]["accuracy"] > epochs[0]["accuracy"]
     assert epochs[-1]["value_loss"] < epochs[0]["value_loss"]
+
+
+def test_behaviour_cloning_steps_large_first_and_fine_at_the_end():
+    """The warm start's learning rate: the rate given on the first minibatch, then lower
+    at every step (a cosine), ending near zero."""
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+    env = VectorEnv("argentine", 4, num_envs=8, seed=4)
+    demo = collect_demonstrations("greedy", env, steps=8, gamma=0.99, seed=1)
+    torch.manual_seed(0)
+    net = BurakoNet(4, env.variant.total_cards, hidden=16, encoder=8, meld_dim=4)
+    rates: list[float] = []
+    hook = register_optimizer_step_pre_hook(
+        lambda optimizer, args, kwargs: rates.append(optimizer.param_groups[0]["lr"])
+    )
+    try:
+        behaviour_clone(net, demo, 3, 16, 1e-3, np.random.default_rng(0))
+    finally:
+        hook.remove()
+    assert len(rates) == 3 * len(demo) // 16
+    assert rates[0] == pytest.approx(1e-3)
+    assert (np.diff(rates) < 0).all()
+    assert rates[-1] < 0.05 * rates[0]
 
 
 def test_hint_network_reads_its_hint_policy():
@@ -697,6 +763,13 @@ def test_init_policy_starts_the_run_from_a_policy_file_and_refuses_a_foreign_one
         assert not (tmp_path / "x").exists()
     with pytest.raises(CheckpointError, match=re.escape("another network (hidden 32 here 48)")):
         train(run_dir=tmp_path / "ft", overrides=["network.hidden=48"], resume=True)
+    # every key that differs is named, each with the file's value and the config's
+    two = re.escape("another network (encoder 16 here 8, hidden 32 here 48): set the config's")
+    with pytest.raises(CheckpointError, match=two):
+        train(
+            run_dir=tmp_path / "ft", overrides=["network.hidden=48", "network.encoder=8"],
+            resume=True,
+        )  # fmt: skip
 
 
 def test_init_policy_adds_or_leaves_out_the_training_only_heads(runs, tmp_path):
