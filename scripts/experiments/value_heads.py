@@ -5,6 +5,7 @@
     .venv/bin/python scripts/experiments/value_heads.py games.jsonl --labels margin
     .venv/bin/python scripts/experiments/value_heads.py games.jsonl --labels advantage \
         --games 300
+    .venv/bin/python scripts/experiments/value_heads.py games.jsonl --reliability --games 40
 
 A head (256-256) reads the shipped argentine policy's frozen trunk at the drawer's
 observation, the other seats' hands and which side the drawer is on. ``--labels margin``
@@ -57,8 +58,10 @@ def replay(path: str, games: int):
     return game, n, actions, seat_agent, scores
 
 
-def labelled_states(path: str, games: int, labels: str, seed: int = 0):
-    """Inputs (obs, hands, drawer on ppo's side), labels and each row's draw."""
+def labelled_states(path: str, games: int, labels: str, seed: int = 0, future: int | None = None):
+    """Inputs (obs, hands, drawer on ppo's side), labels and each row's draw. With
+    ``future`` (advantage labels), the rest of the stock below the drawn card is
+    reshuffled at each draw, by one order drawn from ``future`` for all its cards."""
     game, n, actions, seat_agent, scores = replay(path, games)
     ppo, dt = make_agent("ppo", seed=1), make_agent("discard_table", seed=2)
     rng = np.random.default_rng(seed)
@@ -84,6 +87,12 @@ def labelled_states(path: str, games: int, labels: str, seed: int = 0):
             card = worlds.state.stock[k, w].copy()
             worlds.state.stock[k, w] = worlds.state.stock[k, top]
             worlds.state.stock[k, top] = card
+            if future is not None:  # another future, the same for every card of a draw
+                for g in drawing:
+                    sel = np.flatnonzero(r == g)
+                    below = int(st.stock_len[g]) - 1
+                    order = np.random.default_rng([future, int(g), t]).permutation(below)
+                    worlds.state.stock[sel, :below] = worlds.state.stock[sel][:, order]
             worlds.step(np.full(len(r), DRAW_STOCK), check=False)
             seats = worlds.current_player.astype(np.int64)
             x = (worlds.observe(seats), oracle_inputs(worlds.state.hands, k, seats))
@@ -197,8 +206,24 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--hands", type=int, default=400)
+    parser.add_argument(
+        "--reliability", action="store_true",
+        help="label the advantage twice, with two other futures, and print how the two "
+        "labels of a card correlate (the share of a label that is the card's own effect)",
+    )  # fmt: skip
     args = parser.parse_args()
     torch.manual_seed(0)
+    if args.reliability:
+        first = labelled_states(args.games_file, args.games, "advantage", future=1)
+        second = labelled_states(args.games_file, args.games, "advantage", future=2)
+        centered_labels = [
+            centered(torch.from_numpy(x[3]).float(), torch.from_numpy(x[4]).long(),
+                     int(x[4].max()) + 1).numpy()
+            for x in (first, second)
+        ]  # fmt: skip
+        corr = np.corrcoef(*centered_labels)[0, 1]
+        print(f"{len(first[3]):,} labels twice: the two labels of a card correlate at {corr:.3f}")
+        return
     obs, hands, side, y, group = labelled_states(args.games_file, args.games, args.labels)
     print(f"{len(y):,} labelled states")
     head = fit_head(inputs(obs, hands, side), y, group, args.labels, args.epochs)
