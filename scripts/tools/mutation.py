@@ -72,6 +72,8 @@ LAYERS = {
             "tests/agents/test_network_kernels.py",
             "tests/agents/test_policy_search.py",
             "tests/agents/test_leaderboard.py",
+            "tests/agents/test_aivat.py",
+            "tests/agents/test_sequential.py",
             # the layer's code that other layers' tests exercise: the OpenSpiel search
             # agent, networks grown or given the card history, the policy file's refusals,
             # the policy's report for the web table (PPOAgent.think)
