@@ -42,7 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]  # scripts/<folder>/ sits two below the root
 WORK = ROOT / ".mutation"
 #: what a layer's folder links to (mutmut copies the sources and tests into mutants/)
-LINKS = ("agents", "training", "tests", "configs", "scripts", "notebooks")
+#: (docs/: tests that compare a shipped report with the page that quotes it)
+LINKS = ("agents", "training", "tests", "configs", "scripts", "notebooks", "docs")
 #: the top-level folders installed inside the package (pyproject's package-dir)
 INSIDE = ("agents", "training")
 
@@ -147,9 +148,8 @@ LAYERS = {
             "tests/reliability/test_hostile_input.py::test_simulate_runs_in_bounded_batches_with_the_same_results",
             "tests/reliability/test_hostile_input.py::test_cli_values_with_no_end_are_errors",
             "tests/reliability/test_error_contract.py::test_cli_tournament_refuses_to_overwrite_without_force",
-            "tests/reliability/test_fuzz_inputs.py::test_fuzz_cli",
-            "tests/reliability/test_fuzz_inputs.py::test_fuzz_record_files",
-            "tests/reliability/test_fuzz_inputs.py::test_fuzz_web",
+            # (not test_fuzz_inputs: under mutmut its `burako replay FIFO` case fails, mutmut's
+            # trampoline raising "Could not figure out where the code to mutate is")
         ),
         deselect=(
             "tests/agents/test_tournament.py::test_notebook_runs",
@@ -201,7 +201,7 @@ def layer_pyproject(layer: Layer) -> str:
         'source_paths = ["burako_env"]',
         f"only_mutate = {json.dumps(list(layer.only_mutate))}",
         # agents/ and training/ also as the top-level folders some tests read
-        'also_copy = ["configs", "scripts", "notebooks", "agents", "training"]',
+        'also_copy = ["configs", "scripts", "notebooks", "docs", "agents", "training"]',
         f"pytest_add_cli_args = {json.dumps(pytest_args)}",
         f"pytest_add_cli_args_test_selection = {json.dumps(list(layer.tests))}",
         # a mutant that loops is stopped after 2 x 4 x its tests' time in CPU seconds
