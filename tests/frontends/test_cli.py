@@ -12,6 +12,7 @@ import json
 import random
 import re
 import sys
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -129,6 +130,39 @@ def test_bench_train_figures_and_engine_share():
     assert res["numba_threads"] >= 1
     table = format_train(res)
     assert "| rollout (league mix) |" in table and "**game engine**" in table
+
+
+def test_bench_train_update_leaves_gae_out_and_the_iteration_holds_all_three(monkeypatch):
+    """Serially the iteration is the rollout, then GAE, then the PPO update: the update's
+    seconds are learn()'s less GAE's, so the three add up to no more than the iteration.
+    GAE made slow (0.2 s) so that a sign error in the split is far above the clock's noise."""
+    pytest.importorskip("torch")
+    from burako_env.frontends.bench import bench_train
+    from burako_env.training.ppo import Trainer
+
+    slow = 0.2
+    advantages = Trainer.advantages
+
+    def slow_advantages(self):
+        time.sleep(slow)
+        return advantages(self)
+
+    monkeypatch.setattr(Trainer, "advantages", slow_advantages)
+    res = bench_train("tiny", ["ppo.num_steps=8"], num_envs=8, rounds=1)
+    shares = res["shares"]
+    # one round: each share is its part's seconds over the parts' sum
+    total = res["update_seconds"] / shares["update"]
+    gae = shares["gae"] * total
+    assert gae >= slow
+    assert res["rollout_seconds"] + gae + res["update_seconds"] <= res["iteration_seconds"]
+
+
+def test_bench_train_refuses_no_rounds_naming_the_count():
+    pytest.importorskip("torch")
+    from burako_env.frontends.bench import bench_train
+
+    with pytest.raises(ValueError, match="rounds must be at least 1, got 0"):
+        bench_train("tiny", rounds=0)
 
 
 def test_bench_train_with_overlap_times_the_rollout_beside_the_update():
