@@ -246,6 +246,15 @@ def test_tournament_prints_table_and_writes_files(saved):
     assert len(games.read_text().splitlines()) == 3 * 4
 
 
+def test_tournament_task_deals_bound_is_one(tmp_path):
+    """--task-deals (deals per Ray task) may be 1, the smallest task; 0 is refused."""
+    args = ["tournament", "random", "greedy", "--hands", "2", "--workers", "1", "--no-progress"]
+    res = run(*args, "--task-deals", "1")
+    assert res.exit_code == 0, res.output
+    bad = run(*args, "--task-deals", "0")
+    assert bad.exit_code == 2 and "--task-deals must be at least 1" in bad.output
+
+
 def test_tournament_rejects_bad_arguments():
     res = run("tournament", "random", "nosuchagent", "--hands", "2", "--no-progress")
     assert res.exit_code == 2 and "unknown agent" in res.output
@@ -290,6 +299,18 @@ def test_replay_check_fails_loudly_on_tampered_files(saved, tmp_path):
     bad_score.write_text("\n".join(tamper(lines, 2, scores=scores)) + "\n")
     res = run("replay", str(bad_score), "--check")
     assert res.exit_code == 1 and "the record says" in res.output
+    # replay_frames (the frames of burako replay and the web's replays, which check the
+    # record first) refuses a record whose end it does not reach, at its last frame
+    from burako_env.frontends.playback import replay_frames
+    from burako_env.records import GameRecord
+
+    record = GameRecord.from_dict({**first, "scores": scores})
+    with pytest.raises(ValueError) as refused:
+        for _ in replay_frames(record):
+            pass
+    said = f"the record says {scores} (winner {first['winner']})"
+    assert str(refused.value).startswith("the replay ends with scores [")
+    assert said in str(refused.value)
 
     # the winner changed, scores untouched: to the other team, and to a tie
     winner = first["winner"]
