@@ -206,6 +206,18 @@ def test_refusals_name_the_rule_in_plain_words():
     )
     two = add_action(parse_cards("2h")[0], 0)
     assert refusal_words(wild_run, two) == "the 2♥ has no place in this run"
+    # a run from its natural 2 (position 2) takes the ace below it (position 1)
+    from_two = build_game(
+        "argentine",
+        hands={0: "Jh 9d 8c", 1: "3c 4c 9c"},
+        melds={0: ["2h 3h 4h"], 1: []},
+        pile="Qd",
+        player=0,
+        phase="play",
+    )
+    assert refusal_words(from_two, far) == (
+        "J♥ does not join the run: the cards it takes are A♥ or 5♥, or a wild"
+    )
 
     colombian = build_game(
         "colombian",
