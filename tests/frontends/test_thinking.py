@@ -25,6 +25,7 @@ from burako_env.frontends.thinking import (
     hint_advice,
     hint_cards,
     hint_plan,
+    policy_json,
     search_json,
 )
 
@@ -242,3 +243,18 @@ def test_hint_plan_alone_starts_with_the_move_given():
     plan, end = hint_plan(game, discard, seeds)
     assert plan == [{"action": discard, "text": plan[0]["text"], "cards": hint_cards(discard)}]
     assert end in ("turn", "hand")
+
+
+def test_the_policy_panel_gives_each_shown_move_its_probability():
+    """Hard's panel (a PolicyReport): the most likely moves with the network's
+    probabilities, rounded to 3 places, the move played marked, the value rounded."""
+    from burako_env.agents.ppo_agent import PolicyReport
+
+    a, b, c = (discard_action(card(x)) for x in ("Kh", "3c", "9d"))
+    report = PolicyReport(b, 0.12345, ((a, 0.61234), (b, 0.25), (c, 0.13766)))
+    panel = policy_json(report, 1, "Hard", top=2)
+    got = [(row["action"], row["probability"], row["choice"]) for row in panel["candidates"]]
+    assert got == [(a, 0.612, False), (b, 0.25, True)]
+    assert panel["value"] == 0.123 and panel["seat"] == 1 and not panel["withheld"]
+    summary = panel["summary"]
+    assert summary.startswith("Hard's network gave ") and "a 25% chance" in summary
