@@ -497,3 +497,17 @@ def test_the_end_of_input_abandons_the_game_and_says_so():
     assert not result.finished and result.reason == "eof"
     # a blank line, then the words (each line fitted to the terminal's width)
     assert out[-2:] == ["", "End of input: the game is abandoned."]
+
+
+def test_a_meld_that_empties_the_hand_where_going_out_needs_a_discard_says_so():
+    """Italian rules: a team with its muerto taken goes out only by a discard; a meld of
+    the whole hand is refused in those words."""
+    from burako_env.scenario import build_game
+
+    game = build_game(
+        "italian", hands={0: "6h 7h 8h"}, melds={0: ["3s 4s 5s 6s 7s 8s 9s"]}, muertos_taken={0: 1}
+    )
+    (whole_hand,) = open_actions_for(parse_cards("6h 7h 8h"))
+    assert refusal_words(game, whole_hand) == (
+        "this would empty your hand: going out must be done with a discard"
+    )
