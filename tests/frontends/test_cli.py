@@ -550,6 +550,18 @@ def test_play_tells_each_bot_turn_in_one_line_the_card_drawn_and_the_score():
         assert len(screen) - first <= 24 - 1  # the bots' round on screen with the prompt
 
 
+def test_make_bots_passes_greedy_to_the_learned_bots_only():
+    """--greedy / --no-greedy: most-likely or sampled play for the learned bots; the
+    others take no such setting."""
+    pytest.importorskip("torch")
+    game = Game("argentine", seed=3)
+    for greedy in (True, False):
+        bots = make_bots(game, 0, ["ppo", "random", "ppo"], 3, greedy=greedy)
+        assert bots[1].greedy is greedy and bots[3].greedy is greedy
+        assert not hasattr(bots[2], "greedy")
+    assert make_bots(game, 0, ["ppo", "random", "ppo"], 3)[1].greedy is True  # ppo's default
+
+
 def test_play_save_appends_whole_or_not_at_all(tmp_path, monkeypatch):
     # --save adds the game to the file's games; a write that fails halfway (a full disk)
     # leaves the file byte for byte as it was, with no temporary file beside it
