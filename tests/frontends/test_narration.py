@@ -511,3 +511,17 @@ def test_a_meld_that_empties_the_hand_where_going_out_needs_a_discard_says_so():
     assert refusal_words(game, whole_hand) == (
         "this would empty your hand: going out must be done with a discard"
     )
+
+
+def test_a_move_and_its_consequence_read_as_one_sentence():
+    """A meld that empties the hand takes the muerto: the move, then what followed it,
+    joined by a semicolon."""
+    from burako_env.frontends.narrate import play_and_describe
+    from burako_env.scenario import build_game
+
+    game = build_game("argentine", hands={0: "6h 7h 8h"}, melds={0: ["3s 4s 5s 6s 7s 8s 9s"]})
+    (whole_hand,) = open_actions_for(parse_cards("6h 7h 8h"))
+    told = play_and_describe(game, whole_hand)
+    assert told.text == (
+        "lay a run 6♥ 7♥ 8♥ (meld 1); the hand is empty: take the muerto (11 cards) and play on"
+    )
