@@ -299,18 +299,6 @@ def test_replay_check_fails_loudly_on_tampered_files(saved, tmp_path):
     bad_score.write_text("\n".join(tamper(lines, 2, scores=scores)) + "\n")
     res = run("replay", str(bad_score), "--check")
     assert res.exit_code == 1 and "the record says" in res.output
-    # replay_frames (the frames of burako replay and the web's replays, which check the
-    # record first) refuses a record whose end it does not reach, at its last frame
-    from burako_env.frontends.playback import replay_frames
-    from burako_env.records import GameRecord
-
-    record = GameRecord.from_dict({**first, "scores": scores})
-    with pytest.raises(ValueError) as refused:
-        for _ in replay_frames(record):
-            pass
-    said = f"the record says {scores} (winner {first['winner']})"
-    assert str(refused.value).startswith("the replay ends with scores [")
-    assert said in str(refused.value)
 
     # the winner changed, scores untouched: to the other team, and to a tie
     winner = first["winner"]
@@ -361,6 +349,25 @@ def test_replay_check_fails_loudly_on_tampered_files(saved, tmp_path):
     assert res.exit_code == 1 and "4 of 4 game(s)" in res.output
     assert "unknown variant 'klondike'" in res.output
     assert "Traceback" not in res.output
+
+
+def test_replay_frames_refuses_a_record_whose_end_it_does_not_reach(saved):
+    """replay_frames (the frames of burako replay and the web's replays, which check the
+    record first) refuses a record whose scores the replay does not end on, at its last
+    frame, naming both."""
+    from burako_env.frontends.playback import replay_frames
+    from burako_env.records import GameRecord
+
+    _, games, _ = saved
+    first = json.loads(games.read_text().splitlines()[2])
+    scores = [first["scores"][0] + 5, first["scores"][1]]
+    frames = replay_frames(GameRecord.from_dict({**first, "scores": scores}))
+    with pytest.raises(ValueError) as refused:
+        for _ in frames:
+            pass
+    said = f"the record says {scores} (winner {first['winner']})"
+    assert str(refused.value).startswith("the replay ends with scores [")
+    assert said in str(refused.value)
 
 
 def test_replay_shows_every_move(saved):
