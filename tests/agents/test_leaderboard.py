@@ -87,6 +87,23 @@ def played(calls) -> list:
     return [c for c in calls if c[1] != WARM_UP_HANDS]
 
 
+def test_cli_makes_the_folders_of_its_outputs(tmp_path):
+    """--out and --markdown in folders that do not exist yet, two levels down."""
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = runner.invoke(
+            app,
+            ["leaderboard", *TINY, "--no-progress"]
+            + ["--out", "runs/a/lb.json", "--markdown", "pages/b/LB.md"],
+        )
+    finally:
+        os.chdir(here)
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "runs/a/lb.json").read_text())["variants"]
+    assert (tmp_path / "pages/b/LB.md").read_text().startswith("#")
+
+
 def test_cli_end_to_end_is_deterministic(tmp_path):
     first, out1, md1 = cli(tmp_path / "a", *TINY)
     assert first.exit_code == 0, first.output

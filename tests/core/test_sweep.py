@@ -117,3 +117,16 @@ def test_bad_arguments_are_refused():
         sweep("argentine", hands=0)
     with pytest.raises(ValueError, match="meld_bias"):
         sweep("argentine", hands=4, meld_bias=2.0)
+
+
+def test_a_slot_plays_every_chunk_of_its_share():
+    """A game slot plays its share of the hands in chunks (CHUNK_HANDS); a share of more
+    than one chunk is played to its end, and the report counts every hand."""
+    from burako_env.frontends.sweep import CHUNK_HANDS
+
+    slots = 2
+    hands = slots * (CHUNK_HANDS + 4)  # a chunk and part of another in each slot
+    report = sweep("argentine", hands=hands, players=4, batch=slots, seed=2)
+    assert report.hands == hands
+    (result,) = report.results
+    assert result.counts["hands"] == hands

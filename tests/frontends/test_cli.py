@@ -12,6 +12,7 @@ import json
 import random
 import re
 import sys
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -134,6 +135,39 @@ def test_bench_train_figures_and_engine_share():
     assert "| rollout (league mix) |" in table and "**game engine**" in table
 
 
+def test_bench_train_update_leaves_gae_out_and_the_iteration_holds_all_three(monkeypatch):
+    """Serially the iteration is the rollout, then GAE, then the PPO update: the update's
+    seconds are learn()'s less GAE's, so the three add up to no more than the iteration.
+    GAE made slow (0.2 s) so that a sign error in the split is far above the clock's noise."""
+    pytest.importorskip("torch")
+    from burako_env.frontends.bench import bench_train
+    from burako_env.training.ppo import Trainer
+
+    slow = 0.2
+    advantages = Trainer.advantages
+
+    def slow_advantages(self):
+        time.sleep(slow)
+        return advantages(self)
+
+    monkeypatch.setattr(Trainer, "advantages", slow_advantages)
+    res = bench_train("tiny", ["ppo.num_steps=8"], num_envs=8, rounds=1)
+    shares = res["shares"]
+    # one round: each share is its part's seconds over the parts' sum
+    total = res["update_seconds"] / shares["update"]
+    gae = shares["gae"] * total
+    assert gae >= slow
+    assert res["rollout_seconds"] + gae + res["update_seconds"] <= res["iteration_seconds"]
+
+
+def test_bench_train_refuses_no_rounds_naming_the_count():
+    pytest.importorskip("torch")
+    from burako_env.frontends.bench import bench_train
+
+    with pytest.raises(ValueError, match="rounds must be at least 1, got 0"):
+        bench_train("tiny", rounds=0)
+
+
 def test_bench_train_with_overlap_times_the_rollout_beside_the_update():
     pytest.importorskip("torch")
     from burako_env.frontends.bench import bench_train, format_train
@@ -213,6 +247,15 @@ def test_tournament_prints_table_and_writes_files(saved):
     data = json.loads((folder / "out" / "tournament.json").read_text())
     assert data["agents"] == ["random", "greedy", "discard_table"]
     assert len(games.read_text().splitlines()) == 3 * 4
+
+
+def test_tournament_task_deals_bound_is_one(tmp_path):
+    """--task-deals (deals per Ray task) may be 1, the smallest task; 0 is refused."""
+    args = ["tournament", "random", "greedy", "--hands", "2", "--workers", "1", "--no-progress"]
+    res = run(*args, "--task-deals", "1")
+    assert res.exit_code == 0, res.output
+    bad = run(*args, "--task-deals", "0")
+    assert bad.exit_code == 2 and "--task-deals must be at least 1" in bad.output
 
 
 def test_tournament_rejects_bad_arguments():
@@ -343,6 +386,25 @@ def test_replay_check_fails_loudly_on_tampered_files(saved, tmp_path):
     assert res.exit_code == 1 and "4 of 4 game(s)" in res.output
     assert "unknown variant 'klondike'" in res.output
     assert "Traceback" not in res.output
+
+
+def test_replay_frames_refuses_a_record_whose_end_it_does_not_reach(saved):
+    """replay_frames (the frames of burako replay and the web's replays, which check the
+    record first) refuses a record whose scores the replay does not end on, at its last
+    frame, naming both."""
+    from burako_env.frontends.playback import replay_frames
+    from burako_env.records import GameRecord
+
+    _, games, _ = saved
+    first = json.loads(games.read_text().splitlines()[2])
+    scores = [first["scores"][0] + 5, first["scores"][1]]
+    frames = replay_frames(GameRecord.from_dict({**first, "scores": scores}))
+    with pytest.raises(ValueError) as refused:
+        for _ in frames:
+            pass
+    said = f"the record says {scores} (winner {first['winner']})"
+    assert str(refused.value).startswith("the replay ends with scores [")
+    assert said in str(refused.value)
 
 
 def test_replay_shows_every_move(saved):
@@ -530,6 +592,18 @@ def test_play_tells_each_bot_turn_in_one_line_the_card_drawn_and_the_score():
             assert ", discarded " in joined[told[0]], joined  # drew or took ..., discarded
         first = min(i for i, line in enumerate(screen) if line.startswith("P1 ("))
         assert len(screen) - first <= 24 - 1  # the bots' round on screen with the prompt
+
+
+def test_make_bots_passes_greedy_to_the_learned_bots_only():
+    """--greedy / --no-greedy: most-likely or sampled play for the learned bots; the
+    others take no such setting."""
+    pytest.importorskip("torch")
+    game = Game("argentine", seed=3)
+    for greedy in (True, False):
+        bots = make_bots(game, 0, ["ppo", "random", "ppo"], 3, greedy=greedy)
+        assert bots[1].greedy is greedy and bots[3].greedy is greedy
+        assert not hasattr(bots[2], "greedy")
+    assert make_bots(game, 0, ["ppo", "random", "ppo"], 3)[1].greedy is True  # ppo's default
 
 
 def test_play_save_appends_whole_or_not_at_all(tmp_path, monkeypatch):

@@ -206,6 +206,18 @@ def test_refusals_name_the_rule_in_plain_words():
     )
     two = add_action(parse_cards("2h")[0], 0)
     assert refusal_words(wild_run, two) == "the 2♥ has no place in this run"
+    # a run from its natural 2 (position 2) takes the ace below it (position 1)
+    from_two = build_game(
+        "argentine",
+        hands={0: "Jh 9d 8c", 1: "3c 4c 9c"},
+        melds={0: ["2h 3h 4h"], 1: []},
+        pile="Qd",
+        player=0,
+        phase="play",
+    )
+    assert refusal_words(from_two, far) == (
+        "J♥ does not join the run: the cards it takes are A♥ or 5♥, or a wild"
+    )
 
     colombian = build_game(
         "colombian",
@@ -485,3 +497,31 @@ def test_the_end_of_input_abandons_the_game_and_says_so():
     assert not result.finished and result.reason == "eof"
     # a blank line, then the words (each line fitted to the terminal's width)
     assert out[-2:] == ["", "End of input: the game is abandoned."]
+
+
+def test_a_meld_that_empties_the_hand_where_going_out_needs_a_discard_says_so():
+    """Italian rules: a team with its muerto taken goes out only by a discard; a meld of
+    the whole hand is refused in those words."""
+    from burako_env.scenario import build_game
+
+    game = build_game(
+        "italian", hands={0: "6h 7h 8h"}, melds={0: ["3s 4s 5s 6s 7s 8s 9s"]}, muertos_taken={0: 1}
+    )
+    (whole_hand,) = open_actions_for(parse_cards("6h 7h 8h"))
+    assert refusal_words(game, whole_hand) == (
+        "this would empty your hand: going out must be done with a discard"
+    )
+
+
+def test_a_move_and_its_consequence_read_as_one_sentence():
+    """A meld that empties the hand takes the muerto: the move, then what followed it,
+    joined by a semicolon."""
+    from burako_env.frontends.narrate import play_and_describe
+    from burako_env.scenario import build_game
+
+    game = build_game("argentine", hands={0: "6h 7h 8h"}, melds={0: ["3s 4s 5s 6s 7s 8s 9s"]})
+    (whole_hand,) = open_actions_for(parse_cards("6h 7h 8h"))
+    told = play_and_describe(game, whole_hand)
+    assert told.text == (
+        "lay a run 6♥ 7♥ 8♥ (meld 1); the hand is empty: take the muerto (11 cards) and play on"
+    )

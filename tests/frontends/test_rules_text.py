@@ -44,3 +44,16 @@ def test_rules_summary_states_each_variants_opening_and_going_out(variant, says,
         assert words in text, (variant, words)
     for words in not_says:
         assert words not in text, (variant, words)
+
+
+@pytest.mark.parametrize(
+    ("variant", "says"),
+    [
+        ("argentine", "a team may not hold two groups of the same rank"),
+        # colombian: unique_group_rank table
+        ("colombian", "nobody may open a group of a rank already grouped on the table"),
+    ],
+)
+def test_rules_summary_states_whose_groups_a_rank_may_not_repeat(variant, says):
+    text = " ".join(rules_summary(load_variant(variant, num_players=4)).split())
+    assert says in text

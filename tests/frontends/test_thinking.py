@@ -25,6 +25,8 @@ from burako_env.frontends.thinking import (
     hint_advice,
     hint_cards,
     hint_plan,
+    policy_json,
+    public_filter,
     search_json,
 )
 
@@ -242,3 +244,33 @@ def test_hint_plan_alone_starts_with_the_move_given():
     plan, end = hint_plan(game, discard, seeds)
     assert plan == [{"action": discard, "text": plan[0]["text"], "cards": hint_cards(discard)}]
     assert end in ("turn", "hand")
+
+
+def test_the_policy_panel_gives_each_shown_move_its_probability():
+    """Hard's panel (a PolicyReport): the most likely moves with the network's
+    probabilities, rounded to 3 places, the move played marked, the value rounded."""
+    from burako_env.agents.ppo_agent import PolicyReport
+
+    a, b, c = (discard_action(card(x)) for x in ("Kh", "3c", "9d"))
+    report = PolicyReport(b, 0.12345, ((a, 0.61234), (b, 0.25), (c, 0.13766)))
+    panel = policy_json(report, 1, "Hard", top=2)
+    got = [(row["action"], row["probability"], row["choice"]) for row in panel["candidates"]]
+    assert got == [(a, 0.612, False), (b, 0.25, True)]
+    assert panel["value"] == 0.123 and panel["seat"] == 1 and not panel["withheld"]
+    summary = panel["summary"]
+    assert summary.startswith("Hard's network gave ") and "a 25% chance" in summary
+
+
+def test_the_public_filter_shows_moves_of_cards_known_to_be_in_the_hand():
+    """The cards of a pile just taken are known to all to be in the taker's hand: a
+    discard of one may be shown to the other seats, a discard of a card from the hand
+    it held before may not."""
+    from burako_env.scenario import build_game
+
+    game = build_game(
+        "argentine", hands={0: "3c 4c 5c", 1: "8c 9d Kd"}, pile="7h 6s", player=1, phase="draw"
+    )
+    game.step_one(TAKE_PILE)
+    shown = public_filter(game, 1)
+    for text, public in (("7h", True), ("6s", True), ("Kd", False), ("9d", False)):
+        assert shown(discard_action(card(text))) is public, text

@@ -239,6 +239,14 @@ def test_statistics_count_finished_games_by_their_bots(backend):
     assert entry["margin"] == round(sum(g["margin"] for g in results) / 2, 1)
     other = TestClient(create_app(bot_delay=0, db=db))
     assert other.get("/api/history").json()["games"] == []  # another browser sees none
+    # a finished game the teams tied (winner -1): "tie" in the list, "tied" in the stats
+    tied = finished[0]["id"]
+    backend.execute(db, "UPDATE games SET winner=-1, scores='[120, 120]' WHERE id=?", (tied,))
+    data = client.get("/api/history").json()
+    (game,) = [g for g in data["games"] if g["id"] == tied]
+    assert game["result"] == "tie" and game["margin"] == 0
+    (entry,) = data["stats"]["by_bots"]
+    assert entry["tied"] == 1 and entry["won"] + entry["lost"] == 1
 
 
 def test_statistics_count_the_canastas_of_the_finished_games(tmp_path):
@@ -552,6 +560,8 @@ def test_database_urls_are_told_from_files_and_their_passwords_hidden():
     assert not is_database_url("mysql://h/d") and not is_database_url("postgresql:games")
     assert redact_url("postgresql://u:pw@h:5/d") == "postgresql://u:***@h:5/d"
     assert redact_url("postgres://u@h/d") == "postgres://u@h/d"
+    # an @ inside the password: the host is what follows the last @
+    assert redact_url("postgresql://u:p@ss@h:5/d") == "postgresql://u:***@h:5/d"
 
 
 def test_servers_opening_a_new_postgresql_database_at_once_create_it_once(

@@ -173,6 +173,13 @@ def test_card_faces_match_the_notation():
         assert parse_cards(faces[c]["text"]) == [c]
         assert faces[c]["suit"] == ("clubs", "diamonds", "hearts", "spades")[c // NUM_RANKS]
     assert faces[52] == {"id": 52, "rank": "★", "suit": "joker", "symbol": "", "text": "*"}
+    # the page draws a ten as 10 (the notation's T stays in the text)
+    assert [f["rank"] for f in faces[:NUM_RANKS]] == [
+        *"A23456789",
+        "10",
+        *"JQK",
+    ]
+    assert faces[parse_cards("Th")[0]]["text"] == "Th"
 
 
 # ---------------------------------------------------------------- the table as JSON
@@ -1820,7 +1827,8 @@ def test_hidden_bot_estimates_are_never_sent(client):
     gid = views_off[-1]["id"]
     for move in [e["move"] for e in bots]:
         r = client.get(f"/api/games/{gid}/thinking", params={"move": move})
-        assert r.status_code == 404 and "hides the bots' estimates" in r.json()["error"]
+        assert r.status_code == 404
+        assert r.json()["error"].startswith("this table hides the bots' estimates")
     view = my_turn(client, views_off[-1])
     if not view["over"]:
         assert client.post(f"/api/games/{gid}/hint").json()["advice"]

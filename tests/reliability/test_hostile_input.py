@@ -325,6 +325,14 @@ def test_simulate_runs_in_bounded_batches_with_the_same_results(monkeypatch):
     assert whole.mean_steps == float(part["steps"].mean())
 
 
+def test_simulate_refuses_a_game_count_out_of_range_naming_it():
+    from burako_env.frontends.simulate import simulate
+
+    for games in (0, True, 2.0):
+        with pytest.raises(ValueError, match=r"^games must "):
+            simulate("argentine", games=games)
+
+
 def test_simulate_refuses_a_game_count_with_no_end():
     assert_cli_error(cli("simulate", "--games", 10**12), "--games must lie in 1..1000000000")
 

@@ -155,6 +155,8 @@ def test_an_unknown_variant_name_is_quoted_escaped_and_cut():
         ),
         ({"scores": [10, 20, 30]}, "scores must be a list of two whole numbers"),
         ({"scores": 3}, "scores must be a list of two whole numbers"),
+        ({"meta": ["source"]}, "meta must be a mapping, got ['source']"),
+        ({"overrides": 1}, "overrides must be a mapping, got 1"),
     ],
 )
 def test_a_record_with_a_wrong_field_says_which(change, words):
@@ -162,3 +164,12 @@ def test_a_record_with_a_wrong_field_says_which(change, words):
     with pytest.raises(ValueError) as info:
         parse_record(json.dumps(data))
     assert words in str(info.value)
+
+
+def test_a_record_without_a_version_is_read_as_version_1_and_refused():
+    """The first format wrote no ``version``: such a line is a version-1 record (another
+    action space), refused with the words to record it again, never replayed as this one."""
+    data = vars(played_record())
+    del data["version"], data["num_actions"]
+    with pytest.raises(ValueError, match=r"record format version 1 \(an action space of 1773"):
+        parse_record(json.dumps(data))
