@@ -17,6 +17,8 @@ and each outcome less the draw's mean is the label (only differences matter to a
 correction). The head then corrects tournaments of 400 hands (seeds 8 and 7) and the
 variance ratios are printed, in-sample and with seed 8's factors on seed 7.
 
+``--train-trunk`` trains a copy of the trunk with the head.
+
 A finished experiment (scripts/README.md): its result is recorded in
 docs/experiments/2026-12-06-aivat.md.
 """
@@ -24,6 +26,7 @@ docs/experiments/2026-12-06-aivat.md.
 from __future__ import annotations
 
 import argparse
+import copy
 
 import numpy as np
 import torch
@@ -113,16 +116,18 @@ def labelled_states(path: str, games: int, labels: str, seed: int = 0, future: i
     return [np.concatenate([r[i] for r in rows_out]) for i in range(5)]
 
 
-@torch.inference_mode()
-def inputs(obs, hands, side) -> torch.Tensor:
-    trunk = torch.cat(
-        [
-            NET._features(torch.from_numpy(np.ascontiguousarray(obs[i : i + 4096], np.int16)))[0]
-            for i in range(0, len(obs), 4096)
-        ]
-    )
+def inputs(obs, hands, side, trunk=NET) -> torch.Tensor:
+    """The head's inputs: ``trunk``'s features of the observations (with gradients only
+    for a trunk in training), the other hands and the side flag."""
+    with torch.set_grad_enabled(trunk.training and torch.is_grad_enabled()):
+        features = torch.cat(
+            [
+                trunk._features(torch.from_numpy(np.ascontiguousarray(block, np.int16)))[0]
+                for block in np.array_split(obs, max(1, -(-len(obs) // 4096)))
+            ]
+        )
     flag = torch.from_numpy(side.astype(np.float32))[:, None] * 2 - 1
-    return torch.cat([trunk, torch.from_numpy(hands).float() * 0.5, flag], 1)
+    return torch.cat([features, torch.from_numpy(hands).float() * 0.5, flag], 1)
 
 
 def centered(v: torch.Tensor, group: torch.Tensor, n: int) -> torch.Tensor:
@@ -131,13 +136,29 @@ def centered(v: torch.Tensor, group: torch.Tensor, n: int) -> torch.Tensor:
     return v - (total / count.clamp(min=1))[group]
 
 
-def fit_head(x, y, group, labels: str, epochs: int) -> nn.Module:
-    """The head, fitted (within-draw differences for advantage labels), validation
-    R² printed after each epoch (a tenth of the draws or games held out)."""
+def fit_head(data, labels: str, epochs: int, train_trunk: bool):
+    """The head (and, with ``train_trunk``, a copy of the policy's trunk), fitted
+    (within-draw differences for advantage labels), validation R² printed after each
+    epoch (a tenth of the draws or games held out). Returns (head, trunk)."""
+    obs, hands, side, y, group = data
+    trunk = copy.deepcopy(NET).train() if train_trunk else NET
+    if train_trunk:
+
+        def x_of(rows):
+            return inputs(obs[rows], hands[rows], side[rows], trunk)
+    else:
+        with torch.inference_mode():
+            frozen = inputs(obs, hands, side)
+
+        def x_of(rows):
+            return frozen[rows]
+
+    width = x_of(np.arange(1)).shape[1]
     head = nn.Sequential(
-        nn.Linear(x.shape[1], 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1)
+        nn.Linear(width, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1)
     )
-    opt = torch.optim.Adam(head.parameters(), 1e-3, weight_decay=1e-4)
+    params = list(head.parameters()) + (list(trunk.parameters()) if train_trunk else [])
+    opt = torch.optim.Adam(params, 3e-4 if train_trunk else 1e-3, weight_decay=1e-4)
     n = int(group.max()) + 1
     held = np.random.default_rng(0).random(n) < 0.1
     g = torch.from_numpy(group).long()
@@ -145,13 +166,13 @@ def fit_head(x, y, group, labels: str, epochs: int) -> nn.Module:
     if labels == "advantage":
         target = centered(target, g, n)
     train = np.flatnonzero(~held[group])
-    val = torch.from_numpy(np.flatnonzero(held[group]))
+    val = np.flatnonzero(held[group])
     rng = np.random.default_rng(0)
     for epoch in range(epochs):
         rng.shuffle(train)
         for i in range(0, len(train), 512):
-            b = torch.from_numpy(train[i : i + 512])
-            out = head(x[b]).squeeze(1)
+            b = train[i : i + 512]
+            out = head(x_of(b)).squeeze(1)
             if labels == "advantage":
                 out = centered(out, g[b], n)
             loss = ((out - target[b]) ** 2).mean()
@@ -159,22 +180,23 @@ def fit_head(x, y, group, labels: str, epochs: int) -> nn.Module:
             loss.backward()
             opt.step()
         with torch.no_grad():
-            out = head(x[val]).squeeze(1)
+            out = head(x_of(val)).squeeze(1)
             if labels == "advantage":
                 out = centered(out, g[val], n)
             r2 = 1 - ((out - target[val]) ** 2).mean() / target[val].var()
         print(f"epoch {epoch}: validation R² {float(r2):.3f}", flush=True)
-    return head.eval()
+    return head.eval(), trunk.eval()
 
 
-def variance_ratios(head: nn.Module, hands: int) -> None:
+def variance_ratios(head: nn.Module, trunk, hands: int) -> None:
     def value_fn(game, rows, seats, side):
-        x = inputs(
-            game.observe(seats)[rows],
-            oracle_inputs(game.state.hands, rows, seats),
-            (seats[rows] % 2) == side,
-        )
         with torch.inference_mode():
+            x = inputs(
+                game.observe(seats)[rows],
+                oracle_inputs(game.state.hands, rows, seats),
+                (seats[rows] % 2) == side,
+                trunk,
+            )
             return head(x).squeeze(1).numpy().astype(np.float64)
 
     tournament.critic_value_fn = lambda net, head_name: value_fn  # this run's value
@@ -207,6 +229,10 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--hands", type=int, default=400)
     parser.add_argument(
+        "--train-trunk", action="store_true",
+        help="train a copy of the policy's trunk with the head (learning rate 3e-4)",
+    )  # fmt: skip
+    parser.add_argument(
         "--reliability", action="store_true",
         help="label the advantage twice, with two other futures, and print how the two "
         "labels of a card correlate (the share of a label that is the card's own effect)",
@@ -224,10 +250,10 @@ def main() -> None:
         corr = np.corrcoef(*centered_labels)[0, 1]
         print(f"{len(first[3]):,} labels twice: the two labels of a card correlate at {corr:.3f}")
         return
-    obs, hands, side, y, group = labelled_states(args.games_file, args.games, args.labels)
-    print(f"{len(y):,} labelled states")
-    head = fit_head(inputs(obs, hands, side), y, group, args.labels, args.epochs)
-    variance_ratios(head, args.hands)
+    data = labelled_states(args.games_file, args.games, args.labels)
+    print(f"{len(data[3]):,} labelled states")
+    head, trunk = fit_head(data, args.labels, args.epochs, args.train_trunk)
+    variance_ratios(head, trunk, args.hands)
 
 
 if __name__ == "__main__":
