@@ -27,7 +27,6 @@ names the policy file and its sha256; an evaluation names the value file and its
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -37,6 +36,7 @@ import numpy as np
 
 from burako_env.core.actions import DRAW_STOCK
 from burako_env.core.game import Game
+from burako_env.records import file_sha256
 
 #: the estimators of a tournament: the plain outcomes, or AIVAT's corrected ones
 ESTIMATORS = ("plain", "aivat")
@@ -47,15 +47,6 @@ VALUE_VERSION = 1
 #: the candidate copies evaluated in one forward pass (each a game state and an
 #: observation: about 8 KiB a copy at 4 players)
 CANDIDATE_ROWS = 8192
-
-
-def file_sha256(path: str | Path) -> str:
-    """The sha256 of a file's bytes, hex."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def shipped_value_path(variant: str, num_players: int) -> Path:
@@ -255,6 +246,19 @@ def draw_corrections(
     return total, draws
 
 
+def stock_worlds(game: Game, rows: np.ndarray, where: np.ndarray) -> Game:
+    """Copies of games ``rows`` of ``game`` in which the stock's card at position
+    ``where[i]`` and its top card have changed places: each the world in which that card
+    was on top (the next draw takes it)."""
+    worlds = game.clone(rows)
+    k = np.arange(len(rows))
+    top = worlds.state.stock_len - 1
+    card = worlds.state.stock[k, where].copy()
+    worlds.state.stock[k, where] = worlds.state.stock[k, top]
+    worlds.state.stock[k, top] = card
+    return worlds
+
+
 def correct_draws(game: Game, drawing: np.ndarray, team: np.ndarray, value_fn) -> np.ndarray:
     """The correction of a draw from the stock about to happen in each of the games
     ``drawing`` of ``game`` (left as it is), from team ``team[i]``'s side:
@@ -278,12 +282,8 @@ def correct_draws(game: Game, drawing: np.ndarray, team: np.ndarray, value_fn) -
     for lo in range(0, len(rows_all), CANDIDATE_ROWS):
         sl = slice(lo, lo + CANDIDATE_ROWS)
         r, w = rows_all[sl], where_all[sl]
-        copies = game.clone(r)
+        copies = stock_worlds(game, r, w)
         k = np.arange(len(r))
-        top_k = copies.state.stock_len - 1
-        card = copies.state.stock[k, w].copy()
-        copies.state.stock[k, w] = copies.state.stock[k, top_k]
-        copies.state.stock[k, top_k] = card
         copies.step(np.full(len(r), DRAW_STOCK), check=False)
         seats = copies.current_player.astype(np.int64)
         v = value_fn(copies, k, seats, side[sl])
@@ -447,4 +447,5 @@ __all__ = [
     "pair_outcomes",
     "shipped_value",
     "shipped_value_path",
+    "stock_worlds",
 ]

@@ -191,16 +191,15 @@ class TournamentResult:
         if self.verdicts():
             lines += ["", "sequential test (docs/EVALUATION.md):"]
             lines += [f"  {v.text()}" for v in self.verdicts()]
-        estimated = [p for p in self.pairings if p.estimate is not None]
+        estimated = [(p, p.estimate) for p in self.pairings if p.estimate is not None]
         if estimated:
-            e = estimated[0].estimate
+            e = estimated[0][1]
             lines += [
                 "",
                 f"AIVAT, draws corrected by {e.value} (sha256 {e.value_sha256[:16]}; "
                 "docs/EVALUATION.md), 95% intervals from the pairs of hands:",
             ]
-            for p in estimated:
-                lines.append(f"  {p.a} vs {p.b}: {p.estimate.text(Z95)}")
+            lines += [f"  {p.a} vs {p.b}: {est.text(Z95)}" for p, est in estimated]
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -380,11 +380,9 @@ def _fill(text: str) -> str:
 
 # ---------------------------------------------------------------------------- entries
 def _file_digest(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
+    from burako_env.records import file_sha256  # the core loads when a file is hashed
+
+    return file_sha256(path)[:16]
 
 
 def _identity(player: Any) -> str:

@@ -13,6 +13,7 @@ every action in order and the result. :func:`deal_game` rebuilds the starting po
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -291,6 +292,16 @@ def iter_records(path: str | Path) -> Iterator[GameRecord]:
 def read_records(path: str | Path) -> list[GameRecord]:
     """Every record of a JSON-lines file."""
     return list(iter_records(path))
+
+
+def file_sha256(path: str | Path) -> str:
+    """The sha256 of a file's bytes, hex (what names a policy or label file a run or a
+    value file was made from)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def deal_game(

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from burako_env.core.constants import NUM_ACTIONS
+from burako_env.records import file_sha256
 
 #: the file format's version (``meta["format"]``); a file of another is refused
 LABELS_FORMAT = 1
@@ -228,13 +229,7 @@ class SearchLabels:
 
 def file_digest(path: str | Path) -> str:
     """The sha256 of a file's bytes (a run's label files are checked on resume)."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_sha256(path)
 
 
 @dataclass

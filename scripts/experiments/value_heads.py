@@ -34,7 +34,7 @@ import torch.nn as nn
 
 import burako_env.agents.tournament as tournament
 from burako_env.agents import make_agent
-from burako_env.agents.aivat import DrawValue, file_sha256, least_squares_scale
+from burako_env.agents.aivat import DrawValue, file_sha256, least_squares_scale, stock_worlds
 from burako_env.agents.network import oracle_inputs
 from burako_env.agents.ppo_agent import PPOAgent, shipped_policy
 from burako_env.core.actions import DRAW_STOCK
@@ -84,12 +84,8 @@ def labelled_states(path: str, games: int, labels: str, seed: int = 0, future: i
                 grp.append(np.full(len(first), group))
                 group += 1
             r, w = np.concatenate(rows), np.concatenate(where)
-            worlds = game.clone(r)
+            worlds = stock_worlds(game, r, w)
             k = np.arange(len(r))
-            top = worlds.state.stock_len - 1
-            card = worlds.state.stock[k, w].copy()
-            worlds.state.stock[k, w] = worlds.state.stock[k, top]
-            worlds.state.stock[k, top] = card
             if future is not None:  # another future, the same for every card of a draw
                 for g in drawing:
                     sel = np.flatnonzero(r == g)
