@@ -1103,6 +1103,33 @@ def test_the_thinking_toggle_shows_an_expert_bots_move(open_page):
     assert page.inner_html("#think-slot") == ""
 
 
+def test_on_a_phone_the_logs_why_buttons_are_40_px(open_page):
+    """The drawer's "why?" beside an Expert bot's move is a control for a finger, 40 px
+    each way like every other on a phone."""
+    page = open_page(PHONE, touch=True, speed="fast")
+    start_game(page, players=2, seed=5, bots="expert")
+    assert wait_my_turn(page) == "mine"
+    while True:  # the person's turn: keep or draw, then discard
+        draw = page.query_selector(
+            "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
+        )
+        if draw is None:
+            break
+        click_and_wait(page, f"#actions button[data-action='{draw.get_attribute('data-action')}']")
+        assert wait_my_turn(page) == "mine"
+    before = moves_count(page)
+    card = page.query_selector_all("#hand .card.discardable")[-1]
+    touch_drag(page, card, page.query_selector("#pile"))  # a finger's discard
+    page.wait_for_function(MOVED, arg=before)
+    assert wait_my_turn(page) == "mine"  # the Expert bot has played its turn
+    page.tap("#log-toggle")
+    page.wait_for_selector("#log", state="visible")
+    sizes = page.eval_on_selector_all(
+        "#log button.why", "bs => bs.map(b => [b.offsetWidth, b.offsetHeight])"
+    )
+    assert sizes and all(w >= 40 and h >= 40 for w, h in sizes), sizes
+
+
 def test_watch_shows_a_recorded_expert_seat_thinking(page, records_dir):
     """Watching a record whose seat 0 is Expert (pimc): at a step where it acts, the
     panel shows the search of that position and the move the record plays next; at the
