@@ -197,12 +197,10 @@ def critic_values(net, head: str, obs: np.ndarray, oracle: np.ndarray) -> np.nda
     import torch
 
     with torch.inference_mode():
-        o = torch.from_numpy(np.ascontiguousarray(obs, np.int16))
+        h = net._features(torch.from_numpy(np.ascontiguousarray(obs, np.int16)))[0]
         if head == "observation":
-            h = net._features(o)[0]
             v = net.value_head(h).squeeze(1)
         else:  # as BurakoNet.heads reads the other hands (counts halved)
-            h = net._features(o)[0]
             hands = torch.from_numpy(np.ascontiguousarray(oracle)).float() * 0.5
             v = net.oracle_head(torch.cat([h, net.oracle_enc(hands)], 1)).squeeze(1)
         return v.numpy().astype(np.float64)
@@ -393,17 +391,21 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
 
 
-def pair_outcomes(margin, win_score, correction, deals_per_chunk) -> tuple[np.ndarray, ...]:
-    """Per pair (game ``b`` and ``b + d`` of each chunk of ``2 d`` games): the mean margin,
-    win score and correction of its two hands."""
-    out: list[list[np.ndarray]] = [[], [], []]
-    start = 0
+def win_scores(winner_side: np.ndarray) -> np.ndarray:
+    """Each hand's share won by the first side (``winner_side``: 0 it won, 1 the other
+    side did, -1 a tie): 1, 0 or 1/2."""
+    return np.where(winner_side == 0, 1.0, np.where(winner_side == 1, 0.0, 0.5))
+
+
+def pair_means(x, deals_per_chunk) -> np.ndarray:
+    """Per pair (game ``b`` and ``b + d`` of each chunk of ``2 d`` games): the mean of
+    ``x`` over its two hands."""
+    out, start = [], 0
     for d in deals_per_chunk:
-        for k, x in enumerate((margin, win_score, correction)):
-            block = np.asarray(x[start : start + 2 * d], np.float64)
-            out[k].append(0.5 * (block[:d] + block[d:]))
+        block = np.asarray(x[start : start + 2 * d], np.float64)
+        out.append(0.5 * (block[:d] + block[d:]))
         start += 2 * d
-    return tuple(np.concatenate(o) for o in out)
+    return np.concatenate(out)
 
 
 def estimate(
@@ -413,7 +415,7 @@ def estimate(
     0) of its first agent's side per hand and the hands' ``correction``, in chunks of
     ``2 d`` hands (``deals_per_chunk``), the second half of each the first with the
     seats swapped."""
-    m, w, c = pair_outcomes(margin, win_score, correction, deals_per_chunk)
+    m, w, c = (pair_means(x, deals_per_chunk) for x in (margin, win_score, correction))
     pm, pm_se = _mean_se(m)
     cm, cm_se = _mean_se(m - value.margin_scale * c)
     pw, pw_se = _mean_se(w)
@@ -444,8 +446,9 @@ __all__ = [
     "file_sha256",
     "least_squares_scale",
     "load_value",
-    "pair_outcomes",
+    "pair_means",
     "shipped_value",
     "shipped_value_path",
     "stock_worlds",
+    "win_scores",
 ]

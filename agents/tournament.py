@@ -47,8 +47,9 @@ from burako_env.agents.aivat import (
     draw_corrections,
     estimate,
     load_value,
-    pair_outcomes,
+    pair_means,
     shipped_value,
+    win_scores,
 )
 from burako_env.agents.base import Agent
 from burako_env.agents.tournament_chunks import (
@@ -343,8 +344,7 @@ def run_tournament(
             res.estimator_seconds += time.perf_counter() - t0
             if tests is not None:  # the sequential test on the corrected pairs
                 assert draw_value is not None
-                win_score = np.where(side_win == 0, 1.0, np.where(side_win == 1, 0.0, 0.5))
-                _, w, c = pair_outcomes(win_score, win_score, corr, [d])
+                w, c = pair_means(win_scores(side_win), [d]), pair_means(corr, [d])
                 tests[pi].add_pentanomial(pair_counts(side_win, d))
                 tests[pi].add_scores(w - draw_value.win_scale * c)
         if save_games is not None:
@@ -447,9 +447,8 @@ def run_tournament(
         margin = (scores[:, 0] - scores[:, 1]).astype(np.float64)
         est = None
         if draw_value is not None:
-            win_score = np.where(win == 0, 1.0, np.where(win == 1, 0.0, 0.5))
             est = estimate(
-                draw_value, margin, win_score, np.concatenate(res.corrections), res.deals,
+                draw_value, margin, win_scores(win), np.concatenate(res.corrections), res.deals,
                 res.draws, res.estimator_seconds,
             )  # fmt: skip
         pairing_results.append(

@@ -34,7 +34,6 @@ def fit_value(
     scales, and take each outcome's least-squares factor over the pairs. ``head``: the
     oracle critic where the policy has one (default), else the observation's. Save it
     with :meth:`DrawValue.save` (``burako fit-value``)."""
-    from burako_env.agents.policy_file import load_network
     from burako_env.agents.ppo_agent import PPOAgent, shipped_dir, shipped_policy
     from burako_env.agents.tournament import run_tournament
     from burako_env.variants import load_variant
@@ -43,7 +42,7 @@ def fit_value(
     policy = shipped_policy(table.name, table.num_players) if policy is None else Path(policy)
     player = PPOAgent(policy, greedy=True)
     player.check_table(table)  # a policy of another table: refused before any game
-    net, _ = load_network(policy)
+    net = player.net
     if head is None:
         head = "oracle" if net.oracle_critic else "observation"
     if head not in HEADS:

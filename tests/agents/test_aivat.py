@@ -19,9 +19,10 @@ from burako_env.agents.aivat import (
     file_sha256,
     least_squares_scale,
     load_value,
-    pair_outcomes,
+    pair_means,
     shipped_value,
     shipped_value_path,
+    win_scores,
 )
 from burako_env.agents.ppo_agent import shipped_policy
 from burako_env.agents.tournament import run_tournament
@@ -213,8 +214,8 @@ def test_the_estimate_is_shown_saved_and_flipped(plain_and_corrected, tmp_path):
 def test_pairs_are_a_deal_and_its_swapped_replay():
     # two chunks of 2 and 1 deals: hands (0, 2), (1, 3) and (4, 5) are the pairs
     margin = np.array([10, 20, 30, 40, 50, 70])
-    m, w, c = pair_outcomes(margin, margin, margin, [2, 1])
-    np.testing.assert_array_equal(m, [20, 30, 60])
+    np.testing.assert_array_equal(pair_means(margin, [2, 1]), [20, 30, 60])
+    np.testing.assert_array_equal(win_scores(np.array([0, 1, -1])), [1.0, 0.0, 0.5])
 
 
 def test_the_scale_is_the_least_squares_factor():

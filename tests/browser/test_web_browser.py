@@ -1046,6 +1046,23 @@ def test_a_table_that_hides_the_bots_estimates(open_page):
     page.uncheck("#think-toggle")  # the browser remembers the switch: leave it off
 
 
+def play_a_turn(page, discard) -> None:
+    """The person's turn: keep or draw until no draw is offered, then ``discard()``; back
+    when the bots have played and it is the person's turn again."""
+    while True:
+        draw = page.query_selector(
+            "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
+        )
+        if draw is None:
+            break
+        click_and_wait(page, f"#actions button[data-action='{draw.get_attribute('data-action')}']")
+        assert wait_my_turn(page) == "mine"
+    before = moves_count(page)
+    discard()
+    page.wait_for_function(MOVED, arg=before)
+    assert wait_my_turn(page) == "mine"
+
+
 def test_the_thinking_toggle_shows_an_expert_bots_move(open_page):
     """Off at first; switched on after an Expert bot's turn, the panel shows the search
     behind its last move, as the server keeps it for the person (its move marked, moves
@@ -1056,18 +1073,7 @@ def test_the_thinking_toggle_shows_an_expert_bots_move(open_page):
     assert wait_my_turn(page) == "mine"
     assert not page.is_checked("#think-toggle")
     assert page.inner_html("#think-slot") == ""
-    while True:  # the person plays a turn: keep or draw, then discard
-        draw = page.query_selector(
-            "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
-        )
-        if draw is None:
-            break
-        click_and_wait(page, f"#actions button[data-action='{draw.get_attribute('data-action')}']")
-        assert wait_my_turn(page) == "mine"
-    before = moves_count(page)
-    page.query_selector("#hand .card.discardable").dblclick()
-    page.wait_for_function(MOVED, arg=before)
-    assert wait_my_turn(page) == "mine"  # the Expert bot has played its turn
+    play_a_turn(page, lambda: page.query_selector("#hand .card.discardable").dblclick())
     gid = page.evaluate("location.hash").split("/")[-1]
     view = page.evaluate(f"fetch('/api/games/{gid}').then(r => r.json())")
     thought = [e for e in view["log"] if e.get("thinking")]
@@ -1109,19 +1115,14 @@ def test_on_a_phone_the_logs_why_buttons_are_40_px(open_page):
     page = open_page(PHONE, touch=True, speed="fast")
     start_game(page, players=2, seed=5, bots="expert")
     assert wait_my_turn(page) == "mine"
-    while True:  # the person's turn: keep or draw, then discard
-        draw = page.query_selector(
-            "#actions button[data-kind=draw], #actions button[data-kind=peek_keep]"
-        )
-        if draw is None:
-            break
-        click_and_wait(page, f"#actions button[data-action='{draw.get_attribute('data-action')}']")
-        assert wait_my_turn(page) == "mine"
-    before = moves_count(page)
-    card = page.query_selector_all("#hand .card.discardable")[-1]
-    touch_drag(page, card, page.query_selector("#pile"))  # a finger's discard
-    page.wait_for_function(MOVED, arg=before)
-    assert wait_my_turn(page) == "mine"  # the Expert bot has played its turn
+    play_a_turn(  # a finger's discard: the last card dragged onto the pile
+        page,
+        lambda: touch_drag(
+            page,
+            page.query_selector_all("#hand .card.discardable")[-1],
+            page.query_selector("#pile"),
+        ),
+    )
     page.tap("#log-toggle")
     page.wait_for_selector("#log", state="visible")
     sizes = page.eval_on_selector_all(
