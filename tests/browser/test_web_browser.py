@@ -6,8 +6,10 @@ hand against the bots by clicking, check the message of a refused move, step a r
 game forward and back, reload a game, check that screenshots are not blank, and read the
 bots' thinking and the hint as the page shows them (the hint's numbers against
 ``agents.pimc``'s own), resume a game after the server restarts (and after a kill -9)
-and the browser closes, and deal a game from the rules and house rules the set-up form
-shows. No test times anything: scripts/bench/bench_web.py does.
+and the browser closes, deal a game from the rules and house rules the set-up form
+shows, and hear the person's first turn chimed (dealt, joined or after the bots) and find
+a joined game in the friend's "Your games". No test times anything:
+scripts/bench/bench_web.py does.
 
 On a machine without Chromium the tests skip and say why; in CI (``CI=true``) a missing
 Chromium fails them, since ``.ci/run`` installs it.
