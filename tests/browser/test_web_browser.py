@@ -6,8 +6,10 @@ hand against the bots by clicking, check the message of a refused move, step a r
 game forward and back, reload a game, check that screenshots are not blank, and read the
 bots' thinking and the hint as the page shows them (the hint's numbers against
 ``agents.pimc``'s own), resume a game after the server restarts (and after a kill -9)
-and the browser closes, and deal a game from the rules and house rules the set-up form
-shows. No test times anything: scripts/bench/bench_web.py does.
+and the browser closes, deal a game from the rules and house rules the set-up form
+shows, and hear the person's first turn chimed (dealt, joined or after the bots) and find
+a joined game in the friend's "Your games". No test times anything:
+scripts/bench/bench_web.py does.
 
 On a machine without Chromium the tests skip and say why; in CI (``CI=true``) a missing
 Chromium fails them, since ``.ci/run`` installs it.
@@ -1470,3 +1472,57 @@ def test_a_turn_chime_card_sounds_and_a_mute_kept_by_the_browser(open_page):
     assert page.inner_text("#sound") == "♪ muted"
     page.click("#sound")
     assert page.evaluate("localStorage.getItem('burako-sound')") == "on"
+
+
+def first_to_act(seed: int, players: int = 4) -> int:
+    """The seat that makes the first move of the deal ``seed`` (the set-up form's variant)."""
+    return int(Game("argentine", num_players=players, seed=seed).current_player[0])
+
+
+def test_the_first_turn_chimes_once_dealt_after_the_bots_and_joined(open_page):
+    """The chime of the person's first turn: once as the table shows when a game opens on
+    their turn (dealt, or joined with a seat's link), once when the bots before them have
+    played; not again for a reload mid-turn, nor muted. The joined game is then in the
+    friend's "Your games", from their seat, and resumes from there."""
+    seed = 3
+    first = first_to_act(seed)
+    at_once = open_page(LAPTOP)
+    start_game(at_once, seed=seed, seat=first)
+    assert wait_my_turn(at_once) == "mine"
+    at_once.wait_for_timeout(300)  # nothing more follows
+    assert at_once.evaluate("soundsPlayed.slice()") == ["turn"]
+    at_once.reload()
+    at_once.wait_for_selector("#table[data-state=my-turn]")
+    at_once.wait_for_timeout(300)
+    assert at_once.evaluate("soundsPlayed.slice()") == []  # this tab chimed it already
+
+    after_bots = open_page(LAPTOP)
+    start_game(after_bots, seed=seed, seat=(first + 2) % 4)  # two bots play first
+    assert wait_my_turn(after_bots) == "mine"
+    played = after_bots.evaluate("soundsPlayed.slice()")
+    assert played.count("turn") == 1 and played[-1] == "turn" and "card" in played, played
+
+    muted = open_page(LAPTOP)
+    muted.context.add_init_script("localStorage.setItem('burako-sound', 'off')")
+    start_game(muted, seed=seed, seat=first)
+    assert wait_my_turn(muted) == "mine"
+    muted.wait_for_timeout(300)
+    assert muted.evaluate("soundsPlayed.length") == 0
+
+    creator, friend = open_page(LAPTOP), open_page(LAPTOP)
+    fill_setup(creator, players=4, seed=seed, seat=(first + 3) % 4)  # the creator acts last
+    creator.select_option(f"#bots select.bot[data-seat='{first}']", "friend")
+    game_id = deal(creator)
+    friend.goto(creator.input_value(f"#links .seat-link[data-seat='{first}']"))
+    friend.wait_for_selector("#table[data-state=my-turn]")
+    friend.wait_for_timeout(300)
+    assert friend.evaluate("soundsPlayed.slice()") == ["turn"]
+    assert creator.evaluate("soundsPlayed.slice()") == []  # not the creator's turn
+    friend.goto(friend.base_url + "#/watch")
+    listed = friend.wait_for_selector(f"#history-games a[data-game='{game_id}']")
+    assert listed.get_attribute("data-joined") == "true"
+    assert f"you at P{first} (joined with a link)" in listed.inner_text()
+    listed.click()
+    friend.wait_for_selector("#table[data-state=my-turn]")
+    assert f"P{first} (team {first % 2})" in friend.inner_text("#mine h3")
+    assert friend.evaluate("soundsPlayed.slice()") == ["turn"]  # resumed: no second chime

@@ -37,6 +37,7 @@ from burako_env.frontends.web.db import (  # noqa: E402
     SCHEMA_VERSION,
     DatabaseError,
     GameDatabase,
+    canastas_of_team,
 )
 from burako_env.frontends.web.sessions import PlaySession, bot_seed  # noqa: E402
 
@@ -670,6 +671,7 @@ def test_a_version_2_database_migrates_and_its_games_resume(backend):
     cookies = dict(client.cookies)
     del app, client
     # back to version 2, as a burako of then left it
+    backend.execute(db, "DROP TABLE joined")
     backend.execute(db, "ALTER TABLE games DROP COLUMN people")
     backend.execute(db, "ALTER TABLE games DROP COLUMN seat_tokens")
     backend.execute(db, "UPDATE meta SET value='2' WHERE key='schema_version'")
@@ -679,7 +681,7 @@ def test_a_version_2_database_migrates_and_its_games_resume(backend):
     again = TestClient(create_app(bot_delay=0, db=db), cookies=cookies)
     assert {"people", "seat_tokens"} <= set(_columns(backend, db))
     opened = GameDatabase(db)
-    assert opened.schema_version() == SCHEMA_VERSION == 3
+    assert opened.schema_version() == SCHEMA_VERSION == 4
     assert opened.seats(view["id"]) == (None, {})
     opened.close()
     resumed = again.get(f"/api/games/{view['id']}").json()
@@ -776,3 +778,133 @@ def test_hidden_bot_estimates_are_kept_with_the_game(backend):
         db, "SELECT COUNT(*) FROM moves WHERE game_id=? AND thinking IS NOT NULL", (view["id"],)
     )
     assert stored == [(0,)]
+
+
+# ------------------------------------------------------------------ a joined game's history
+def _play_out(browsers: dict, gid: str) -> dict:
+    """Play game ``gid`` to its end: each person's move from their own browser (a discard
+    where there is one, else the first move), the bots' asked for by any of them; the
+    final table as the first browser sees it."""
+    first = next(iter(browsers.values()))
+    view = first.get(f"/api/games/{gid}").json()
+    while not view["over"]:
+        p = view["to_act"]
+        if p in browsers:
+            view = step(browsers[p], browsers[p].get(f"/api/games/{gid}").json())
+        else:
+            r = first.post(f"/api/games/{gid}/bot?after={view['move_count']}")
+            assert r.status_code == 200, r.text
+            view = r.json()
+    return first.get(f"/api/games/{gid}").json()
+
+
+def test_a_joined_game_is_in_the_joiners_history_from_its_seat(backend):
+    """A friend who takes a seat with its link finds the game in their browser's "Your
+    games" (a browser without the server's cookie is given one at the join), resumes it
+    from there after a restart, and has it tallied from their seat's side: the result,
+    the margin and the canastas of their team, not the creator's. The creator's list
+    holds it once, from the creator's seat."""
+    db = backend.db("joined")
+    app = create_app(bot_delay=0, db=db)
+    creator, friend = TestClient(app), TestClient(app)
+    view = new_game(creator, players=4, people=[0, 1], bots="greedy")  # opponents
+    gid, tokens = view["id"], {link["seat"]: link["token"] for link in view["links"]}
+    assert friend.get("/api/history").json()["games"] == []
+    r = friend.post(f"/api/games/{gid}/join", json={"token": tokens[1]})
+    assert r.status_code == 200 and r.json()["seat"] == 1
+    assert "burako_client" in r.cookies  # a browser without one is given one, as at a deal
+    (entry,) = friend.get("/api/history").json()["games"]
+    assert (entry["id"], entry["seat"], entry["joined"], entry["people"]) == (gid, 1, True, [0, 1])
+    assert not entry["over"] and entry["result"] is None
+    again = friend.post(f"/api/games/{gid}/join", json={"token": tokens[1]})
+    assert again.status_code == 200 and "burako_client" not in again.cookies  # kept, not new
+    assert len(friend.get("/api/history").json()["games"]) == 1  # joined twice: listed once
+
+    final = _play_out({0: creator, 1: friend}, gid)
+    scores = final["match_points"] if final["episode"] == "match" else final["last_hand"]["scores"]
+    winner = final["result"]["winner"]
+    app = create_app(bot_delay=0, db=db)  # a restart: the joiner's cookies still open it
+    friend = TestClient(app, cookies=dict(friend.cookies))
+    creator = TestClient(app, cookies=dict(creator.cookies))
+    mine, theirs = creator.get("/api/history").json(), friend.get("/api/history").json()
+    (own,), (joined,) = mine["games"], theirs["games"]
+    assert (own["seat"], own["joined"], joined["seat"], joined["joined"]) == (0, False, 1, True)
+    assert own["scores"] == joined["scores"] == [int(s) for s in scores]
+    assert joined["margin"] == -own["margin"] == scores[1] - scores[0]
+    assert joined["result"] == ("tie" if winner < 0 else "won" if winner == 1 else "lost")
+    assert own["result"] == ("tie" if winner < 0 else "won" if winner == 0 else "lost")
+    (tally,) = backend.execute(db, "SELECT canastas FROM games WHERE id=?", (gid,))
+    kept = json.loads(tally[0])
+    for entry, team in ((own, 0), (joined, 1)):
+        clean, dirty = canastas_of_team(kept, team)
+        assert entry["canastas"] == {"clean": clean, "dirty": dirty}
+    (by_bots,) = theirs["stats"]["by_bots"]
+    assert by_bots["games"] == 1 and by_bots["margin"] == joined["margin"]
+    assert by_bots[{"won": "won", "lost": "lost", "tie": "tied"}[joined["result"]]] == 1
+    assert by_bots["clean_canastas"] == joined["canastas"]["clean"]
+    resumed = friend.get(f"/api/games/{gid}")  # resumable from the list, after the restart
+    assert resumed.status_code == 200 and resumed.json()["seat"] == 1
+
+
+def test_no_browser_adds_a_game_to_its_history_without_the_seats_token(backend):
+    """Only a seat's token puts a game in a browser's history: a wrong token, another
+    game's token, or the game's id alone add nothing, for a browser with the server's
+    cookie or without (which is then given none)."""
+    db = backend.db("refused")
+    app = create_app(bot_delay=0, db=db)
+    creator = TestClient(app)
+    view = new_game(creator, players=4, people=[0, 2])
+    gid = view["id"]
+    other = new_game(creator, players=4, people=[0, 1])
+    known = TestClient(app)
+    new_game(known)  # a browser with a cookie of this server and a game of its own
+    before = known.get("/api/history").json()["games"]
+    for browser in (known, TestClient(app)):
+        for token in ("0" * 32, other["links"][1]["token"]):
+            r = browser.post(f"/api/games/{gid}/join", json={"token": token})
+            assert r.status_code == 403 and "token" in r.json()["error"], r.text
+            assert "burako_client" not in r.cookies
+        assert browser.get(f"/api/games/{gid}").status_code == 403  # the id alone
+        listed = [g["id"] for g in browser.get("/api/history").json()["games"]]
+        assert gid not in listed and other["id"] not in listed
+    assert known.get("/api/history").json()["games"] == before
+    assert backend.execute(db, "SELECT COUNT(*) FROM joined") == [(0,)]
+
+
+def test_a_version_3_database_migrates_and_a_join_is_then_kept(backend):
+    """A database kept before joins were (schema 3: no ``joined`` table) is migrated when
+    a server opens it: its games resume and the creator's list is as it was; a join made
+    then was not kept, so the friend's browser lists the game once it opens its seat's
+    link again, and from then on."""
+    db = backend.db("v3")
+    app = create_app(bot_delay=0, db=db)
+    creator, friend = TestClient(app), TestClient(app)
+    view = new_game(creator, players=4, people=[0, 2])
+    gid, tokens = view["id"], {link["seat"]: link["token"] for link in view["links"]}
+    assert friend.post(f"/api/games/{gid}/join", json={"token": tokens[2]}).status_code == 200
+    for _ in range(6):
+        view = step(creator, creator.get(f"/api/games/{gid}").json())
+        if view["to_act"] != 0:
+            break
+    history = creator.get("/api/history").json()
+    cookies = {"creator": dict(creator.cookies), "friend": dict(friend.cookies)}
+    del app, creator, friend
+    # back to version 3, as a burako of then left it
+    backend.execute(db, "DROP TABLE joined")
+    backend.execute(db, "UPDATE meta SET value='3' WHERE key='schema_version'")
+
+    app = create_app(bot_delay=0, db=db)
+    opened = GameDatabase(db)
+    assert opened.schema_version() == SCHEMA_VERSION == 4
+    opened.close()
+    creator = TestClient(app, cookies=cookies["creator"])
+    friend = TestClient(app, cookies=cookies["friend"])
+    assert creator.get("/api/history").json() == history
+    assert friend.get("/api/history").json()["games"] == []  # the old join was not kept
+    assert friend.get(f"/api/games/{gid}").json()["seat"] == 2  # its seat still opens
+    assert friend.post(f"/api/games/{gid}/join", json={"token": tokens[2]}).status_code == 200
+    (entry,) = friend.get("/api/history").json()["games"]
+    assert (entry["id"], entry["seat"], entry["joined"]) == (gid, 2, True)
+    assert backend.execute(db, "SELECT client, seat FROM joined") == [
+        (friend.cookies["burako_client"], 2)
+    ]

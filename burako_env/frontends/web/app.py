@@ -23,6 +23,8 @@ status, and the game it names is left as it was)::
     POST /api/games/ID/hint         what Expert would play in the person's seat now
     POST /api/games/ID/save         write the finished game to the save folder
     GET  /api/games/ID/record       the finished game's record (a JSON line)
+    GET  /api/history               the browser's games (those it started and those it
+                                    joined with a link) and its statistics
     GET  /api/records               the record files of the records folder
     GET  /api/records/games?file=F  the games of file F
     GET  /api/records/view?file=F&game=G&step=K&viewer=all|SEAT
@@ -78,14 +80,17 @@ and the page turns them into links ``/#/join/ID/TOKEN`` (a fragment: it never re
 server's or a proxy's log). ``POST /join`` with a seat's token sets that seat's cookie
 for the game (``burako_seat_ID``, HttpOnly, SameSite=Strict, path ``/api/games/ID``: the
 seat, how many times its link was used, and their HMAC under the server's key, the
-scheme of the browser's own cookie); the creator's browser is given its seat's cookie
-with the game. A seat is held by the browser of its latest join: its link used again,
-from another device, moves the seat there (leave and come back). In such a game every
-request on it must bring a seat's cookie (403 otherwise: the game id alone opens no
-seat), is answered as that seat sees the table (:meth:`PlaySession.view`), and moves
-only for that seat (409 when it is not its turn); ``/bot?after=N`` lets every browser at
-the table poll for the bots' moves without two of them playing one. A game of one person
-is as before: its id is its key.
+scheme of the browser's own cookie, which a browser without one is given too); the
+creator's browser is given its seat's cookie with the game. With a database, a join
+also puts the game in the joining browser's ``/api/history`` (its "Your games"), seen
+from the seat it took: only a seat's token does, never the game id alone. A seat is
+held by the browser of its latest join: its link used again, from another device, moves
+the seat there (leave and come back). In such a game every request on it must bring a
+seat's cookie (403 otherwise: the game id alone opens no seat), is answered as that
+seat sees the table (:meth:`PlaySession.view`), and moves only for that seat (409 when
+it is not its turn); ``/bot?after=N`` lets every browser at the table poll for the bots'
+moves without two of them playing one. A game of one person is as before: its id is its
+key.
 
 **What a seat may know.** A live game's answers show what its seat may know and no more:
 the deal's ``seed`` (which deals every hidden card) is null until the game ends, then its
@@ -560,12 +565,17 @@ def create_app(
         body = await _body(request)
         if not isinstance(body, dict) or not isinstance(body.get("token"), str):
             raise SessionError('send the seat\'s token: {"token": "..."}, from its link')
+        # the joiner's browser keeps the game in its history: one without this server's
+        # cookie is given one, as with a new game (only once the token is checked)
+        client, fresh = client_of(request)
         session = await find(request)
         async with session.lock:
             seat = session.seat_of_token(body["token"])
-            await run_in_threadpool(session.join, seat)
+            await run_in_threadpool(session.join, seat, client)
             view = await run_in_threadpool(session.view, seat)
         response = WebJSON(view)
+        if fresh:
+            response.set_cookie(CLIENT_COOKIE, client, path="/", httponly=True, samesite="strict")
         set_seat_cookie(response, session, seat)
         return response
 
@@ -684,7 +694,8 @@ def create_app(
         return WebJSON(await run_in_threadpool(rules_choices, variant, count))
 
     async def history(request: Request) -> Response:
-        """The browser's past games and its statistics, from the database."""
+        """The browser's past games and its statistics, from the database: those it
+        started and those it joined with a seat's link, each from its own seat."""
         client = known_client(request)
         if database is None or client is None:
             return WebJSON({"kept": database is not None, "games": [], "stats": None})

@@ -43,7 +43,13 @@ the canasta averages.
 A table with friends (schema version 3) keeps the seats persons hold (``people``) and, per
 such seat, the sha256 of its link's token and how many times the link was used
 (``seat_tokens``): the token itself is never written, so the database gives no seat away.
-History and statistics are the creator's (the browser that started the game).
+Schema version 4 keeps which browsers took a seat with its link (``joined``: the browser's
+cookie, the game, the seat, when it first joined), written in the same transaction as the
+seat's new join count, so that a friend's game is theirs too: History and statistics are a
+browser's own games (it started them, seen from the creator's seat) and the games it
+joined (seen from the seat it took last). Only a seat's token makes a join, so no browser
+can add a game to its history by its id alone. A join made before version 4 was not kept:
+the joiner's browser lists that game once it opens its seat's link again.
 """
 
 from __future__ import annotations
@@ -114,6 +120,20 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "ALTER TABLE games ADD COLUMN people TEXT",
             # JSON {"seat": {"sha256": the seat token's hash, "joins": n}}: never a token
             "ALTER TABLE games ADD COLUMN seat_tokens TEXT",
+        ),
+    ),
+    (
+        4,
+        (
+            # the seats browsers took with a link: a joined game is in the joiner's
+            # history, seen from its seat (the latest it took there)
+            "CREATE TABLE joined ("
+            " client TEXT NOT NULL,"  # the joining browser's cookie
+            " game_id TEXT NOT NULL REFERENCES games(id),"
+            " seat INTEGER NOT NULL,"
+            " joined REAL NOT NULL,"  # the first join's time: the joiner's time played
+            " PRIMARY KEY (client, game_id)"
+            ")",
         ),
     ),
 )
@@ -455,12 +475,24 @@ class GameDatabase:
                 ),
             )
 
-    def set_seat_tokens(self, game_id: str, seat_tokens: dict) -> None:
-        """Keep a game's seat tokens as they are now (a seat's link was used again)."""
+    def join_seat(
+        self, game_id: str, seat_tokens: dict, seat: int, client: str | None = None
+    ) -> None:
+        """Keep a join of ``seat`` with its link, in one transaction: the game's seat
+        tokens as they are now (the seat's join count), and that browser ``client`` (its
+        cookie; None: none to keep) holds the game at ``seat``, so that it is in the
+        browser's history. A browser that joins one game twice keeps one row: its latest
+        seat, its first join's time."""
         with self._use() as db, db.transaction():
             db.execute(
                 "UPDATE games SET seat_tokens=? WHERE id=?", (_tokens_json(seat_tokens), game_id)
             )
+            if client is not None:
+                db.execute(
+                    "INSERT INTO joined (client, game_id, seat, joined) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (client, game_id) DO UPDATE SET seat = excluded.seat",
+                    (client, game_id, int(seat), time.time()),
+                )
 
     def add_move(self, session, seat: int, action: int, thinking: dict | None) -> None:
         """Keep the move just played (the session's last), with the game's result when
@@ -521,19 +553,45 @@ class GameDatabase:
         tokens = json.loads(row[1]) if row[1] else {}
         return people, {int(p): kept for p, kept in tokens.items()}
 
+    def _games_of(
+        self, db, client: str, columns: tuple[str, ...], tail: str = "", extra: tuple = ()
+    ) -> list[tuple]:
+        """The rows of browser ``client``'s games, ``columns`` of ``games`` each, and
+        three more as named: ``seat`` (the seat it plays), ``since`` (when it came: the
+        game's start, or its first join) and ``joined`` (0 or 1). Those it started, and
+        those it joined with a seat's link and did not start; ``tail`` (an ORDER BY, a
+        LIMIT) is appended with its parameters ``extra``."""
+        own = {"since": "created", "joined": "0"}
+        other = {"seat": "j.seat", "since": "j.joined", "joined": "1"}
+        started = ", ".join(f"{own.get(c, c)} AS {c}" for c in columns)
+        took = ", ".join(f"{other.get(c, 'g.' + c)} AS {c}" for c in columns)
+        return db.execute(
+            f"SELECT {started} FROM games WHERE owner=?"
+            f" UNION ALL SELECT {took} FROM games g JOIN joined j ON j.game_id = g.id"
+            f" WHERE j.client=? AND g.owner <> ?{tail}",
+            (client, client, client, *extra),
+        ).fetchall()
+
     def history(self, owner: str, limit: int = 50) -> list[dict]:
-        """The games of ``owner``, the most recently played first."""
+        """The games of browser ``owner``, the most recently played first: those it
+        started and those it joined with a seat's link, each seen from its own seat
+        (``joined``: true for a joined one; ``people``: the seats persons hold)."""
         with self._use() as db:
-            rows = db.execute(
-                "SELECT id, created, updated, variant, players, seat, episode, levels, moves,"
-                " over, scores, winner, canastas FROM games WHERE owner=?"
+            rows = self._games_of(
+                db,
+                owner,
+                (
+                    *("id", "created", "updated", "variant", "players", "seat", "episode"),
+                    *("levels", "moves", "over", "scores", "winner", "canastas", "people"),
+                    "joined",
+                ),
                 " ORDER BY updated DESC LIMIT ?",
-                (owner, int(limit)),
-            ).fetchall()
+                (int(limit),),
+            )
         out = []
         for row in rows:
             gid, created, updated, variant, players, seat, episode, levels = row[:8]
-            moves, over, sc, w, tally = row[8:]
+            moves, over, sc, w, tally, people, joined = row[8:]
             scores = json.loads(sc) if sc else None
             team = seat % 2
             clean_dirty = canastas_of_team(json.loads(tally), team) if tally else None
@@ -545,6 +603,8 @@ class GameDatabase:
                     "variant": variant,
                     "players": players,
                     "seat": seat,
+                    "people": json.loads(people) if people else [seat],
+                    "joined": bool(joined),
                     "episode": episode,
                     "bots": json.loads(levels),
                     "moves": moves,
@@ -561,21 +621,22 @@ class GameDatabase:
         return out
 
     def stats(self, owner: str) -> dict:
-        """``owner``'s finished games by the bots they played: games, won, lost, tied, the
-        average margin of the person's team, its canastas (``clean_canastas`` and
-        ``dirty_canastas`` in all, ``clean_per_game`` and ``dirty_per_game`` on average over
-        ``canasta_games``, the games whose canastas were counted; None without any), and
-        the time played (seconds, first move to last) over every game."""
+        """Browser ``owner``'s finished games (started or joined: :meth:`history`'s) by
+        the bots they played: games, won, lost, tied, the average margin of the person's
+        team (its seat's), its canastas (``clean_canastas`` and ``dirty_canastas`` in all,
+        ``clean_per_game`` and ``dirty_per_game`` on average over ``canasta_games``, the
+        games whose canastas were counted; None without any), and the time played
+        (seconds, from the start or the first join to the last move) over every game."""
         by_level: dict[str, dict] = {}
         played = 0.0
         with self._use() as db:
-            rows = db.execute(
-                "SELECT seat, levels, over, scores, winner, created, updated, canastas"
-                " FROM games WHERE owner=?",
-                (owner,),
-            ).fetchall()
-        for seat, levels, over, sc, winner, created, updated, tally in rows:
-            played += max(0.0, updated - created)
+            rows = self._games_of(
+                db,
+                owner,
+                ("seat", "levels", "over", "scores", "winner", "since", "updated", "canastas"),
+            )
+        for seat, levels, over, sc, winner, since, updated, tally in rows:
+            played += max(0.0, updated - since)
             if not over or not sc:
                 continue
             team = seat % 2

@@ -505,14 +505,15 @@ class PlaySession:
             403,
         )
 
-    def join(self, seat: int) -> int:
-        """A browser takes ``seat`` with its link: the seat's joins count one more, so the
-        cookie of the browser that held it before no longer holds it. Returns the count
-        (the new holder's cookie carries it); kept in the database at once."""
+    def join(self, seat: int, client: str | None = None) -> int:
+        """A browser (``client``: its cookie) takes ``seat`` with its link: the seat's
+        joins count one more, so the cookie of the browser that held it before no longer
+        holds it. Returns the count (the new holder's cookie carries it); kept in the
+        database at once, with the browser, whose history lists the game from then on."""
         kept = self.seat_tokens[seat]
         kept["joins"] += 1
         if self.db is not None:
-            self.db.set_seat_tokens(self.id, self.seat_tokens)
+            self.db.join_seat(self.id, self.seat_tokens, seat, client)
         return kept["joins"]
 
     def _record_move(self, player: int, action: int, thinking: dict | None = None) -> None:

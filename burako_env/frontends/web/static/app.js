@@ -262,10 +262,11 @@ async function askHint() {
 
 // ------------------------------------------------------------------ sounds
 // Short tones made by the Web Audio API (no audio files): a chime when the person's turn
-// begins, a soft tick for every other move. On until muted (the toolbar's switch, kept
-// by the browser). A browser lets a page sound only after a gesture on it, so the audio
-// context is made (or resumed) at the person's first tap, click or key: nothing sounds
-// before it, and nothing is refused or logged.
+// begins (once a turn, the first included: a game that opens on the person's turn chimes
+// as it shows), a soft tick for every other move. On until muted (the toolbar's switch,
+// kept by the browser). A browser lets a page sound only after a gesture on it, so the
+// audio context is made (or resumed) at the person's first tap, click or key: nothing
+// sounds before it, and nothing is refused or logged.
 let soundOn = localStorage.getItem("burako-sound") !== "off";
 let audio = null;
 const soundsPlayed = []; // what was sounded (the last 100), read by the browser tests
@@ -299,6 +300,28 @@ function sound(kind) {
   const t = audio.currentTime;
   if (kind === "turn") { tone(660, t, 0.2, 0.15, "sine"); tone(990, t + 0.13, 0.3, 0.15, "sine"); }
   else tone(1800, t, 0.05, 0.06, "triangle");
+}
+
+// the person's turn now, as a key: the game, the hand and the last move another seat made
+// before it (0: none yet this game); null when it is not their turn
+function turnKey(v) {
+  if (v.over || v.to_act !== v.seat) return null;
+  let after = 0;
+  for (let i = v.log.length - 1; i >= 0; i--) {
+    const e = v.log[i];
+    if (e.seat !== null && e.seat !== undefined && e.seat !== v.seat) { after = e.move; break; }
+  }
+  return v.hand_number + ":" + after;
+}
+
+// whether table v begins a turn of the person's not yet chimed in this tab (kept by the
+// tab, so a reload mid-turn does not chime again); notes it as chimed, sound on or off
+function chimeDue(v) {
+  const key = turnKey(v);
+  const kept = "burako-chimed-" + v.id;
+  if (key === null || sessionStorage.getItem(kept) === key) return false;
+  sessionStorage.setItem(kept, key);
+  return true;
 }
 
 function setSound(on) {
@@ -633,9 +656,10 @@ function setView(v) {
   order = arrange(newHand);
   renderPlay();
   if (prev && prev.id === v.id && animMs() > 0) animateChange(prev, v);
-  if (prev && prev.id === v.id && v.move_count !== prev.move_count) {
-    sound(!v.over && v.to_act === v.seat && prev.to_act !== v.seat ? "turn" : "card");
-  }
+  // the chime once per turn of the person's, also when the turn is theirs as the game
+  // loads (dealt, joined, resumed), which no move before it in this tab announced
+  if (chimeDue(v)) sound("turn");
+  else if (prev && prev.id === v.id && v.move_count !== prev.move_count) sound("card");
   scheduleBot();
 }
 
@@ -1360,8 +1384,8 @@ async function showHistory(panel) {
   panel.append(h("h2", {}, "Your games"));
   if (!games.length) { panel.append(h("p", {}, "None yet: the games you play here are kept, and listed here.")); return; }
   panel.append(h("ul", { class: "files", id: "history-games" }, games.map(g => h("li", {},
-    h("a", { href: "#/play/" + g.id, "data-game": g.id },
-      g.variant + ", " + g.players + " players, against " + g.bots.join(", ") + ": " +
+    h("a", { href: "#/play/" + g.id, "data-game": g.id, "data-joined": String(g.joined) },
+      historyTable(g) + ": " +
       (g.over ? (g.result === "tie" ? "a tie" : "you " + g.result) + " (" + (g.margin >= 0 ? "+" : "") + g.margin + ")" : "in play, " + g.moves + " moves: resume") +
       (g.canastas ? ", your canastas: " + g.canastas.clean + " clean, " + g.canastas.dirty + " dirty" : ""))))));
   const stats = res.data.stats;
@@ -1373,6 +1397,16 @@ async function showHistory(panel) {
         e.dirty_canastas + (e.dirty_per_game === null ? "" : " (" + e.dirty_per_game + ")")].map(t => h("td", {}, String(t)))))),
       h("p", {}, "Time played: " + Math.round(stats.seconds / 60) + " minutes."));
   }
+}
+
+// a kept game's table in words: a joined game says the seat its link gave, a table with
+// friends how many, as the list reads "your" (result, canastas) from that seat's side
+function historyTable(g) {
+  const friends = (g.people || [g.seat]).length - 1;
+  return [g.variant, g.players + " players",
+    g.joined ? "you at P" + g.seat + " (joined with a link)" : null,
+    friends ? (friends === 1 ? "a friend" : friends + " friends") : null,
+    g.bots.length ? "against " + g.bots.join(", ") : null].filter(Boolean).join(", ");
 }
 
 async function showGames(file) {
