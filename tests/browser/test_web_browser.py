@@ -7,9 +7,9 @@ game forward and back, reload a game, check that screenshots are not blank, and 
 bots' thinking and the hint as the page shows them (the hint's numbers against
 ``agents.pimc``'s own), resume a game after the server restarts (and after a kill -9)
 and the browser closes, deal a game from the rules and house rules the set-up form
-shows, and hear the person's first turn chimed (dealt, joined or after the bots) and find
-a joined game in the friend's "Your games". No test times anything:
-scripts/bench/bench_web.py does.
+shows, hear the person's first turn chimed (dealt, joined or after the bots), find a
+joined game in the friend's "Your games", and read the person's turn in the tab's title.
+No test times anything: scripts/bench/bench_web.py does.
 
 On a machine without Chromium the tests skip and say why; in CI (``CI=true``) a missing
 Chromium fails them, since ``.ci/run`` installs it.
@@ -1526,3 +1526,66 @@ def test_the_first_turn_chimes_once_dealt_after_the_bots_and_joined(open_page):
     friend.wait_for_selector("#table[data-state=my-turn]")
     assert f"P{first} (team {first % 2})" in friend.inner_text("#mine h3")
     assert friend.evaluate("soundsPlayed.slice()") == ["turn"]  # resumed: no second chime
+
+
+#: every write of the tab's title, with the table it was written for: a MutationObserver
+#: (set before the page loads) on the <title> element's text
+TITLE_LOG = """
+window.titleWrites = [];
+new MutationObserver(records => {
+  for (const r of records) {
+    if (r.target.nodeName !== "TITLE") continue;
+    const v = typeof view === "undefined" ? null : view;
+    const mine = !!v && !watch && !v.over && v.to_act === v.seat && v.moves.length > 0;
+    titleWrites.push({title: document.title, mine, over: !!v && !!v.over});
+  }
+}).observe(document, {childList: true, subtree: true, characterData: true});
+"""
+TURN_TITLE = "(Your turn) Burako"
+
+
+def test_the_tab_title_says_when_it_is_the_persons_turn(open_page):
+    """The tab's title starts with "(Your turn)" while the person is to act in a live game,
+    sound off (a title needs no click on the page): it goes when they have moved and the
+    bots play, comes back with their turn, is written once per change (no flicker), and
+    is the page's own title on the records page, the set-up form and in a finished game."""
+    page = open_page(LAPTOP)
+    page.context.add_init_script("localStorage.setItem('burako-sound', 'off')")
+    page.context.add_init_script(TITLE_LOG)
+    game_id = start_game(page, players=4, seed=3)
+    decisions = 0
+    turns = set()  # the person's turns (a turn is several decisions: draw, meld, discard)
+    while wait_my_turn(page) == "mine":
+        decisions += 1
+        assert decisions < 300, "the hand does not end"
+        assert page.title() == TURN_TITLE, decisions
+        turns.add(page.evaluate("turnKey(view)"))
+        if decisions == 3:  # the records page and the set-up form mid-turn, then back
+            page.goto(page.base_url + "#/watch")
+            page.wait_for_selector("#history-games")
+            assert page.title() == "Burako"
+            page.goto(page.base_url + "#/")
+            page.wait_for_selector("#setup")
+            assert page.title() == "Burako"
+            page.goto(page.base_url + f"#/play/{game_id}")
+            page.wait_for_selector("#table[data-state=my-turn]")
+            assert page.title() == TURN_TITLE
+        play_one_move(page)
+    assert page.evaluate("view.over") and page.title() == "Burako"
+    page.click("#close-summary")
+    assert page.title() == "Burako"
+    page.goto(page.base_url + "#/watch")  # the finished game is in "Your games"
+    page.click(f"#history-games a[data-game='{game_id}']")
+    page.wait_for_selector("#table[data-state=over]")
+    assert page.title() == "Burako"
+    assert page.evaluate("soundsPlayed.length") == 0  # muted all along
+
+    writes = page.evaluate("titleWrites")
+    titles = [w["title"] for w in writes]
+    # every write is the title of the table it was written for, and none repeats the last
+    assert all((w["title"] == TURN_TITLE) == w["mine"] for w in writes), writes
+    assert all(a != b for a, b in zip(titles, titles[1:], strict=False)), titles
+    # the mark came with each turn (the bots' turns between them took it away), once
+    # more for the return from the records page, and went with the last move
+    assert len(turns) > 3 and titles.count(TURN_TITLE) == len(turns) + 1, titles
+    assert titles[-1] == "Burako" and not any(w["mine"] for w in writes if w["over"])

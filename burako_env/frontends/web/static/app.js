@@ -333,6 +333,29 @@ function setSound(on) {
 }
 function soundButtonText() { return soundOn ? "♪ sound" : "♪ muted"; }
 
+// ------------------------------------------------------------------ the tab's title
+// While the person is to act in a live game the tab's title starts with "(Your turn)".
+// A title needs no permission and no click on the page (a sound does), so it tells a
+// friend who opened a seat link from another program, or a person looking at another
+// tab, that the table waits for them, sound on or off. It is written only when it
+// changes: the bots' moves leave it alone (no flicker, nothing for a screen reader to
+// read again), and it goes back to the page's own title when the turn passes, the game
+// ends or the page shows another view.
+const PAGE_TITLE = document.title;
+const TURN_TITLE = "(Your turn) " + PAGE_TITLE;
+
+// the title for the table v (null: no game shown); the same test as the table's
+// data-state "my-turn"
+function titleFor(v) {
+  const myTurn = v && !watch && !v.over && v.to_act === v.seat && v.moves.length > 0;
+  return myTurn ? TURN_TITLE : PAGE_TITLE;
+}
+
+function paintTitle() {
+  const title = titleFor(view);
+  if (document.title !== title) document.title = title;
+}
+
 // ------------------------------------------------------------------ helpers
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -428,6 +451,7 @@ function route() {
   pinnedMove = null; hintLoading = false;
   document.body.classList.remove("drawer-open");
   setMessage("");
+  paintTitle(); // no game shown until the new view loads one
   const hash = location.hash || "#/";
   if (hash.startsWith("#/play/")) return openGame(decodeURIComponent(hash.slice(7)));
   if (hash.startsWith("#/join/")) return joinGame(hash.slice(7));
@@ -655,6 +679,7 @@ function setView(v) {
   if (handChanged) selected = [];
   order = arrange(newHand);
   renderPlay();
+  paintTitle();
   if (prev && prev.id === v.id && animMs() > 0) animateChange(prev, v);
   // the chime once per turn of the person's, also when the turn is theirs as the game
   // loads (dealt, joined, resumed), which no move before it in this tab announced
