@@ -4,6 +4,7 @@
     python scripts/tools/mutation.py --layer agents --sample 100 --seed 3
     python scripts/tools/mutation.py --layer envs --full   # every mutant of the layer
     python scripts/tools/mutation.py --report              # the last results, no run
+    python scripts/tools/mutation.py --layer agents --within 'burako_env.agents.aivat.*'
 
 Each layer runs in ``.mutation/<layer>/`` (git-ignored): links to the sources and tests
 and a ``pyproject.toml`` whose ``[tool.mutmut]`` names the layer's files
@@ -19,13 +20,16 @@ compiled rules have hand-written mutants: ``scripts/tools/rule_mutants.py``).
 
 The sample: mutmut writes every mutant of the layer (cheap), the script lists their
 names, sorts them and draws ``--sample`` of them with ``random.Random(seed)``; mutmut
-runs only those. Runs one test process at a time (``--max-children 1``, no xdist) under
-``nice``; ``--max-minutes`` stops a layer's run (results so far are kept).
+runs only those. ``--within`` draws among the mutants whose names match its globs only
+(some modules of a layer: ``burako_env.agents.aivat.*``). Runs one test process at a
+time (``--max-children 1``, no xdist) under ``nice``; ``--max-minutes`` stops a layer's
+run (results so far are kept).
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import random
@@ -391,6 +395,8 @@ def summarize(name: str, folder: Path, meta: dict) -> dict:
 def print_summary(s: dict, folder: Path, diffs: bool) -> None:
     rate = "-" if s["kill_rate"] is None else f"{100 * s['kill_rate']:.1f}%"
     mode = "full" if s.get("full") else f"sample {s['chosen']} (seed {s.get('seed')})"
+    if s.get("within"):
+        mode += f" within {' '.join(s['within'])}"
     counts = ", ".join(f"{k} {v}" for k, v in sorted(s["counts"].items()))
     print(f"{s['layer']:10s} {mode}: of {s['mutants']} mutants, run {s['run']}: {counts}; ", end="")
     print(f"killed {rate} ({s.get('date')}, {s.get('minutes', '?')} min)")
@@ -412,6 +418,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--full", action="store_true", help="every mutant of the layer")
     ap.add_argument("--names", nargs="+", help="run these mutants (mutmut names or globs)")
+    ap.add_argument(
+        "--within", nargs="+", metavar="GLOB", help="draw the sample among these mutants only"
+    )
     ap.add_argument("--rerun", action="store_true", help="run chosen mutants that have a result")
     ap.add_argument("--max-minutes", type=float, help="stop a layer's run after this long")
     ap.add_argument("--report", action="store_true", help="print the last results, run nothing")
@@ -439,10 +448,15 @@ def main(argv: list[str] | None = None) -> int:
             chosen = earlier.get("chosen_names") or todo
             meta = {**earlier, "rerun": sorted(set(earlier.get("rerun", [])) | set(todo))}
         else:
-            chosen = sample(names, None if args.full else args.sample, args.seed)
+            pool = names
+            if args.within:
+                pool = [n for n in names if any(fnmatch.fnmatchcase(n, g) for g in args.within)]
+            chosen = sample(pool, None if args.full else args.sample, args.seed)
             codes = results(folder)
             todo = chosen if args.rerun else [k for k in chosen if codes.get(k) is None]
             meta = {"full": args.full, "seed": None if args.full else args.seed}
+            if args.within:
+                meta["within"] = args.within
         print(f"== {name}: {len(names)} mutants, {len(chosen)} chosen, {len(todo)} to run")
         if todo:
             run_mutmut(folder, todo, args.max_minutes)

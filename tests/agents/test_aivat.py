@@ -131,8 +131,11 @@ def test_replayed_games_are_corrected_draw_by_draw(tmp_path):
                 total += correct_draws(game, np.array([0]), team[i : i + 1], hand_value)[0]
             game.step_one(a)
         assert corr[i] == pytest.approx(total, abs=1e-9)
-    with pytest.raises(ValueError, match="did not end"):
+    with pytest.raises(ValueError) as refused:
         draw_corrections(variant, words, actions, n - 1, team, hand_value)
+    assert str(refused.value) == (
+        "a replayed game did not end with its actions: not this table's games"
+    )
 
 
 def unit_value(variant: str = "argentine", margin: float = 1.0, win: float = 1.0) -> DrawValue:
@@ -230,6 +233,130 @@ def test_the_scale_is_the_least_squares_factor():
     assert est.margin_variance_ratio > 5
 
 
+def test_the_scale_is_exact_where_the_outcome_follows_the_correction():
+    # the outcome is 2 corrections plus a constant: nothing is left but the constant
+    correction = np.array([1.0, -1.0, 2.0, 0.0])
+    assert least_squares_scale(2.0 * correction + 5.0, correction) == pytest.approx(2.0)
+    # corrections that never vary explain nothing
+    assert least_squares_scale(correction, np.full(4, 0.3)) == 0.0
+
+
+def small_estimate():
+    """Two deals, each played twice (hands 0 and 2, 1 and 3): pairs margin (30, 10),
+    win score (1, 1/4), correction (0.04, -0.02); corrected with scales 250 and 2.5:
+    margins (20, 15), win scores (0.9, 0.3)."""
+    value = unit_value(margin=250.0, win=2.5)
+    return estimate(
+        value, margin=np.array([10.0, 30.0, 50.0, -10.0]),
+        win_score=np.array([1.0, 0.0, 1.0, 0.5]),
+        correction=np.array([0.02, -0.04, 0.06, 0.0]), deals_per_chunk=[2], draws=7,
+        seconds=1.5,
+    )  # fmt: skip
+
+
+#: the fields of :func:`small_estimate` (standard errors: |a - b| / 2 for two pairs)
+SMALL_ESTIMATE = {
+    "value": "(in memory)", "value_sha256": "", "pairs": 2,
+    "margin": 20.0, "margin_se": 10.0, "corrected_margin": 17.5, "corrected_margin_se": 2.5,
+    "win_rate": 0.625, "win_rate_se": 0.375,
+    "corrected_win_rate": 0.6, "corrected_win_rate_se": 0.3,
+    "draws": 7, "seconds": 1.5,
+    "margin_variance_ratio": 16.0, "win_variance_ratio": 1.5625,
+}  # fmt: skip
+
+
+def test_the_estimate_of_two_pairs_by_hand():
+    e = small_estimate()
+    assert e.to_dict() == pytest.approx(SMALL_ESTIMATE)
+    np.testing.assert_allclose(e.pair_margin, [30.0, 10.0])
+    np.testing.assert_allclose(e.pair_win, [1.0, 0.25])
+    np.testing.assert_allclose(e.pair_correction, [0.04, -0.02])
+    assert e.text(2.0) == (
+        "margin +20.0 ±20.0 plain, +17.5 ±5.0 corrected (variance /16.00); "
+        "win rate 0.625 ±0.750 plain, 0.600 ±0.600 corrected (/1.56); 7 draws, 1.5 s"
+    )
+
+
+def test_the_estimate_flipped_is_the_other_agents_side():
+    e = small_estimate()
+    back = e.flipped()
+    flipped = {
+        **SMALL_ESTIMATE, "margin": -20.0, "corrected_margin": -17.5, "win_rate": 0.375,
+        "corrected_win_rate": 0.4,
+    }  # fmt: skip
+    # the intervals, the ratios, the draws and the time do not depend on the side
+    assert back.to_dict() == pytest.approx(flipped)
+    np.testing.assert_allclose(back.pair_margin, [-30.0, -10.0])
+    np.testing.assert_allclose(back.pair_win, [0.0, 0.75])
+    np.testing.assert_allclose(back.pair_correction, [-0.04, 0.02])
+    assert back.flipped().to_dict() == pytest.approx(e.to_dict())
+
+
+def test_the_critic_values_are_the_networks_own_heads():
+    import torch
+
+    from burako_env.agents.aivat import critic_value_fn
+    from burako_env.agents.network import oracle_inputs, padded
+    from burako_env.envs.vector import VectorEnv
+
+    net = shipped_value("argentine", 4).network()
+    assert net.oracle_critic
+    env = VectorEnv("argentine", 4, num_envs=6, seed=11)
+    obs, mask, info = env.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(20):  # into the hand: melds and known cards on the table
+        obs, mask, info = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    rows = np.arange(6)
+    seats = info["seat"].astype(np.int64)
+    counts = info["num_legal"][rows]
+    legal, valid = padded(info["legal"][rows, : counts.max()].astype(np.int64), counts)
+    hands = torch.from_numpy(oracle_inputs(env.game.state.hands, rows, seats))
+    with torch.no_grad():
+        out = net.heads(torch.from_numpy(obs), legal, valid, oracle=hands)
+    # the two critics differ here: the test sees which one was read
+    assert not np.allclose(out.value.numpy(), out.oracle_value.numpy(), atol=1e-3)
+    for head, want in (("observation", out.value), ("oracle", out.oracle_value)):
+        got = critic_value_fn(net, head)(env.game, rows, seats)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6, err_msg=head)
+
+
+def test_fit_value_fits_each_scale_on_the_games_it_played():
+    from burako_env.agents.ppo_agent import PPOAgent
+    from burako_env.agents.value_fit import fit_value
+
+    policy = shipped_policy("argentine", 4)
+    fitted = fit_value("argentine", hands=16, seed=3, workers=1)
+    # the same games, corrected with unit scales: the fit's factors are their least
+    # squares over the pairs, and its record says how they were found
+    unit = DrawValue(
+        policy=str(policy), policy_sha256=file_sha256(policy), head="oracle",
+        margin_scale=1.0, win_scale=1.0, variant="argentine", num_players=4,
+    )  # fmt: skip
+    res = run_tournament(
+        [PPOAgent(policy, greedy=True), "discard_table"], hands_per_pairing=16, seed=3,
+        workers=1, progress=False, estimator="aivat", value=unit,
+    )  # fmt: skip
+    e = res.pairings[0].estimate
+    m, w, c = e.pair_margin, e.pair_win, e.pair_correction
+    km, kw = least_squares_scale(m, c), least_squares_scale(w, c)
+    assert km != 0 and kw != 0
+    assert fitted.margin_scale == pytest.approx(km) and fitted.win_scale == pytest.approx(kw)
+    # a shipped policy is named by its file name: the value file can be kept anywhere
+    assert fitted.policy == "ppo_argentine_4p.pt" and fitted.policy_path() == policy
+    assert fitted.policy_sha256 == file_sha256(policy)
+    assert fitted.head == "oracle"  # the policy has an oracle critic
+    assert (fitted.variant, fitted.num_players) == ("argentine", 4)
+    assert fitted.fit == {
+        "pairing": ["ppo", "discard_table"], "hands": 16, "seed": 3,
+        "margin_variance_ratio": pytest.approx(np.var(m) / np.var(m - km * c)),
+        "win_variance_ratio": pytest.approx(np.var(w) / np.var(w - kw * c)),
+        "note": "the ratios are in-sample (the scales fitted on these games)",
+    }  # fmt: skip
+    # in-sample least squares never adds variance
+    assert fitted.fit["margin_variance_ratio"] >= 1 and fitted.fit["win_variance_ratio"] >= 1
+
+
 def test_refusals_before_any_game():
     for kw, words in (
         ({"estimator": "vat"}, "estimator must be one of"),
@@ -272,19 +399,64 @@ def write_value(tmp_path: Path, **changes) -> Path:
 @pytest.mark.parametrize(
     "changes, words",
     [
-        ({"format": "other"}, "format must be"),
-        ({"version": 2}, "version must be 1"),
-        ({"head": "both"}, "head must be one of"),
-        ({"margin_scale": float("nan")}, "margin_scale must be a finite number"),
-        ({"win_scale": "1"}, "win_scale must be a finite number"),
-        ({"num_players": True}, "num_players must be"),
-        ({"policy": ""}, "policy must be a string"),
-        ({"extra": 1}, "the keys must be"),
+        ({"format": "other"}, "format must be 'burako-value', got 'other'"),
+        ({"version": 2}, "version must be 1, got 2"),
+        ({"head": "both"}, "head must be one of ('oracle', 'observation'), got 'both'"),
+        ({"margin_scale": float("nan")}, "margin_scale must be a finite number, got nan"),
+        ({"win_scale": "1"}, "win_scale must be a finite number, got '1'"),
+        ({"num_players": True}, "num_players must be a whole number 2..8, got True"),
+        ({"policy": ""}, "policy must be a string, got ''"),
+        ({"variant": None}, "variant must be a string, got None"),
+        ({"fit": [1]}, "fit must be an object, got [1]"),
+        ({"extra": 1}, "the keys must be the value file's, got ['extra']"),
     ],
 )
 def test_a_broken_value_file_is_refused_naming_the_key(tmp_path, changes, words):
-    with pytest.raises(ValueError, match=words):
-        load_value(write_value(tmp_path, **changes))
+    # the whole message: the file, the key, what it must be and what it holds
+    path = write_value(tmp_path, **changes)
+    with pytest.raises(ValueError) as refused:
+        load_value(path)
+    assert str(refused.value) == f"value file {path}: {words}"
+
+
+def test_a_value_file_without_a_fit_record_reads(tmp_path):
+    # ``fit`` only records how the scales were found: a file written by hand may leave
+    # it out, and reads with an empty record
+    data = shipped_value("argentine", 4).to_dict()
+    del data["fit"]
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(data))
+    value = load_value(path)
+    assert value.fit == {} and value.margin_scale == data["margin_scale"]
+
+
+def test_a_value_file_names_its_own_policy_beside_it(tmp_path):
+    # a policy that is not shipped, kept beside its value file: saved, read back and
+    # found there (not among the shipped policies), its network loaded
+    mine = tmp_path / "mine.pt"
+    mine.write_bytes(shipped_policy("argentine", 4).read_bytes())
+    value = DrawValue(
+        policy="mine.pt", policy_sha256=file_sha256(mine), head="observation",
+        margin_scale=12.5, win_scale=0.25, variant="argentine", num_players=4,
+        fit={"hands": 8},
+    )  # fmt: skip
+    value.save(tmp_path / "v.json")
+    back = load_value(tmp_path / "v.json")
+    assert back.policy_path() == mine
+    assert (back.margin_scale, back.win_scale, back.fit) == (12.5, 0.25, {"hands": 8})
+    assert back.path == str(tmp_path / "v.json")
+    assert back.sha256 == file_sha256(tmp_path / "v.json")
+    assert back.network().obs_size > 0
+    mine.unlink()  # gone from beside it: the shipped folder is looked in, which lacks it
+    assert back.policy_path() == shipped_policy("argentine", 4).parent / "mine.pt"
+
+
+def test_no_shipped_value_file_names_the_ones_that_ship():
+    with pytest.raises(ValueError) as refused:
+        shipped_value("argentine", 2)
+    message = str(refused.value)
+    assert "(shipped: value_argentine_4p.json, value_brazilian_4p.json," in message
+    assert "fit one with `burako fit-value`" in message
 
 
 def test_a_value_file_whose_policy_changed_is_refused(tmp_path):
