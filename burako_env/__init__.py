@@ -28,7 +28,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-__version__ = "0.8.0"
+__version__ = "0.9.0"
 
 _LAZY = {
     "env": ("burako_env.envs.aec", "env"),

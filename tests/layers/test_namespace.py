@@ -142,7 +142,7 @@ def test_the_core_dependencies_leave_out_the_extras():
     assert any(d.startswith("open_spiel>=") for d in extras["openspiel"])
     assert extras["postgres"] == ["psycopg[binary]>=3.1"]
     assert extras["all"] == ["burako[train,web,ray,rllib,openspiel,postgres]"]
-    assert project["version"] == "0.8.0"
+    assert project["version"] == "0.9.0"
 
 
 # ------------------------------------------------------------------ no top-level imports
@@ -455,7 +455,7 @@ def test_version_prints_the_installed_version():
     res = CliRunner().invoke(app, ["--version"])
     assert res.exit_code == 0, res.output
     assert res.output.strip() == f"burako {version('burako')}"
-    assert version("burako") == burako_env.__version__ == "0.8.0"
+    assert version("burako") == burako_env.__version__ == "0.9.0"
     done = subprocess.run(
         [sys.executable, "-m", "burako_env.frontends.cli", "--version"],
         cwd=ROOT,
@@ -463,7 +463,7 @@ def test_version_prints_the_installed_version():
         text=True,
         timeout=120,
     )
-    assert done.returncode == 0 and done.stdout.strip() == "burako 0.8.0", done.stderr
+    assert done.returncode == 0 and done.stdout.strip() == "burako 0.9.0", done.stderr
 
 
 def test_the_package_is_marked_typed():
