@@ -332,6 +332,23 @@ def sample(names: list[str], n: int | None, seed: int) -> list[str]:
     return sorted(random.Random(seed).sample(names, n))
 
 
+def choose(
+    names: list[str], n: int | None, seed: int, within: list[str] | None = None
+) -> list[str]:
+    """The mutants a run draws: :func:`sample` of ``names``, among those that match one of
+    the globs ``within`` where given (a ValueError naming them when none does: a typo
+    would otherwise run nothing and report an empty sample)."""
+    pool = names
+    if within:
+        pool = [m for m in names if any(fnmatch.fnmatchcase(m, g) for g in within)]
+        if not pool:
+            raise ValueError(
+                f"--within {' '.join(within)}: no mutant of the layer matches (mutmut names "
+                "them MODULE.x_FUNCTION__mutmut_N, e.g. 'burako_env.agents.aivat.*')"
+            )
+    return sample(pool, n, seed)
+
+
 def run_mutmut(folder: Path, names: list[str], max_minutes: float | None) -> int:
     cmd = ["nice", "-n", "10", *mutmut_command(), "run", "--max-children", "1", *names]
     env = dict(os.environ)
@@ -448,10 +465,11 @@ def main(argv: list[str] | None = None) -> int:
             chosen = earlier.get("chosen_names") or todo
             meta = {**earlier, "rerun": sorted(set(earlier.get("rerun", [])) | set(todo))}
         else:
-            pool = names
-            if args.within:
-                pool = [n for n in names if any(fnmatch.fnmatchcase(n, g) for g in args.within)]
-            chosen = sample(pool, None if args.full else args.sample, args.seed)
+            try:
+                chosen = choose(names, None if args.full else args.sample, args.seed, args.within)
+            except ValueError as exc:
+                print(f"mutation.py: {exc}", file=sys.stderr)
+                return 2
             codes = results(folder)
             todo = chosen if args.rerun else [k for k in chosen if codes.get(k) is None]
             meta = {"full": args.full, "seed": None if args.full else args.seed}
