@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn as nn
+from value_heads import replay  # this folder: a script's own is first on sys.path
 
 import burako_env.agents.tournament as tournament
 from burako_env.agents import make_agent
@@ -43,8 +44,7 @@ from burako_env.agents.network import oracle_inputs
 from burako_env.agents.ppo_agent import PPOAgent
 from burako_env.core.actions import DRAW_STOCK
 from burako_env.core.constants import JOKER
-from burako_env.core.game import Game, game_seed
-from burako_env.records import read_records
+from burako_env.core.game import Game
 from burako_env.table import Seating, play_stepped
 
 KINDS = JOKER + 1
@@ -53,16 +53,7 @@ NET = PPOAgent.pretrained().net.eval()
 
 def collect(path: str, lo: int, out: Path) -> None:
     """Label the draws of saved games ``lo .. lo + 100`` into ``out/labels_LO.npz``."""
-    recs = read_records(path)[lo : lo + 100]
-    game = Game("argentine", batch_size=len(recs), deal=False)
-    for i, r in enumerate(recs):
-        game.state.rng[i] = game_seed(r.seed, r.index)
-    game.reset()
-    n = np.array([len(r.actions) for r in recs])
-    actions = np.full((len(recs), n.max()), -1, np.int64)
-    for i, r in enumerate(recs):
-        actions[i, : n[i]] = r.actions
-    seat_agent = np.array([[0 if s == "ppo" else 1 for s in r.seats] for r in recs])
+    game, n, actions, seat_agent, _ = replay(path, 100, lo)
     ppo, dt = make_agent("ppo", seed=1), make_agent("discard_table", seed=2)
     rng = np.random.default_rng(lo)
     rows_out, draws_out, group = [], [], 0
@@ -106,7 +97,7 @@ def collect(path: str, lo: int, out: Path) -> None:
         data[name] = np.concatenate([x[i] for x in draws_out])
     out.mkdir(parents=True, exist_ok=True)
     np.savez(out / f"labels_{lo}.npz", **data)
-    print(f"games {lo} .. {lo + len(recs)}: {len(data['label']):,} labels, {group:,} draws")
+    print(f"games {lo} .. {lo + game.batch_size}: {len(data['label']):,} labels, {group:,} draws")
 
 
 def trunk(obs: np.ndarray) -> torch.Tensor:

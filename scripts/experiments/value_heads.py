@@ -45,9 +45,10 @@ from burako_env.table import Seating, play_stepped
 NET = PPOAgent.pretrained().net
 
 
-def replay(path: str, games: int):
-    """The saved games dealt in one batch, their actions and who sits where (0: ppo)."""
-    recs = read_records(path)[:games]
+def replay(path: str, games: int, first: int = 0):
+    """Saved games ``first .. first + games`` dealt in one batch, their actions and who
+    sits where (0: ppo)."""
+    recs = read_records(path)[first : first + games]
     game = Game("argentine", batch_size=len(recs), deal=False)
     for i, r in enumerate(recs):
         game.state.rng[i] = game_seed(r.seed, r.index)
