@@ -227,11 +227,6 @@ class SearchLabels:
         )
 
 
-def file_digest(path: str | Path) -> str:
-    """The sha256 of a file's bytes (a run's label files are checked on resume)."""
-    return file_sha256(path)
-
-
 @dataclass
 class TrainingLabels:
     """The labels a run learns (``distill.data`` joined): ``labels``, the rows it draws
@@ -255,7 +250,7 @@ class TrainingLabels:
                 raise ValueError(f"{where}: {exc}") from exc
             labels.check_table(variant, obs_size, where)
             parts.append(labels)
-            digests.append(file_digest(path))
+            digests.append(file_sha256(path))  # checked on resume
         joined = SearchLabels.join(parts, parts[0].meta)
         pool = np.flatnonzero(joined.searched) if searched_only else np.arange(len(joined))
         if pool.size == 0:
@@ -452,7 +447,6 @@ __all__ = [
     "SearchLabels",
     "TrainingLabels",
     "collect_search_labels",
-    "file_digest",
     "hand_seeds",
     "label_terms",
     "make_teacher",
