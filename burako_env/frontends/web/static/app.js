@@ -344,15 +344,8 @@ function soundButtonText() { return soundOn ? "♪ sound" : "♪ muted"; }
 const PAGE_TITLE = document.title;
 const TURN_TITLE = "(Your turn) " + PAGE_TITLE;
 
-// the title for the table v (null: no game shown); the same test as the table's
-// data-state "my-turn"
-function titleFor(v) {
-  const myTurn = v && !watch && !v.over && v.to_act === v.seat && v.moves.length > 0;
-  return myTurn ? TURN_TITLE : PAGE_TITLE;
-}
-
 function paintTitle() {
-  const title = titleFor(view);
+  const title = myTurnNow() ? TURN_TITLE : PAGE_TITLE;
   if (document.title !== title) document.title = title;
 }
 
