@@ -95,7 +95,7 @@ LAYERS = {
         deselect=(
             # 20 s: a notebook run end to end
             "tests/agents/test_tournament.py::test_notebook_runs",
-            # reads docs/ (not in the layer's folder): the published reports' figures
+            # the published reports against their page: the frontends layer runs it
             "tests/agents/test_leaderboard.py::test_the_shipped_reports_are_the_records_figures",
         ),
         isolation="forkserver",
